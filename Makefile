@@ -1,0 +1,45 @@
+# agent-assay: every target finds Python 3.12 by itself and installs what it needs.
+SHELL := /bin/bash
+VENV := .venv
+PY := $(VENV)/bin/python
+BIN := $(VENV)/bin
+DB ?= run/assay.db
+
+# Find a Python >= 3.12: an explicit PYTHON, then python3.12 on PATH (pyenv shim), then python3.
+PYTHON ?= $(shell for c in python3.12 python3.13 python3; do \
+	if PYENV_VERSION=3.12.1 $$c -c 'import sys; sys.exit(0 if sys.version_info >= (3, 12) else 1)' 2>/dev/null; \
+	then echo "env PYENV_VERSION=3.12.1 $$c"; break; fi; done)
+
+.PHONY: install demo test verify lint typecheck bench clean
+
+$(PY):
+	@test -n "$(PYTHON)" || { echo "error: no Python >= 3.12 found; set PYTHON=/path/to/python3.12" >&2; exit 1; }
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[dev]'
+
+install: $(PY)
+	$(PY) -m pip install --quiet -e '.[dev]'
+
+demo: $(PY)
+	@mkdir -p run
+	$(BIN)/agent-assay suite build --db $(DB)
+	$(BIN)/agent-assay run --config mock --repeats 3 --db $(DB) --run-id-file run/demo_run_id
+	$(BIN)/agent-assay report $$(cat run/demo_run_id) --db $(DB)
+
+test: $(PY)
+	$(BIN)/pytest
+
+lint: $(PY)
+	$(BIN)/ruff check src tests tools
+
+typecheck: $(PY)
+	$(BIN)/mypy --strict src
+
+verify: lint typecheck test
+
+bench: $(PY)
+	$(PY) tools/bench_core.py --out reports/bench/core.json
+
+clean:
+	rm -rf run .pytest_cache .mypy_cache .ruff_cache build src/*.egg-info

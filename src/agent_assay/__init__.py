@@ -1,0 +1,1 @@
+"""agent-assay: an evaluation-integrity harness for tool-calling agents."""

@@ -1,0 +1,64 @@
+"""Discover adapters through the ``agent_assay.adapters`` entry-point group.
+
+Third-party packages register an adapter by declaring an entry point; nothing
+in the harness names them. Loading is lazy so a broken adapter only fails the
+command that asks for it, with its name in the message.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from importlib.metadata import EntryPoint, entry_points
+
+from agent_assay.adapters.protocol import AgentAdapter
+from agent_assay.errors import AssayError
+
+GROUP = "agent_assay.adapters"
+DEFAULT_ADAPTER = "banking"
+
+
+@dataclass(frozen=True)
+class AdapterInfo:
+    name: str
+    version: str
+    source: str
+
+
+def _entry_points() -> dict[str, EntryPoint]:
+    return {ep.name: ep for ep in entry_points(group=GROUP)}
+
+
+def adapter_names() -> list[str]:
+    return sorted(_entry_points())
+
+
+def load_adapter(name: str) -> AgentAdapter:
+    """Instantiate the adapter registered under `name`."""
+    found = _entry_points()
+    if name not in found:
+        known = ", ".join(sorted(found)) or "none"
+        raise AssayError(f"unknown adapter: {name} (registered: {known})")
+    try:
+        factory = found[name].load()
+        adapter = factory()
+    except AssayError:
+        raise
+    except Exception as exc:
+        raise AssayError(f"adapter {name} failed to load: {type(exc).__name__}: {exc}") from exc
+    if not isinstance(adapter, AgentAdapter):
+        raise AssayError(f"adapter {name} does not implement the AgentAdapter protocol")
+    return adapter
+
+
+def list_adapters() -> list[AdapterInfo]:
+    """Name, version and providing distribution of every registered adapter."""
+    infos: list[AdapterInfo] = []
+    for name, ep in sorted(_entry_points().items()):
+        dist = ep.dist
+        source = f"{dist.name} {dist.version}" if dist is not None else ep.value
+        try:
+            version = load_adapter(name).version
+        except AssayError as exc:
+            version = f"unloadable: {exc}"
+        infos.append(AdapterInfo(name=name, version=version, source=f"{source} ({ep.value})"))
+    return infos

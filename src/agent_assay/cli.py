@@ -1,0 +1,211 @@
+"""The command line: parse, call one function, render. No logic lives here.
+
+Every user-caused failure arrives as an AssayError and leaves as one line on
+stderr with a non-zero exit, never a traceback.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from agent_assay.adapters.registry import DEFAULT_ADAPTER, list_adapters, load_adapter
+from agent_assay.errors import AssayError
+from agent_assay.report.render import render_json, render_text
+from agent_assay.report.summary import summarise
+from agent_assay.rescoring import rescore
+from agent_assay.runner import (
+    build_and_store_suite,
+    execute_run,
+    resolve_config,
+    select_items,
+    start_run,
+)
+from agent_assay.store import open_store
+from agent_assay.store.engine import make_engine
+from agent_assay.store.migrations import LATEST, apply
+
+DEFAULT_DB = "run/assay.db"
+
+
+def db_option(function: Any) -> Any:
+    return click.option(
+        "--db",
+        default=DEFAULT_DB,
+        show_default=True,
+        help="SQLite file path or SQLAlchemy URL of the store.",
+    )(function)
+
+
+def adapter_option(function: Any) -> Any:
+    return click.option(
+        "--adapter", default=DEFAULT_ADAPTER, show_default=True,
+        help="Registered adapter name (see `agent-assay adapters list`).",
+    )(function)
+
+
+def source_option(function: Any) -> Any:
+    return click.option(
+        "--source", type=click.Path(path_type=Path), default=None,
+        help="Golden-set source for the adapter (default: the adapter's bundled set).",
+    )(function)
+
+
+def default_db_dir(db: str) -> None:
+    """The default store lives in ./run; create that one directory, never an explicit one."""
+    if db == DEFAULT_DB:
+        Path(DEFAULT_DB).parent.mkdir(exist_ok=True)
+
+
+@click.group()
+@click.version_option(package_name="agent-assay")
+def cli() -> None:
+    """agent-assay: evaluate tool-calling agents and refuse numbers the harness cannot defend."""
+
+
+@cli.group()
+def suite() -> None:
+    """Golden sets: build and hash them."""
+
+
+@suite.command("build")
+@adapter_option
+@source_option
+@db_option
+def suite_build(adapter: str, source: Path | None, db: str) -> None:
+    """Build the adapter's golden set into content-hashed items and store it."""
+    default_db_dir(db)
+    store = open_store(db)
+    system = load_adapter(adapter)
+    built = build_and_store_suite(store, system, source)
+    tags = sorted({t for item in built.items for t in item.tags})
+    click.echo(f"suite {built.suite_hash}")
+    click.echo(f"adapter {system.name} {system.version}: {len(built.items)} items, "
+               f"{len(tags)} tags ({', '.join(tags)})")
+
+
+@cli.command("run")
+@click.option("--config", "config_name", help="Config name from the adapter.")
+@adapter_option
+@source_option
+@click.option("--repeats", default=1, show_default=True, help="Repetitions per item (k).")
+@click.option("--limit", type=int, default=None, help="Only the first N items (by id).")
+@click.option("--seed", default=0, show_default=True, help="Run seed; item seeds derive from it.")
+@click.option("--tag", "tags", multiple=True, help="Only items carrying this tag (repeatable).")
+@click.option("--workers", default=1, show_default=True, help="Agent processes (1 = sequential).")
+@click.option("--resume", "resume_id", default=None, help="Resume RUN_ID, skipping stored work.")
+@click.option("--run-id-file", type=click.Path(path_type=Path), default=None,
+              help="Also write the run id to this file.")
+@db_option
+def run_command(
+    config_name: str | None, adapter: str, source: Path | None, repeats: int,
+    limit: int | None, seed: int, tags: tuple[str, ...], workers: int,
+    resume_id: str | None, run_id_file: Path | None, db: str,
+) -> None:
+    """Run the agent over items × repetitions into the store; prints the run id."""
+    default_db_dir(db)
+    store = open_store(db)
+    if resume_id:
+        run = store.get_run(resume_id)
+        system = load_adapter(run.adapter)
+        store.append_event(run.run_id, "resumed", {})
+    else:
+        if not config_name:
+            raise AssayError("run needs --config NAME (or --resume RUN_ID)")
+        system = load_adapter(adapter)
+        config = resolve_config(system, config_name)
+        built = build_and_store_suite(store, system, source)
+        chosen = select_items(built, tags=tags, limit=limit)
+        run = start_run(store, system, built, config, repeats=repeats, seed=seed, items=chosen)
+    click.echo(f"run {run.run_id}", err=True)
+    result = execute_run(store, system, run, workers=workers)
+    click.echo(
+        f"wrote {result.written} trajectories ({result.crashed} crashed), "
+        f"skipped {result.skipped} already stored", err=True,
+    )
+    if run_id_file:
+        run_id_file.write_text(run.run_id + "\n")
+    click.echo(run.run_id)
+
+
+@cli.command("score")
+@click.argument("run_id")
+@db_option
+def score_command(run_id: str, db: str) -> None:
+    """Re-score a stored run; rows identical to the stored ones are not appended again."""
+    store = open_store(db)
+    run = store.get_run(run_id)
+    result = rescore(store, load_adapter(run.adapter), run_id)
+    click.echo(f"appended {result.appended} score rows; {result.unchanged} unchanged")
+
+
+@cli.command("report")
+@click.argument("run_id")
+@click.option("--json", "as_json", is_flag=True, help="Emit the summary as JSON.")
+@click.option("--headline-only", is_flag=True, help="Only the adapter's headline metrics.")
+@db_option
+def report_command(run_id: str, as_json: bool, headline_only: bool, db: str) -> None:
+    """Summarise a stored run: means, pass^k, pass@k, intervals, consistency."""
+    store = open_store(db)
+    summary = summarise(store, store.get_run(run_id))
+    click.echo(render_json(summary) if as_json else render_text(
+        summary, headline_only=headline_only), nl=not as_json)
+    if as_json:
+        click.echo()
+
+
+@cli.group("runs")
+def runs_group() -> None:
+    """Stored runs."""
+
+
+@runs_group.command("list")
+@db_option
+def runs_list(db: str) -> None:
+    """List stored runs, oldest first."""
+    store = open_store(db)
+    for run in store.list_runs():
+        status = summarise(store, run).status.state
+        click.echo(f"{run.run_id}  {run.adapter}/{run.config_name}  k={run.repeats}  "
+                   f"items={len(run.item_ids)}  {status}  {run.created_at}")
+
+
+@cli.group("adapters")
+def adapters_group() -> None:
+    """Registered adapters (entry-point group agent_assay.adapters)."""
+
+
+@adapters_group.command("list")
+def adapters_list() -> None:
+    """Show every adapter's name, version and the distribution that provides it."""
+    for info in list_adapters():
+        click.echo(f"{info.name}\t{info.version}\t{info.source}")
+
+
+@cli.command("migrate")
+@db_option
+def migrate_command(db: str) -> None:
+    """Upgrade an older store in place; every existing row is kept."""
+    applied = apply(make_engine(db))
+    if applied:
+        click.echo(f"applied migration(s) {', '.join(map(str, applied))}; schema now {LATEST}")
+    else:
+        click.echo(f"schema already at version {LATEST}; nothing to do")
+
+
+def main() -> None:
+    try:
+        returned = cli.main(standalone_mode=False)
+        sys.exit(returned if isinstance(returned, int) else 0)
+    except AssayError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(exc.exit_code)
+    except click.exceptions.Abort:
+        click.echo("aborted", err=True)
+        sys.exit(130)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(exc.exit_code)

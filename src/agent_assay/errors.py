@@ -1,0 +1,16 @@
+"""The one exception type the CLI turns into a one-line message.
+
+Anything a user can cause (bad input, unknown ids, a missing file) raises
+`AssayError` with a message that names the file, line, name or id. Anything
+else is a bug and is allowed to show a traceback.
+"""
+
+
+class AssayError(Exception):
+    """A user-facing failure: its message is printed as one line, exit non-zero."""
+
+    exit_code: int = 1
+
+    def __init__(self, message: str, *, exit_code: int = 1) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code

@@ -1,0 +1,40 @@
+"""Content identity: canonical JSON and versioned SHA-256 hashes.
+
+Items, suites, configs and scorers are identified by what they contain, never
+by their names. The kind prefix (``aa.item.1`` ...) is hashed in, so an item and
+a config with identical JSON still get different identities, and a change to
+the canonical form can be made by bumping the prefix instead of silently
+changing every stored hash.
+"""
+
+import hashlib
+import json
+from typing import Any, Final
+
+ITEM: Final = "aa.item.1"
+SUITE: Final = "aa.suite.1"
+CONFIG: Final = "aa.config.1"
+SCORER: Final = "aa.scorer.1"
+TRAJECTORY: Final = "aa.trajectory.1"
+
+
+def canonical_json(value: Any) -> str:
+    """Serialise with sorted keys, no whitespace and no NaN, so equal values hash equal."""
+    return json.dumps(
+        value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+    )
+
+
+def content_hash(kind: str, value: Any) -> str:
+    """SHA-256 over the kind prefix and the canonical JSON of `value`."""
+    digest = hashlib.sha256()
+    digest.update(kind.encode("utf-8"))
+    digest.update(b"\n")
+    digest.update(canonical_json(value).encode("utf-8"))
+    return digest.hexdigest()
+
+
+def stable_seed(*parts: object) -> int:
+    """A 63-bit seed derived from `parts` that survives a new interpreter (unlike hash())."""
+    digest = hashlib.sha256("\x1f".join(str(p) for p in parts).encode("utf-8")).digest()
+    return int.from_bytes(digest[:8], "big") >> 1

@@ -1,0 +1,274 @@
+"""The harness's domain-free vocabulary: items, gold, trajectories, suites, configs, runs.
+
+Everything here is a frozen dataclass with a JSON round trip, because the
+store, the hashes and the controls all work on the JSON form. Nothing in this
+module knows what a bank, a tool or a world is; adapters fill these shapes.
+
+Gold never reaches an agent *by type*: `PublicItem` has no gold attribute and
+uses ``__slots__``, so an adapter handed one cannot find gold on it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from agent_assay import hashing
+
+JSON = Any
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    """A tool the agent proposed, with its arguments."""
+
+    tool: str
+    args: Mapping[str, JSON] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, JSON]:
+        return {"tool": self.tool, "args": dict(self.args)}
+
+    @staticmethod
+    def from_json(data: Mapping[str, JSON]) -> ToolCall:
+        return ToolCall(tool=str(data["tool"]), args=dict(data.get("args") or {}))
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One proposal and what the environment did with it."""
+
+    call: ToolCall
+    ok: bool
+    result: JSON = None
+    error: str | None = None
+
+    def to_json(self) -> dict[str, JSON]:
+        return {
+            "call": self.call.to_json(),
+            "ok": self.ok,
+            "result": self.result,
+            "error": self.error,
+        }
+
+    @staticmethod
+    def from_json(data: Mapping[str, JSON]) -> Step:
+        return Step(
+            call=ToolCall.from_json(data["call"]),
+            ok=bool(data["ok"]),
+            result=data.get("result"),
+            error=data.get("error"),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class StateAssertion:
+    """A claim about the final world: the value at a dot path must equal `equals`."""
+
+    path: str
+    equals: JSON
+
+    def to_json(self) -> dict[str, JSON]:
+        return {"path": self.path, "equals": self.equals}
+
+
+@dataclass(frozen=True, slots=True)
+class Gold:
+    """What a correct agent does: its tool path, the outcome, and the world it leaves.
+
+    `truth` carries adapter-specific evaluator facts (for example a fixture's
+    expected decision) that the generic scorers ignore and adapter scorers read.
+    """
+
+    path: tuple[ToolCall, ...] = ()
+    outcome: str | None = None
+    assertions: tuple[StateAssertion, ...] = ()
+    truth: Mapping[str, JSON] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, JSON]:
+        return {
+            "path": [c.to_json() for c in self.path],
+            "outcome": self.outcome,
+            "assertions": [a.to_json() for a in self.assertions],
+            "truth": dict(self.truth),
+        }
+
+    @staticmethod
+    def from_json(data: Mapping[str, JSON]) -> Gold:
+        return Gold(
+            path=tuple(ToolCall.from_json(c) for c in data.get("path", [])),
+            outcome=data.get("outcome"),
+            assertions=tuple(
+                StateAssertion(path=str(a["path"]), equals=a["equals"])
+                for a in data.get("assertions", [])
+            ),
+            truth=dict(data.get("truth") or {}),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class PublicItem:
+    """What an agent may see of an item. There is deliberately no gold here."""
+
+    item_id: str
+    input: Mapping[str, JSON]
+    tags: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    """One golden case: public input, gold, tags."""
+
+    item_id: str
+    input: Mapping[str, JSON]
+    gold: Gold
+    tags: tuple[str, ...] = ()
+
+    def public(self) -> PublicItem:
+        return PublicItem(item_id=self.item_id, input=self.input, tags=self.tags)
+
+    def to_json(self) -> dict[str, JSON]:
+        return {
+            "item_id": self.item_id,
+            "input": dict(self.input),
+            "gold": self.gold.to_json(),
+            "tags": list(self.tags),
+        }
+
+    @staticmethod
+    def from_json(data: Mapping[str, JSON]) -> Item:
+        return Item(
+            item_id=str(data["item_id"]),
+            input=dict(data["input"]),
+            gold=Gold.from_json(data["gold"]),
+            tags=tuple(data.get("tags", [])),
+        )
+
+    @property
+    def content_hash(self) -> str:
+        return hashing.content_hash(hashing.ITEM, self.to_json())
+
+
+@dataclass(frozen=True, slots=True)
+class Suite:
+    """The hashed, ordered set of items one adapter built from one source."""
+
+    adapter: str
+    items: tuple[Item, ...]
+    source: str = ""
+
+    @property
+    def suite_hash(self) -> str:
+        """Hash over the adapter name and every item's hash in id order.
+
+        The source path is not hashed: the same golden set read from two
+        checkouts is the same suite.
+        """
+        ordered = sorted(self.items, key=lambda i: i.item_id)
+        return hashing.content_hash(
+            hashing.SUITE,
+            {"adapter": self.adapter, "items": [i.content_hash for i in ordered]},
+        )
+
+    def by_id(self) -> dict[str, Item]:
+        return {i.item_id: i for i in self.items}
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    """A named, hashed agent configuration; the hash covers every parameter."""
+
+    adapter: str
+    name: str
+    params: Mapping[str, JSON]
+
+    def to_json(self) -> dict[str, JSON]:
+        return {"adapter": self.adapter, "name": self.name, "params": dict(self.params)}
+
+    @property
+    def config_hash(self) -> str:
+        return hashing.content_hash(hashing.CONFIG, self.to_json())
+
+
+@dataclass(frozen=True, slots=True)
+class Cost:
+    """Money spent on one trajectory. A free agent records 0.0 with its reason."""
+
+    usd: float
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Trajectory:
+    """What the agent proposed, what the environment did, and where the world ended."""
+
+    item_id: str
+    repetition: int
+    steps: tuple[Step, ...] = ()
+    final_state: Mapping[str, JSON] | None = None
+    outcome: str | None = None
+    latency_ms: float = 0.0
+    cost: Cost = field(default_factory=lambda: Cost(0.0, "not reported by the adapter"))
+    crashed: bool = False
+    error: str | None = None
+    meta: Mapping[str, JSON] = field(default_factory=dict)
+
+    @property
+    def calls(self) -> tuple[ToolCall, ...]:
+        return tuple(s.call for s in self.steps)
+
+    def path_key(self) -> str:
+        """Canonical JSON of the proposals: equal strings mean byte-identical paths."""
+        return hashing.canonical_json([c.to_json() for c in self.calls])
+
+    def to_json(self) -> dict[str, JSON]:
+        return {
+            "item_id": self.item_id,
+            "repetition": self.repetition,
+            "steps": [s.to_json() for s in self.steps],
+            "final_state": None if self.final_state is None else dict(self.final_state),
+            "outcome": self.outcome,
+            "latency_ms": self.latency_ms,
+            "cost": {"usd": self.cost.usd, "reason": self.cost.reason},
+            "crashed": self.crashed,
+            "error": self.error,
+            "meta": dict(self.meta),
+        }
+
+    @staticmethod
+    def from_json(data: Mapping[str, JSON]) -> Trajectory:
+        cost = data.get("cost") or {"usd": 0.0, "reason": "not reported by the adapter"}
+        return Trajectory(
+            item_id=str(data["item_id"]),
+            repetition=int(data["repetition"]),
+            steps=tuple(Step.from_json(s) for s in data.get("steps", [])),
+            final_state=data.get("final_state"),
+            outcome=data.get("outcome"),
+            latency_ms=float(data.get("latency_ms", 0.0)),
+            cost=Cost(float(cost["usd"]), str(cost["reason"])),
+            crashed=bool(data.get("crashed", False)),
+            error=data.get("error"),
+            meta=dict(data.get("meta") or {}),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Run:
+    """A stored run: which suite, which config, how many repetitions, which items."""
+
+    run_id: str
+    adapter: str
+    suite_hash: str
+    config_hash: str
+    config_name: str
+    repeats: int
+    seed: int
+    item_ids: tuple[str, ...]
+    created_at: str
+    env: Mapping[str, JSON] = field(default_factory=dict)
+    affects_results: frozenset[str] = frozenset()
+
+
+def calls_from(pairs: Sequence[tuple[str, Mapping[str, JSON]]]) -> tuple[ToolCall, ...]:
+    """Build ToolCalls from (tool, args) pairs."""
+    return tuple(ToolCall(tool=t, args=dict(a)) for t, a in pairs)

@@ -1,0 +1,1 @@
+"""Reports: summarise a stored run, then render it as text or JSON."""

@@ -1,0 +1,158 @@
+"""Render a RunSummary as plain text (rich tables, fixed width) or as stable JSON.
+
+The text form is what the README quotes, so it is deterministic: fixed width,
+no colour, numbers at four decimals with intervals beside them.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from rich import box
+from rich.console import Console
+from rich.table import Table
+
+from agent_assay.report.summary import MetricSummary, RunSummary
+from agent_assay.stats import Interval
+
+WIDTH = 132
+
+
+def fmt(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.4f}"
+
+
+def fmt_ci(ci: Interval | None) -> str:
+    return "" if ci is None else f"[{ci[0]:.4f}, {ci[1]:.4f}]"
+
+
+def console_text(*renderables: Any) -> str:
+    buffer = io.StringIO()
+    console = Console(file=buffer, width=WIDTH, color_system=None, force_terminal=False)
+    for item in renderables:
+        console.print(item)
+    return buffer.getvalue()
+
+
+def header_lines(summary: RunSummary) -> list[str]:
+    run, status = summary.run, summary.status
+    lines = [
+        f"run {run.run_id}  adapter={run.adapter}  config={run.config_name}  "
+        f"status={status.state}",
+        f"suite_hash:  {run.suite_hash}",
+        f"config_hash: {run.config_hash}",
+        f"items: {len(run.item_ids)}  repetitions (k): {run.repeats}  seed: {run.seed}  "
+        f"trajectories: {status.stored} of {status.expected} ({status.crashed} crashed)",
+    ]
+    lines += [f"!!! {reason}" for reason in status.reasons]
+    return lines
+
+
+def metric_table(metrics: Sequence[MetricSummary], k: int) -> Table:
+    table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+    for column in ("metric", "kind", "n", "mean of k", "95% CI", f"pass^{k}", "95% CI",
+                   f"pass@{k}", "95% CI"):
+        table.add_column(column, no_wrap=True)
+    for m in metrics:
+        table.add_row(
+            m.name + (" *" if m.headline else "") + (" (imported)" if m.imported else ""),
+            m.kind,
+            str(m.n_items),
+            fmt(m.mean_of_k),
+            fmt_ci(m.mean_ci),
+            fmt(m.pass_hat_k) if m.kind != "measure" else "",
+            fmt_ci(m.pass_hat_k_ci),
+            fmt(m.pass_at_k) if m.kind != "measure" else "",
+            fmt_ci(m.pass_at_k_ci),
+        )
+    return table
+
+
+def repetition_table(metrics: Sequence[MetricSummary], k: int) -> Table:
+    table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+    table.add_column("rep", no_wrap=True)
+    for m in metrics:
+        table.add_column(m.name, no_wrap=True)
+    for rep in range(k):
+        table.add_row(str(rep + 1), *(fmt(m.per_repetition[rep]) for m in metrics))
+    return table
+
+
+def render_text(summary: RunSummary, *, headline_only: bool = False) -> str:
+    k = summary.run.repeats
+    metrics = [m for m in summary.metrics if m.headline or not headline_only]
+    parts: list[Any] = ["\n".join(header_lines(summary)), "", metric_table(metrics, k)]
+    parts.append(
+        "* headline metric. n = items with a value. Intervals are over items: Wilson for "
+        "0/1 values, a seeded percentile bootstrap otherwise."
+    )
+    c = summary.consistency
+    if k == 1:
+        parts.append(c.note + ".")
+    else:
+        shown = [m for m in metrics if m.kind != "measure"] if headline_only else [
+            m for m in metrics if m.headline
+        ]
+        parts += ["", "per repetition (mean over items):", repetition_table(shown, k)]
+        parts.append(f"consistency: {fmt(c.value)} {fmt_ci(c.ci)}, n={c.n} ({c.note})")
+    return console_text(*parts)
+
+
+def _interval(ci: Interval | None) -> list[float] | None:
+    return None if ci is None else [ci[0], ci[1]]
+
+
+def summary_json(summary: RunSummary) -> dict[str, Any]:
+    run = summary.run
+    return {
+        "run": {
+            "run_id": run.run_id,
+            "adapter": run.adapter,
+            "config_name": run.config_name,
+            "config_hash": run.config_hash,
+            "suite_hash": run.suite_hash,
+            "repeats": run.repeats,
+            "seed": run.seed,
+            "n_items": len(run.item_ids),
+            "created_at": run.created_at,
+            "env": dict(run.env),
+        },
+        "status": {
+            "state": summary.status.state,
+            "expected": summary.status.expected,
+            "stored": summary.status.stored,
+            "crashed": summary.status.crashed,
+            "reasons": list(summary.status.reasons),
+        },
+        "metrics": {
+            m.name: {
+                "version": m.version,
+                "kind": m.kind,
+                "definition": m.definition,
+                "headline": m.headline,
+                "imported": m.imported,
+                "n_items": m.n_items,
+                "mean_of_k": m.mean_of_k,
+                "mean_ci": _interval(m.mean_ci),
+                "pass_hat_k": m.pass_hat_k,
+                "pass_hat_k_ci": _interval(m.pass_hat_k_ci),
+                "pass_at_k": m.pass_at_k,
+                "pass_at_k_ci": _interval(m.pass_at_k_ci),
+                "per_repetition": list(m.per_repetition),
+            }
+            for m in summary.metrics
+        },
+        "consistency": {
+            "value": summary.consistency.value,
+            "ci": _interval(summary.consistency.ci),
+            "n": summary.consistency.n,
+            "note": summary.consistency.note,
+        },
+    }
+
+
+def render_json(summary: RunSummary) -> str:
+    return json.dumps(summary_json(summary), sort_keys=True, indent=2)

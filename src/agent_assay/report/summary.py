@@ -1,0 +1,202 @@
+"""Turn a stored run into the numbers a report shows. Reads the store only; runs nothing.
+
+Per metric: the mean over items of each item's mean across repetitions, pass^k
+and pass@k at k = the run's repetitions, their intervals over items (n stated),
+and the per-repetition means. Across metrics: consistency, the share of items
+whose k proposal paths are byte-identical.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from agent_assay.hashing import stable_seed
+from agent_assay.model import Run, Trajectory
+from agent_assay.scoring.base import ScoreKind, passes
+from agent_assay.stats import (
+    Interval,
+    bootstrap_mean,
+    pass_at_k,
+    pass_hat_k,
+    proportion_interval,
+    wilson,
+)
+from agent_assay.store.store import ScoreRecord, Store
+
+
+@dataclass(frozen=True)
+class MetricSummary:
+    name: str
+    version: str
+    kind: ScoreKind
+    definition: str
+    headline: bool
+    n_items: int
+    mean_of_k: float | None
+    mean_ci: Interval | None
+    pass_hat_k: float | None = None
+    pass_hat_k_ci: Interval | None = None
+    pass_at_k: float | None = None
+    pass_at_k_ci: Interval | None = None
+    per_repetition: tuple[float | None, ...] = ()
+    imported: bool = False
+
+
+@dataclass(frozen=True)
+class RunStatus:
+    state: str  # complete | incomplete | interrupted | running
+    expected: int
+    stored: int
+    crashed: int
+    reasons: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Consistency:
+    value: float | None
+    ci: Interval | None
+    n: int
+    note: str
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    run: Run
+    status: RunStatus
+    metrics: tuple[MetricSummary, ...]
+    consistency: Consistency
+    manifest: Mapping[str, Any] = field(default_factory=dict)
+
+    def metric(self, name: str) -> MetricSummary:
+        for m in self.metrics:
+            if m.name == name:
+                return m
+        raise KeyError(name)
+
+
+def run_status(store: Store, run: Run, trajectories: Sequence[Trajectory]) -> RunStatus:
+    events = [e.event for e in store.events(run.run_id)]
+    expected = len(run.item_ids) * run.repeats
+    crashed = sum(t.crashed for t in trajectories)
+    reasons: list[str] = []
+    if len(trajectories) < expected:
+        reasons.append(f"{expected - len(trajectories)} of {expected} trajectories not stored")
+    if crashed:
+        reasons.append(f"{crashed} trajectories crashed (agent raised); they are scored as stored")
+    if reasons:
+        state = "interrupted" if events and events[-1] == "interrupted" else "incomplete"
+        if "complete" not in events and events[-1:] == ["started"]:
+            state = "running"
+    else:
+        state = "complete"
+    return RunStatus(state, expected, len(trajectories), crashed, tuple(reasons))
+
+
+def manifest_of(store: Store, run: Run) -> Mapping[str, Any]:
+    for event in store.events(run.run_id):
+        if event.event == "started":
+            return event.detail
+    return {}
+
+
+def _metric(
+    name: str,
+    meta: Mapping[str, Any],
+    rows: Sequence[ScoreRecord],
+    k: int,
+    headline: bool,
+    seed: int,
+) -> MetricSummary:
+    kind: ScoreKind = meta.get("kind", "measure")
+    by_item: dict[str, dict[int, float]] = defaultdict(dict)
+    for row in rows:
+        if row.value is not None:
+            by_item[row.item_id][row.repetition] = row.value
+    item_means = [sum(v.values()) / len(v) for v in by_item.values() if v]
+    per_rep = tuple(
+        _mean([v[r] for v in by_item.values() if r in v]) for r in range(1, k + 1)
+    )
+    summary = MetricSummary(
+        name=name,
+        version=str(meta.get("version", rows[0].scorer_version if rows else "?")),
+        kind=kind,
+        definition=str(meta.get("definition", "imported score")),
+        headline=headline,
+        n_items=len(item_means),
+        mean_of_k=_mean(item_means),
+        mean_ci=proportion_interval(item_means, seed) if kind in ("binary", "fraction")
+        else bootstrap_mean(item_means, seed),
+        per_repetition=per_rep,
+        imported=any(r.imported for r in rows),
+    )
+    if kind == "measure":
+        return summary
+    hat: list[float] = []
+    at: list[float] = []
+    for values in by_item.values():
+        n = len(values)
+        if n < k:
+            continue
+        c = sum(bool(passes(kind, v)) for v in values.values())
+        hat.append(pass_hat_k(n, c, k))
+        at.append(pass_at_k(n, c, k))
+    return replace(
+        summary,
+        pass_hat_k=_mean(hat),
+        pass_hat_k_ci=proportion_interval(hat, seed),
+        pass_at_k=_mean(at),
+        pass_at_k_ci=proportion_interval(at, seed),
+    )
+
+
+def _mean(values: Sequence[float]) -> float | None:
+    return sum(values) / len(values) if values else None
+
+
+def consistency(trajectories: Sequence[Trajectory], k: int) -> Consistency:
+    if k == 1:
+        return Consistency(
+            None, None, 0,
+            "k=1: one pass per item, so there is no spread across repetitions and no "
+            "consistency figure",
+        )
+    paths: dict[str, list[str]] = defaultdict(list)
+    for t in trajectories:
+        paths[t.item_id].append(t.path_key())
+    complete = [p for p in paths.values() if len(p) == k]
+    same = sum(len(set(p)) == 1 for p in complete)
+    return Consistency(
+        same / len(complete) if complete else None,
+        wilson(same, len(complete)),
+        len(complete),
+        f"share of items whose {k} proposal paths are byte-identical",
+    )
+
+
+def summarise(store: Store, run: Run) -> RunSummary:
+    trajectories = store.trajectories(run.run_id)
+    manifest = manifest_of(store, run)
+    scorer_meta: dict[str, Any] = {s["name"]: s for s in manifest.get("scorers", [])}
+    headline = set(manifest.get("headline", []))
+    rows_by_metric: dict[str, list[ScoreRecord]] = defaultdict(list)
+    for row in store.latest_scores(run.run_id):
+        rows_by_metric[row.scorer].append(row)
+    order = [n for n in scorer_meta if n in rows_by_metric] + sorted(
+        n for n in rows_by_metric if n not in scorer_meta
+    )
+    seed = stable_seed("report", run.run_id)
+    metrics = tuple(
+        _metric(name, scorer_meta.get(name, {}), rows_by_metric[name], run.repeats,
+                name in headline, seed)
+        for name in order
+    )
+    return RunSummary(
+        run=run,
+        status=run_status(store, run, trajectories),
+        metrics=metrics,
+        consistency=consistency(trajectories, run.repeats),
+        manifest=manifest,
+    )

@@ -1,0 +1,205 @@
+"""Items × repetitions → trajectories → scores → store, with resume and crash capture.
+
+The runner is the single writer. Each trajectory is scored in this process and
+written with its scores in one transaction; a crashed agent becomes a crashed
+trajectory (with the exception text), scored like any other, so the failure
+counts against the agent instead of vanishing from the denominator.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from agent_assay.adapters.protocol import AgentAdapter
+from agent_assay.errors import AssayError
+from agent_assay.executors import Task, make_executor
+from agent_assay.hashing import stable_seed
+from agent_assay.model import Config, Item, Run, Suite, Trajectory
+from agent_assay.scoring.base import Scorer, ScoringContext
+from agent_assay.scoring.registry import default_scorers, score_all
+from agent_assay.store.store import ScoreRecord, Store
+
+
+@dataclass(frozen=True)
+class RunResult:
+    run: Run
+    written: int
+    skipped: int
+    crashed: int
+
+
+def scorers_for(adapter: AgentAdapter) -> tuple[Scorer, ...]:
+    return (*default_scorers(), *adapter.extra_scorers())
+
+
+def scoring_context(adapter: AgentAdapter) -> ScoringContext:
+    return ScoringContext(
+        arg_normalisers=adapter.arg_normalisers(),
+        mutating_tools=frozenset(adapter.mutating_tools()),
+        order_anchor_tool=adapter.order_anchor_tool(),
+        baseline_state=adapter.baseline_snapshot(None),
+    )
+
+
+def score_records(
+    scorers: Sequence[Scorer], item: Item, trajectory: Trajectory, ctx: ScoringContext
+) -> list[ScoreRecord]:
+    return [
+        ScoreRecord(
+            item_id=trajectory.item_id,
+            repetition=trajectory.repetition,
+            scorer=scorer.name,
+            scorer_version=scorer.version,
+            value=result.value,
+            detail=result.detail,
+        )
+        for scorer, result in score_all(scorers, item.gold, trajectory, ctx)
+    ]
+
+
+def resolve_config(adapter: AgentAdapter, name: str) -> Config:
+    available = adapter.configs()
+    if name not in available:
+        raise AssayError(
+            f"unknown config {name!r} for adapter {adapter.name} "
+            f"(available: {', '.join(sorted(available))})"
+        )
+    return Config(adapter=adapter.name, name=name, params=dict(available[name]))
+
+
+def select_items(suite: Suite, *, tags: Sequence[str] = (), limit: int | None = None) -> list[Item]:
+    """Items in id order, optionally filtered by tag, then cut to the first `limit`."""
+    chosen = sorted(suite.items, key=lambda i: i.item_id)
+    if tags:
+        chosen = [i for i in chosen if set(tags) & set(i.tags)]
+        if not chosen:
+            raise AssayError(f"no item in the suite carries tag(s): {', '.join(tags)}")
+    if limit is not None:
+        if limit < 1:
+            raise AssayError(f"--limit must be at least 1, got {limit}")
+        chosen = chosen[:limit]
+    return chosen
+
+
+def build_and_store_suite(store: Store, adapter: AgentAdapter, source: Path | None) -> Suite:
+    suite = adapter.build_suite(source)
+    if not suite.items:
+        raise AssayError(f"adapter {adapter.name} built an empty suite from {source}")
+    store.put_suite(suite)
+    return suite
+
+
+def start_run(
+    store: Store,
+    adapter: AgentAdapter,
+    suite: Suite,
+    config: Config,
+    *,
+    repeats: int,
+    seed: int,
+    items: Sequence[Item],
+) -> Run:
+    if repeats < 1:
+        raise AssayError(f"--repeats must be at least 1, got {repeats}")
+    store.put_config(config)
+    env = dict(adapter.environment(config))
+    scorers = scorers_for(adapter)
+    return store.create_run(
+        adapter=adapter.name,
+        suite_hash=suite.suite_hash,
+        config_hash=config.config_hash,
+        config_name=config.name,
+        repeats=repeats,
+        seed=seed,
+        item_ids=[i.item_id for i in items],
+        env=env,
+        affects_results=adapter.affects_results() & env.keys(),
+        started=run_manifest(adapter, scorers),
+    )
+
+
+def run_manifest(adapter: AgentAdapter, scorers: Sequence[Scorer]) -> dict[str, object]:
+    """What a report needs to read a run without loading its adapter: scorer kinds, headline."""
+    return {
+        "scorers": [
+            {"name": s.name, "version": s.version, "kind": s.kind, "definition": s.definition}
+            for s in scorers
+        ],
+        "headline": list(adapter.headline_metrics()),
+    }
+
+
+ProgressHook = Callable[[int, int], None]
+
+
+@contextmanager
+def terminal_progress(label: str, total: int, enabled: bool) -> Iterator[ProgressHook]:
+    """A rich progress bar on a terminal; silence elsewhere."""
+    if not enabled:
+        yield lambda done, total: None
+        return
+    with Progress(
+        TextColumn(label),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        transient=True,
+        console=None,
+    ) as progress:
+        task = progress.add_task(label, total=total)
+        yield lambda done, _total: progress.update(task, completed=done)
+
+
+def execute_run(
+    store: Store,
+    adapter: AgentAdapter,
+    run: Run,
+    *,
+    workers: int = 1,
+    progress: bool | None = None,
+) -> RunResult:
+    """Run every (item, repetition) not yet stored for `run`; safe to call again to resume."""
+    suite = store.get_suite(run.suite_hash)
+    config = store.get_config(run.config_hash)
+    items = suite.by_id()
+    stored = store.stored_slots(run.run_id)
+    slots = [(i, r) for i in run.item_ids for r in range(1, run.repeats + 1)]
+    todo = [s for s in slots if s not in stored]
+    scorers = scorers_for(adapter)
+    ctx = scoring_context(adapter)
+    tasks = (
+        Task(items[item_id].public(), config, stable_seed(run.seed, item_id, rep), rep)
+        for item_id, rep in todo
+    )
+    show = sys.stderr.isatty() if progress is None else progress
+    written = crashed = 0
+    try:
+        with terminal_progress(f"run {run.run_id[:8]}", len(todo), show) as tick:
+            for trajectory in make_executor(adapter, workers).run(tasks):
+                item = items[trajectory.item_id]
+                store.write_trajectory(
+                    run.run_id, trajectory, score_records(scorers, item, trajectory, ctx)
+                )
+                written += 1
+                if trajectory.crashed:
+                    crashed += 1
+                    store.append_event(
+                        run.run_id,
+                        "item_crashed",
+                        {"item_id": trajectory.item_id, "repetition": trajectory.repetition,
+                         "error": trajectory.error},
+                    )
+                tick(written, len(todo))
+    except (KeyboardInterrupt, AssayError) as exc:
+        store.append_event(run.run_id, "interrupted", {"written": written, "why": str(exc)})
+        raise
+    store.append_event(
+        run.run_id, "complete", {"written": written, "skipped": len(slots) - len(todo)}
+    )
+    return RunResult(run=run, written=written, skipped=len(slots) - len(todo), crashed=crashed)

@@ -1,0 +1,1 @@
+"""Scorers: pure functions of gold, trajectory and the adapter-declared context."""

@@ -1,0 +1,82 @@
+"""The Scorer protocol and the context a scorer may read.
+
+A scorer is a pure function of (gold, trajectory, context): the same inputs
+always give the same value, which is what makes re-scoring a stored run and
+the shuffled-gold control meaningful. The context carries the adapter's facts
+about its system (which tools mutate, how arguments normalise, what the world
+looked like before the agent acted) so scorers stay domain-free.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol, runtime_checkable
+
+from agent_assay.hashing import canonical_json
+from agent_assay.model import Gold, ToolCall, Trajectory
+
+ScoreKind = Literal["binary", "fraction", "count", "measure"]
+"""binary: 0 or 1. fraction: 0..1, 1 best. count: 0 best. measure: reported, never passed."""
+
+
+@dataclass(frozen=True, slots=True)
+class ScoreValue:
+    """A scorer's verdict: a value, or None where the metric does not apply to this item."""
+
+    value: float | None
+    detail: Mapping[str, Any] | None = None
+
+
+NORMALISERS: Mapping[str, Callable[[str], str]] = {
+    "strip": str.strip,
+    "lower": str.lower,
+    "upper": str.upper,
+    "casefold": str.casefold,
+    "collapse_ws": lambda s: " ".join(s.split()),
+    "digits_only": lambda s: "".join(ch for ch in s if ch.isdigit()),
+}
+"""Generic string normalisations an adapter may ask for, argument by argument."""
+
+
+@dataclass(frozen=True, slots=True)
+class ScoringContext:
+    """Facts about the system under test that a generic scorer must not assume."""
+
+    arg_normalisers: Mapping[str, Mapping[str, tuple[str, ...]]] = field(default_factory=dict)
+    mutating_tools: frozenset[str] = frozenset()
+    order_anchor_tool: str | None = None
+    baseline_state: Mapping[str, Any] | None = None
+
+    def normalise(self, call: ToolCall) -> tuple[str, str]:
+        """A hashable, normalised (tool, canonical args) pair for comparing calls."""
+        rules = self.arg_normalisers.get(call.tool, {})
+        args: dict[str, Any] = {}
+        for name, value in call.args.items():
+            ops = rules.get(name, ())
+            if isinstance(value, str):
+                for op in ops:
+                    value = NORMALISERS[op](value)
+            args[name] = value
+        return call.tool, canonical_json(args)
+
+
+@runtime_checkable
+class Scorer(Protocol):
+    """name, version and a one-line definition identify what a number means."""
+
+    name: str
+    version: str
+    definition: str
+    kind: ScoreKind
+
+    def score(self, gold: Gold, trajectory: Trajectory, ctx: ScoringContext) -> ScoreValue: ...
+
+
+def passes(kind: ScoreKind, value: float | None) -> bool | None:
+    """Whether a value counts as a pass for pass^k / pass@k; None where that makes no sense."""
+    if value is None or kind == "measure":
+        return None
+    if kind == "count":
+        return value == 0
+    return value >= 1.0

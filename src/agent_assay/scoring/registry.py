@@ -1,0 +1,54 @@
+"""The default scorer set and the one function that applies a set to a trajectory."""
+
+from collections.abc import Sequence
+
+from agent_assay.errors import AssayError
+from agent_assay.model import Gold, Trajectory
+from agent_assay.scoring.base import Scorer, ScoreValue, ScoringContext
+from agent_assay.scoring.outcome import OutcomeMatch
+from agent_assay.scoring.path import ExactPath, LcsRatio
+from agent_assay.scoring.resources import CostUsd, LatencyTotal
+from agent_assay.scoring.state import StateAssertions, StateCollateral
+from agent_assay.scoring.tools import (
+    ArgsMatch,
+    MissingTools,
+    OrderViolations,
+    RedundantTools,
+    ToolRecall,
+    WrongTools,
+)
+
+
+def default_scorers() -> tuple[Scorer, ...]:
+    """Every generic scorer, in report order."""
+    return (
+        ExactPath(),
+        LcsRatio(),
+        OutcomeMatch(),
+        StateAssertions(),
+        StateCollateral(),
+        ArgsMatch(),
+        ToolRecall(),
+        WrongTools(),
+        MissingTools(),
+        RedundantTools(),
+        OrderViolations(),
+        LatencyTotal(),
+        CostUsd(),
+    )
+
+
+def score_all(
+    scorers: Sequence[Scorer], gold: Gold, trajectory: Trajectory, ctx: ScoringContext
+) -> list[tuple[Scorer, ScoreValue]]:
+    """Apply every scorer; a scorer that raises is a named, one-line error."""
+    results: list[tuple[Scorer, ScoreValue]] = []
+    for scorer in scorers:
+        try:
+            results.append((scorer, scorer.score(gold, trajectory, ctx)))
+        except Exception as exc:  # a scorer bug must name the scorer and the item
+            raise AssayError(
+                f"scorer {scorer.name} v{scorer.version} raised on item {trajectory.item_id} "
+                f"repetition {trajectory.repetition}: {type(exc).__name__}: {exc}"
+            ) from exc
+    return results

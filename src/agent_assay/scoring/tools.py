@@ -1,0 +1,104 @@
+"""Tool-level scorers: which calls were right, wrong, missing, repeated or out of order.
+
+Calls are compared after the adapter's argument normalisers, so ``" SYN-1 "``
+and ``"syn-1"`` can be declared equal for a tool whose ids are case-blind.
+"""
+
+from collections import Counter
+
+from agent_assay.model import Gold, Trajectory
+from agent_assay.scoring.base import ScoreKind, ScoreValue, ScoringContext
+
+
+class ArgsMatch:
+    name = "args.match"
+    version = "1"
+    definition = (
+        "of gold calls the agent made with the same tool (aligned in order), "
+        "the share made with the gold arguments; n/a when none aligned"
+    )
+    kind: ScoreKind = "fraction"
+
+    def score(self, gold: Gold, trajectory: Trajectory, ctx: ScoringContext) -> ScoreValue:
+        proposed = list(trajectory.calls)
+        used = [False] * len(proposed)
+        aligned = matched = 0
+        for expected in gold.path:
+            for index, call in enumerate(proposed):
+                if not used[index] and call.tool == expected.tool:
+                    used[index] = True
+                    aligned += 1
+                    matched += ctx.normalise(call) == ctx.normalise(expected)
+                    break
+        if aligned == 0:
+            return ScoreValue(None, {"reason": "no proposed call aligned with a gold call"})
+        return ScoreValue(matched / aligned)
+
+
+class ToolRecall:
+    name = "tools.recall"
+    version = "1"
+    definition = "share of gold calls (tool and normalised arguments) the agent proposed"
+    kind: ScoreKind = "fraction"
+
+    def score(self, gold: Gold, trajectory: Trajectory, ctx: ScoringContext) -> ScoreValue:
+        if not gold.path:
+            return ScoreValue(None, {"reason": "gold expects no calls"})
+        expected = Counter(ctx.normalise(c) for c in gold.path)
+        proposed = Counter(ctx.normalise(c) for c in trajectory.calls)
+        return ScoreValue(sum((expected & proposed).values()) / len(gold.path))
+
+
+class WrongTools:
+    name = "tools.wrong"
+    version = "1"
+    definition = "number of proposed calls whose tool appears nowhere in the gold path"
+    kind: ScoreKind = "count"
+
+    def score(self, gold: Gold, trajectory: Trajectory, ctx: ScoringContext) -> ScoreValue:
+        allowed = {c.tool for c in gold.path}
+        return ScoreValue(float(sum(c.tool not in allowed for c in trajectory.calls)))
+
+
+class MissingTools:
+    name = "tools.missing"
+    version = "1"
+    definition = "size of the multiset of gold tool names minus proposed tool names"
+    kind: ScoreKind = "count"
+
+    def score(self, gold: Gold, trajectory: Trajectory, ctx: ScoringContext) -> ScoreValue:
+        missing = Counter(c.tool for c in gold.path) - Counter(c.tool for c in trajectory.calls)
+        return ScoreValue(float(sum(missing.values())))
+
+
+class RedundantTools:
+    name = "tools.redundant"
+    version = "1"
+    definition = "number of proposed calls identical (after normalising) to an earlier one"
+    kind: ScoreKind = "count"
+
+    def score(self, gold: Gold, trajectory: Trajectory, ctx: ScoringContext) -> ScoreValue:
+        seen: set[tuple[str, str]] = set()
+        repeats = 0
+        for call in trajectory.calls:
+            key = ctx.normalise(call)
+            repeats += key in seen
+            seen.add(key)
+        return ScoreValue(float(repeats))
+
+
+class OrderViolations:
+    name = "tools.order_violations"
+    version = "1"
+    definition = "number of mutating calls proposed before the first successful anchor call"
+    kind: ScoreKind = "count"
+
+    def score(self, gold: Gold, trajectory: Trajectory, ctx: ScoringContext) -> ScoreValue:
+        if ctx.order_anchor_tool is None:
+            return ScoreValue(None, {"reason": "the adapter declares no order anchor"})
+        violations = 0
+        for step in trajectory.steps:
+            if step.call.tool == ctx.order_anchor_tool and step.ok:
+                break
+            violations += step.call.tool in ctx.mutating_tools
+        return ScoreValue(float(violations))

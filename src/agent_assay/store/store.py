@@ -1,0 +1,360 @@
+"""Reads and appends. There is no update or delete method, and the triggers refuse them anyway.
+
+A trajectory and its scores are written in one transaction, so a crash can
+never leave a trajectory without its scores. Re-scoring appends new rows and
+readers take the newest row per (trajectory, scorer).
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import Engine, func, select
+
+from agent_assay.errors import AssayError
+from agent_assay.hashing import canonical_json
+from agent_assay.model import Config, Item, Run, Suite, Trajectory
+from agent_assay.store import migrations, schema
+from agent_assay.store.engine import make_engine
+
+
+def now() -> str:
+    return datetime.now(UTC).isoformat()
+
+
+@dataclass(frozen=True, slots=True)
+class ScoreRecord:
+    """One stored score: which trajectory slot, which scorer at which version, what value."""
+
+    item_id: str
+    repetition: int
+    scorer: str
+    scorer_version: str
+    value: float | None
+    detail: Mapping[str, Any] | None = None
+    imported: bool = False
+
+    def key(self) -> tuple[str, int, str, str]:
+        return (self.item_id, self.repetition, self.scorer, self.scorer_version)
+
+    def same_result(self, other: ScoreRecord) -> bool:
+        return self.value == other.value and (self.detail or None) == (other.detail or None)
+
+
+@dataclass(frozen=True, slots=True)
+class RunEvent:
+    event: str
+    detail: Mapping[str, Any]
+    at: str
+
+
+class Store:
+    """The only door to the database."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    # ---- suites, configs -------------------------------------------------
+    def put_suite(self, suite: Suite) -> str:
+        """Store a suite and its items unless that hash is already stored; return the hash."""
+        suite_hash = suite.suite_hash
+        with self.engine.begin() as conn:
+            exists = conn.execute(
+                select(schema.suites.c.suite_hash).where(schema.suites.c.suite_hash == suite_hash)
+            ).first()
+            if exists:
+                return suite_hash
+            conn.execute(
+                schema.suites.insert().values(
+                    suite_hash=suite_hash,
+                    adapter=suite.adapter,
+                    source=suite.source,
+                    n_items=len(suite.items),
+                    created_at=now(),
+                )
+            )
+            conn.execute(
+                schema.items.insert(),
+                [
+                    {
+                        "suite_hash": suite_hash,
+                        "item_id": item.item_id,
+                        "position": position,
+                        "item_hash": item.content_hash,
+                        "payload": canonical_json(item.to_json()),
+                    }
+                    for position, item in enumerate(suite.items)
+                ],
+            )
+        return suite_hash
+
+    def get_suite(self, suite_hash: str) -> Suite:
+        with self.engine.connect() as conn:
+            head = conn.execute(
+                select(schema.suites).where(schema.suites.c.suite_hash == suite_hash)
+            ).first()
+            if head is None:
+                raise AssayError(f"unknown suite hash: {suite_hash}")
+            rows = conn.execute(
+                select(schema.items.c.payload)
+                .where(schema.items.c.suite_hash == suite_hash)
+                .order_by(schema.items.c.position)
+            ).scalars()
+            items = tuple(Item.from_json(json.loads(p)) for p in rows)
+        return Suite(adapter=head.adapter, items=items, source=head.source)
+
+    def put_config(self, config: Config) -> str:
+        config_hash = config.config_hash
+        with self.engine.begin() as conn:
+            exists = conn.execute(
+                select(schema.configs.c.config_hash).where(
+                    schema.configs.c.config_hash == config_hash
+                )
+            ).first()
+            if not exists:
+                conn.execute(
+                    schema.configs.insert().values(
+                        config_hash=config_hash,
+                        adapter=config.adapter,
+                        name=config.name,
+                        payload=canonical_json(config.to_json()),
+                    )
+                )
+        return config_hash
+
+    def get_config(self, config_hash: str) -> Config:
+        with self.engine.connect() as conn:
+            payload = conn.execute(
+                select(schema.configs.c.payload).where(schema.configs.c.config_hash == config_hash)
+            ).scalar()
+        if payload is None:
+            raise AssayError(f"unknown config hash: {config_hash}")
+        data = json.loads(payload)
+        return Config(adapter=data["adapter"], name=data["name"], params=data["params"])
+
+    # ---- runs ------------------------------------------------------------
+    def create_run(
+        self,
+        *,
+        adapter: str,
+        suite_hash: str,
+        config_hash: str,
+        config_name: str,
+        repeats: int,
+        seed: int,
+        item_ids: Sequence[str],
+        env: Mapping[str, Any],
+        affects_results: Iterable[str],
+        started: Mapping[str, Any] | None = None,
+        run_id: str | None = None,
+    ) -> Run:
+        run_id = run_id or uuid.uuid4().hex
+        created = now()
+        affects = frozenset(affects_results)
+        with self.engine.begin() as conn:
+            conn.execute(
+                schema.runs.insert().values(
+                    run_id=run_id,
+                    adapter=adapter,
+                    suite_hash=suite_hash,
+                    config_hash=config_hash,
+                    config_name=config_name,
+                    repeats=repeats,
+                    seed=seed,
+                    item_ids=canonical_json(list(item_ids)),
+                    created_at=created,
+                )
+            )
+            if env:
+                conn.execute(
+                    schema.run_env.insert(),
+                    [
+                        {
+                            "run_id": run_id,
+                            "key": key,
+                            "value": canonical_json(value),
+                            "affects_results": key in affects,
+                        }
+                        for key, value in sorted(env.items())
+                    ],
+                )
+        self.append_event(run_id, "started", started or {})
+        return self.get_run(run_id)
+
+    def get_run(self, run_id: str) -> Run:
+        with self.engine.connect() as conn:
+            row = conn.execute(select(schema.runs).where(schema.runs.c.run_id == run_id)).first()
+            if row is None:
+                raise AssayError(f"unknown run id: {run_id}")
+            env_rows = conn.execute(
+                select(schema.run_env).where(schema.run_env.c.run_id == run_id)
+            ).all()
+        return Run(
+            run_id=row.run_id,
+            adapter=row.adapter,
+            suite_hash=row.suite_hash,
+            config_hash=row.config_hash,
+            config_name=row.config_name,
+            repeats=row.repeats,
+            seed=row.seed,
+            item_ids=tuple(json.loads(row.item_ids)),
+            created_at=row.created_at,
+            env={r.key: json.loads(r.value) for r in env_rows},
+            affects_results=frozenset(r.key for r in env_rows if r.affects_results),
+        )
+
+    def list_runs(self) -> list[Run]:
+        with self.engine.connect() as conn:
+            ids = conn.execute(
+                select(schema.runs.c.run_id).order_by(schema.runs.c.created_at)
+            ).scalars().all()
+        return [self.get_run(run_id) for run_id in ids]
+
+    def append_event(self, run_id: str, event: str, detail: Mapping[str, Any]) -> None:
+        with self.engine.begin() as conn:
+            conn.execute(
+                schema.run_events.insert().values(
+                    run_id=run_id, event=event, detail=canonical_json(dict(detail)), at=now()
+                )
+            )
+
+    def events(self, run_id: str) -> list[RunEvent]:
+        with self.engine.connect() as conn:
+            rows = conn.execute(
+                select(schema.run_events)
+                .where(schema.run_events.c.run_id == run_id)
+                .order_by(schema.run_events.c.id)
+            ).all()
+        return [RunEvent(r.event, json.loads(r.detail), r.at) for r in rows]
+
+    # ---- trajectories and scores ------------------------------------------
+    def write_trajectory(
+        self, run_id: str, trajectory: Trajectory, scores: Sequence[ScoreRecord]
+    ) -> int:
+        """Append a trajectory and its scores atomically; return the trajectory row id."""
+        with self.engine.begin() as conn:
+            result = conn.execute(
+                schema.trajectories.insert().values(
+                    run_id=run_id,
+                    item_id=trajectory.item_id,
+                    repetition=trajectory.repetition,
+                    crashed=trajectory.crashed,
+                    payload=canonical_json(trajectory.to_json()),
+                    created_at=now(),
+                )
+            )
+            key = result.inserted_primary_key
+            assert key is not None, "insert returned no primary key"
+            trajectory_id = int(key[0])
+            if scores:
+                slot = {trajectory.item_id: {trajectory.repetition: trajectory_id}}
+                conn.execute(schema.scores.insert(), _score_rows(run_id, slot, scores))
+        return trajectory_id
+
+    def trajectories(self, run_id: str) -> list[Trajectory]:
+        with self.engine.connect() as conn:
+            payloads = conn.execute(
+                select(schema.trajectories.c.payload)
+                .where(schema.trajectories.c.run_id == run_id)
+                .order_by(schema.trajectories.c.item_id, schema.trajectories.c.repetition)
+            ).scalars()
+            return [Trajectory.from_json(json.loads(p)) for p in payloads]
+
+    def stored_slots(self, run_id: str) -> set[tuple[str, int]]:
+        with self.engine.connect() as conn:
+            rows = conn.execute(
+                select(schema.trajectories.c.item_id, schema.trajectories.c.repetition).where(
+                    schema.trajectories.c.run_id == run_id
+                )
+            ).all()
+        return {(r.item_id, r.repetition) for r in rows}
+
+    def latest_scores(self, run_id: str) -> list[ScoreRecord]:
+        """The newest row per (item, repetition, scorer), whatever its version."""
+        newest = (
+            select(func.max(schema.scores.c.id))
+            .where(schema.scores.c.run_id == run_id)
+            .group_by(
+                schema.scores.c.item_id, schema.scores.c.repetition, schema.scores.c.scorer
+            )
+        )
+        with self.engine.connect() as conn:
+            rows = conn.execute(
+                select(schema.scores)
+                .where(schema.scores.c.id.in_(newest))
+                .order_by(schema.scores.c.item_id, schema.scores.c.repetition,
+                          schema.scores.c.scorer)
+            ).all()
+        return [
+            ScoreRecord(
+                item_id=r.item_id,
+                repetition=r.repetition,
+                scorer=r.scorer,
+                scorer_version=r.scorer_version,
+                value=r.value,
+                detail=json.loads(r.detail) if r.detail else None,
+                imported=bool(r.imported),
+            )
+            for r in rows
+        ]
+
+    def append_scores(self, run_id: str, records: Sequence[ScoreRecord]) -> int:
+        """Append re-scored rows for existing trajectories; return how many were written."""
+        if not records:
+            return 0
+        with self.engine.begin() as conn:
+            slots: dict[str, dict[int, int]] = {}
+            for row in conn.execute(
+                select(
+                    schema.trajectories.c.id,
+                    schema.trajectories.c.item_id,
+                    schema.trajectories.c.repetition,
+                ).where(schema.trajectories.c.run_id == run_id)
+            ):
+                slots.setdefault(row.item_id, {})[row.repetition] = row.id
+            conn.execute(schema.scores.insert(), _score_rows(run_id, slots, records))
+        return len(records)
+
+    def count_rows(self, table: str) -> int:
+        with self.engine.connect() as conn:
+            return int(conn.execute(select(func.count()).select_from(
+                schema.metadata.tables[table])).scalar_one())
+
+
+def _score_rows(
+    run_id: str, slots: Mapping[str, Mapping[int, int]], records: Sequence[ScoreRecord]
+) -> list[dict[str, Any]]:
+    return [
+        {
+            "trajectory_id": slots[r.item_id][r.repetition],
+            "run_id": run_id,
+            "item_id": r.item_id,
+            "repetition": r.repetition,
+            "scorer": r.scorer,
+            "scorer_version": r.scorer_version,
+            "value": r.value,
+            "detail": canonical_json(dict(r.detail)) if r.detail else None,
+            "imported": r.imported,
+        }
+        for r in records
+    ]
+
+
+def open_store(db: str, *, migrate: bool = False) -> Store:
+    """Open (creating when empty) a store; refuse an older schema unless `migrate` is set."""
+    engine = make_engine(db)
+    with engine.connect() as conn:
+        have = migrations.current_version(conn)
+    if have == 0 or migrate:
+        migrations.apply(engine)
+    elif have < migrations.LATEST:
+        raise AssayError(
+            f"database {db} has schema version {have}, this agent-assay needs "
+            f"{migrations.LATEST}: run `agent-assay migrate --db {db}`"
+        )
+    return Store(engine)
