@@ -6,19 +6,31 @@ stderr with a non-zero exit, never a traceback.
 
 from __future__ import annotations
 
+import json
 import sys
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
 import click
 
 from agent_assay.adapters.registry import DEFAULT_ADAPTER, list_adapters, load_adapter
+from agent_assay.controls.execute import check_allowed, controls_exit_code, run_controls
 from agent_assay.errors import AssayError
-from agent_assay.report.render import render_json, render_text
+from agent_assay.integrity.admissibility import assess, single_pass_refusal
+from agent_assay.integrity.comparability import compare_runs
+from agent_assay.report.gates import (
+    admissibility_lines,
+    comparison_text,
+    control_table,
+    single_pass_lines,
+)
+from agent_assay.report.render import render_text, summary_json
 from agent_assay.report.summary import summarise
 from agent_assay.rescoring import rescore
 from agent_assay.runner import (
     build_and_store_suite,
+    certifiable_run,
     execute_run,
     resolve_config,
     select_items,
@@ -42,14 +54,18 @@ def db_option(function: Any) -> Any:
 
 def adapter_option(function: Any) -> Any:
     return click.option(
-        "--adapter", default=DEFAULT_ADAPTER, show_default=True,
+        "--adapter",
+        default=DEFAULT_ADAPTER,
+        show_default=True,
         help="Registered adapter name (see `agent-assay adapters list`).",
     )(function)
 
 
 def source_option(function: Any) -> Any:
     return click.option(
-        "--source", type=click.Path(path_type=Path), default=None,
+        "--source",
+        type=click.Path(path_type=Path),
+        default=None,
         help="Golden-set source for the adapter (default: the adapter's bundled set).",
     )(function)
 
@@ -83,8 +99,10 @@ def suite_build(adapter: str, source: Path | None, db: str) -> None:
     built = build_and_store_suite(store, system, source)
     tags = sorted({t for item in built.items for t in item.tags})
     click.echo(f"suite {built.suite_hash}")
-    click.echo(f"adapter {system.name} {system.version}: {len(built.items)} items, "
-               f"{len(tags)} tags ({', '.join(tags)})")
+    click.echo(
+        f"adapter {system.name} {system.version}: {len(built.items)} items, "
+        f"{len(tags)} tags ({', '.join(tags)})"
+    )
 
 
 @cli.command("run")
@@ -97,13 +115,25 @@ def suite_build(adapter: str, source: Path | None, db: str) -> None:
 @click.option("--tag", "tags", multiple=True, help="Only items carrying this tag (repeatable).")
 @click.option("--workers", default=1, show_default=True, help="Agent processes (1 = sequential).")
 @click.option("--resume", "resume_id", default=None, help="Resume RUN_ID, skipping stored work.")
-@click.option("--run-id-file", type=click.Path(path_type=Path), default=None,
-              help="Also write the run id to this file.")
+@click.option(
+    "--run-id-file",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Also write the run id to this file.",
+)
 @db_option
 def run_command(
-    config_name: str | None, adapter: str, source: Path | None, repeats: int,
-    limit: int | None, seed: int, tags: tuple[str, ...], workers: int,
-    resume_id: str | None, run_id_file: Path | None, db: str,
+    config_name: str | None,
+    adapter: str,
+    source: Path | None,
+    repeats: int,
+    limit: int | None,
+    seed: int,
+    tags: tuple[str, ...],
+    workers: int,
+    resume_id: str | None,
+    run_id_file: Path | None,
+    db: str,
 ) -> None:
     """Run the agent over items × repetitions into the store; prints the run id."""
     default_db_dir(db)
@@ -124,7 +154,8 @@ def run_command(
     result = execute_run(store, system, run, workers=workers)
     click.echo(
         f"wrote {result.written} trajectories ({result.crashed} crashed), "
-        f"skipped {result.skipped} already stored", err=True,
+        f"skipped {result.skipped} already stored",
+        err=True,
     )
     if run_id_file:
         run_id_file.write_text(run.run_id + "\n")
@@ -148,13 +179,134 @@ def score_command(run_id: str, db: str) -> None:
 @click.option("--headline-only", is_flag=True, help="Only the adapter's headline metrics.")
 @db_option
 def report_command(run_id: str, as_json: bool, headline_only: bool, db: str) -> None:
-    """Summarise a stored run: means, pass^k, pass@k, intervals, consistency."""
+    """Summarise a stored run; an inadmissible run's report opens with the reasons."""
     store = open_store(db)
-    summary = summarise(store, store.get_run(run_id))
-    click.echo(render_json(summary) if as_json else render_text(
-        summary, headline_only=headline_only), nl=not as_json)
+    run = store.get_run(run_id)
+    summary = summarise(store, run)
+    verdict = assess(store, run)
+    refusal = single_pass_refusal(store, run)
     if as_json:
-        click.echo()
+        data = summary_json(summary) | {
+            "admissible": verdict.admissible,
+            "inadmissible_reasons": list(verdict.reasons),
+            "single_pass_refused": list(refusal),
+        }
+        click.echo(json.dumps(data, sort_keys=True, indent=2))
+        return
+    banner = [*admissibility_lines(verdict), *single_pass_lines(refusal)]
+    click.echo(render_text(summary, headline_only=headline_only, banner=banner), nl=False)
+
+
+@cli.group("controls")
+def controls_group() -> None:
+    """Negative controls: prove the harness can go red before a number is admissible."""
+
+
+@controls_group.command("run")
+@click.option("--config", "config_name", required=True, help="Config whose run is certified.")
+@adapter_option
+@source_option
+@click.option(
+    "--run",
+    "run_id",
+    default=None,
+    help="Certify this run (default: newest "
+    "complete run of the config over the same items; one is made if none exists).",
+)
+@click.option("--limit", type=int, default=None, help="Only the first N items (by id).")
+@click.option("--tag", "tags", multiple=True, help="Only items carrying this tag.")
+@click.option("--repeats", default=1, show_default=True, help="k for a run made here.")
+@click.option("--seed", default=0, show_default=True, help="Seed for a run made here.")
+@click.option("--allow-not-run", "allow", multiple=True, help="Control kind allowed NOT_RUN.")
+@click.option("--random-seeds", type=int, default=None, help="Seeds for random_agent.")
+@db_option
+def controls_run(
+    config_name: str,
+    adapter: str,
+    source: Path | None,
+    run_id: str | None,
+    limit: int | None,
+    tags: tuple[str, ...],
+    repeats: int,
+    seed: int,
+    allow: tuple[str, ...],
+    random_seeds: int | None,
+    db: str,
+) -> int:
+    """Run every control; exit 0 admissible, 2 on FAILED or ERROR, 3 on a disallowed NOT_RUN."""
+    allowed = check_allowed(allow)
+    default_db_dir(db)
+    store = open_store(db)
+    system = load_adapter(adapter)
+    if run_id:
+        run = store.get_run(run_id)
+    else:
+        config = resolve_config(system, config_name)
+        built = build_and_store_suite(store, system, source)
+        chosen = [i.item_id for i in select_items(built, tags=tags, limit=limit)]
+        found = certifiable_run(store, system.name, config.config_hash, chosen)
+        if found is not None:
+            run = found
+        else:
+            click.echo(
+                f"no complete run of {config_name} over these {len(chosen)} items; "
+                f"running one (k={repeats})",
+                err=True,
+            )
+            run = start_run(
+                store,
+                system,
+                built,
+                config,
+                repeats=repeats,
+                seed=seed,
+                items=[built.by_id()[i] for i in chosen],
+            )
+            execute_run(store, system, run)
+    click.echo(
+        f"certifying run {run.run_id} ({run.adapter}/{run.config_name}, "
+        f"{len(run.item_ids)} items, k={run.repeats})"
+    )
+    result = run_controls(store, system, run, allowed=allowed, random_seeds=random_seeds)
+    stored = store.control_outcomes(run.run_id)
+    click.echo(control_table([stored[o.kind].payload for o in result.outcomes]), nl=False)
+    verdict = assess(store, run)
+    counts = Counter(o.status for o in result.outcomes)
+    click.echo(
+        ", ".join(f"{n} {s}" for s, n in sorted(counts.items()))
+        + ", run "
+        + ("admissible" if verdict.admissible else "INADMISSIBLE")
+    )
+    for reason in verdict.reasons:
+        click.echo(f"  reason: {reason}")
+    return controls_exit_code(verdict.admissible, [stored[o.kind].payload for o in result.outcomes])
+
+
+@controls_group.command("show")
+@click.argument("run_id")
+@db_option
+def controls_show(run_id: str, db: str) -> None:
+    """Print the newest stored outcome of every control for RUN_ID."""
+    store = open_store(db)
+    run = store.get_run(run_id)
+    outcomes = store.control_outcomes(run.run_id)
+    if not outcomes:
+        raise AssayError(f"no control outcomes stored for run {run_id}")
+    click.echo(control_table([o.payload for o in outcomes.values()]), nl=False)
+    click.echo("\n".join(admissibility_lines(assess(store, run))))
+
+
+@cli.command("compare")
+@click.argument("run_a")
+@click.argument("run_b")
+@click.option("--force", is_flag=True, help="Compare anyway; every line is stamped unsound.")
+@db_option
+def compare_command(run_a: str, run_b: str, force: bool, db: str) -> int:
+    """Paired comparison of two runs, refused (exit 2) when they are not comparable."""
+    store = open_store(db)
+    comparison = compare_runs(store, run_a, run_b)
+    click.echo(comparison_text(comparison, forced=force), nl=False)
+    return 0 if comparison.sound or force else 2
 
 
 @cli.group("runs")
@@ -169,8 +321,10 @@ def runs_list(db: str) -> None:
     store = open_store(db)
     for run in store.list_runs():
         status = summarise(store, run).status.state
-        click.echo(f"{run.run_id}  {run.adapter}/{run.config_name}  k={run.repeats}  "
-                   f"items={len(run.item_ids)}  {status}  {run.created_at}")
+        click.echo(
+            f"{run.run_id}  {run.adapter}/{run.config_name}  k={run.repeats}  "
+            f"items={len(run.item_ids)}  {status}  {run.created_at}"
+        )
 
 
 @cli.group("adapters")

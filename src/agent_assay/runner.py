@@ -9,7 +9,7 @@ counts against the agent instead of vanishing from the denominator.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -104,12 +104,14 @@ def start_run(
     repeats: int,
     seed: int,
     items: Sequence[Item],
+    extra_env: Mapping[str, object] | None = None,
 ) -> Run:
     if repeats < 1:
         raise AssayError(f"--repeats must be at least 1, got {repeats}")
     store.put_config(config)
-    env = dict(adapter.environment(config))
+    env = {**adapter.environment(config), **(extra_env or {})}
     scorers = scorers_for(adapter)
+    manifest = run_manifest(adapter, config, scorers)
     return store.create_run(
         adapter=adapter.name,
         suite_hash=suite.suite_hash,
@@ -120,11 +122,13 @@ def start_run(
         item_ids=[i.item_id for i in items],
         env=env,
         affects_results=adapter.affects_results() & env.keys(),
-        started=run_manifest(adapter, scorers),
+        started=manifest,
     )
 
 
-def run_manifest(adapter: AgentAdapter, scorers: Sequence[Scorer]) -> dict[str, object]:
+def run_manifest(
+    adapter: AgentAdapter, config: Config, scorers: Sequence[Scorer]
+) -> dict[str, object]:
     """What a report needs to read a run without loading its adapter: scorer kinds, headline."""
     return {
         "scorers": [
@@ -132,6 +136,7 @@ def run_manifest(adapter: AgentAdapter, scorers: Sequence[Scorer]) -> dict[str, 
             for s in scorers
         ],
         "headline": list(adapter.headline_metrics()),
+        "deterministic": adapter.deterministic(config),
     }
 
 
@@ -192,8 +197,11 @@ def execute_run(
                     store.append_event(
                         run.run_id,
                         "item_crashed",
-                        {"item_id": trajectory.item_id, "repetition": trajectory.repetition,
-                         "error": trajectory.error},
+                        {
+                            "item_id": trajectory.item_id,
+                            "repetition": trajectory.repetition,
+                            "error": trajectory.error,
+                        },
                     )
                 tick(written, len(todo))
     except (KeyboardInterrupt, AssayError) as exc:
@@ -203,3 +211,22 @@ def execute_run(
         run.run_id, "complete", {"written": written, "skipped": len(slots) - len(todo)}
     )
     return RunResult(run=run, written=written, skipped=len(slots) - len(todo), crashed=crashed)
+
+
+def certifiable_run(
+    store: Store, adapter: str, config_hash: str, item_ids: Sequence[str]
+) -> Run | None:
+    """The newest run of this config over exactly these items whose every slot is stored.
+
+    Runs made by a control (their environment names a `control`) never count.
+    """
+    for run in reversed(store.list_runs()):
+        if (
+            run.adapter == adapter
+            and run.config_hash == config_hash
+            and list(run.item_ids) == list(item_ids)
+            and "control" not in run.env
+            and len(store.stored_slots(run.run_id)) == len(run.item_ids) * run.repeats
+        ):
+            return run
+    return None

@@ -176,3 +176,13 @@ class ToyAdapter:
 
     def headline_metrics(self) -> tuple[str, ...]:
         return ("trajectory.exact", "outcome.match", "state.assertions")
+
+    def tool_catalogue(self) -> Mapping[str, Mapping[str, Any]]:
+        lamp = {"type": "object", "properties": {"lamp": {"type": "string"}}, "required": ["lamp"]}
+        return {tool: lamp for tool in ("look", *MUTATING)}
+
+    def argument_pools(self) -> Mapping[str, Sequence[Any]]:
+        return {"lamp": LAMPS}
+
+    def nondeterministic_fields(self) -> tuple[str, ...]:
+        return ("latency_ms", "latency.total_ms")

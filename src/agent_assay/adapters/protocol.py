@@ -71,9 +71,7 @@ class AgentAdapter(Protocol):
         """Which environment keys make two runs incomparable when they differ."""
         ...
 
-    def replay(
-        self, item: PublicItem, calls: Sequence[ToolCall], *, seed: int
-    ) -> Trajectory:
+    def replay(self, item: PublicItem, calls: Sequence[ToolCall], *, seed: int) -> Trajectory:
         """Execute `calls` in order from the baseline world: the same path a real agent uses."""
         ...
 
@@ -83,4 +81,16 @@ class AgentAdapter(Protocol):
 
     def headline_metrics(self) -> tuple[str, ...]:
         """The metrics this system's claims rest on; controls judge these."""
+        ...
+
+    def tool_catalogue(self) -> Mapping[str, Mapping[str, Any]]:
+        """tool name -> JSON-schema parameters, so a random agent can make well-formed calls."""
+        ...
+
+    def argument_pools(self) -> Mapping[str, Sequence[Any]]:
+        """argument name -> valid values (e.g. every account id), for random and mutated calls."""
+        ...
+
+    def nondeterministic_fields(self) -> tuple[str, ...]:
+        """Trajectory fields and score names allowed to differ between identical runs."""
         ...

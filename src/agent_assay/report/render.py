@@ -40,8 +40,7 @@ def console_text(*renderables: Any) -> str:
 def header_lines(summary: RunSummary) -> list[str]:
     run, status = summary.run, summary.status
     lines = [
-        f"run {run.run_id}  adapter={run.adapter}  config={run.config_name}  "
-        f"status={status.state}",
+        f"run {run.run_id}  adapter={run.adapter}  config={run.config_name}  status={status.state}",
         f"suite_hash:  {run.suite_hash}",
         f"config_hash: {run.config_hash}",
         f"items: {len(run.item_ids)}  repetitions (k): {run.repeats}  seed: {run.seed}  "
@@ -53,8 +52,17 @@ def header_lines(summary: RunSummary) -> list[str]:
 
 def metric_table(metrics: Sequence[MetricSummary], k: int) -> Table:
     table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
-    for column in ("metric", "kind", "n", "mean of k", "95% CI", f"pass^{k}", "95% CI",
-                   f"pass@{k}", "95% CI"):
+    for column in (
+        "metric",
+        "kind",
+        "n",
+        "mean of k",
+        "95% CI",
+        f"pass^{k}",
+        "95% CI",
+        f"pass@{k}",
+        "95% CI",
+    ):
         table.add_column(column, no_wrap=True)
     for m in metrics:
         table.add_row(
@@ -81,10 +89,17 @@ def repetition_table(metrics: Sequence[MetricSummary], k: int) -> Table:
     return table
 
 
-def render_text(summary: RunSummary, *, headline_only: bool = False) -> str:
+def render_text(
+    summary: RunSummary, *, headline_only: bool = False, banner: Sequence[str] = ()
+) -> str:
+    """The report; `banner` (admissibility, single-pass refusal) precedes every number."""
     k = summary.run.repeats
     metrics = [m for m in summary.metrics if m.headline or not headline_only]
-    parts: list[Any] = ["\n".join(header_lines(summary)), "", metric_table(metrics, k)]
+    parts: list[Any] = [
+        "\n".join([*header_lines(summary)[:3], *banner, *header_lines(summary)[3:]]),
+        "",
+        metric_table(metrics, k),
+    ]
     parts.append(
         "* headline metric. n = items with a value. Intervals are over items: Wilson for "
         "0/1 values, a seeded percentile bootstrap otherwise."
@@ -93,9 +108,11 @@ def render_text(summary: RunSummary, *, headline_only: bool = False) -> str:
     if k == 1:
         parts.append(c.note + ".")
     else:
-        shown = [m for m in metrics if m.kind != "measure"] if headline_only else [
-            m for m in metrics if m.headline
-        ]
+        shown = (
+            [m for m in metrics if m.kind != "measure"]
+            if headline_only
+            else [m for m in metrics if m.headline]
+        )
         parts += ["", "per repetition (mean over items):", repetition_table(shown, k)]
         parts.append(f"consistency: {fmt(c.value)} {fmt_ci(c.ci)}, n={c.n} ({c.note})")
     return console_text(*parts)

@@ -116,9 +116,7 @@ def _metric(
         if row.value is not None:
             by_item[row.item_id][row.repetition] = row.value
     item_means = [sum(v.values()) / len(v) for v in by_item.values() if v]
-    per_rep = tuple(
-        _mean([v[r] for v in by_item.values() if r in v]) for r in range(1, k + 1)
-    )
+    per_rep = tuple(_mean([v[r] for v in by_item.values() if r in v]) for r in range(1, k + 1))
     summary = MetricSummary(
         name=name,
         version=str(meta.get("version", rows[0].scorer_version if rows else "?")),
@@ -127,7 +125,8 @@ def _metric(
         headline=headline,
         n_items=len(item_means),
         mean_of_k=_mean(item_means),
-        mean_ci=proportion_interval(item_means, seed) if kind in ("binary", "fraction")
+        mean_ci=proportion_interval(item_means, seed)
+        if kind in ("binary", "fraction")
         else bootstrap_mean(item_means, seed),
         per_repetition=per_rep,
         imported=any(r.imported for r in rows),
@@ -159,7 +158,9 @@ def _mean(values: Sequence[float]) -> float | None:
 def consistency(trajectories: Sequence[Trajectory], k: int) -> Consistency:
     if k == 1:
         return Consistency(
-            None, None, 0,
+            None,
+            None,
+            0,
             "k=1: one pass per item, so there is no spread across repetitions and no "
             "consistency figure",
         )
@@ -189,8 +190,14 @@ def summarise(store: Store, run: Run) -> RunSummary:
     )
     seed = stable_seed("report", run.run_id)
     metrics = tuple(
-        _metric(name, scorer_meta.get(name, {}), rows_by_metric[name], run.repeats,
-                name in headline, seed)
+        _metric(
+            name,
+            scorer_meta.get(name, {}),
+            rows_by_metric[name],
+            run.repeats,
+            name in headline,
+            seed,
+        )
         for name in order
     )
     return RunSummary(

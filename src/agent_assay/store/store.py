@@ -47,6 +47,35 @@ class ScoreRecord:
 
 
 @dataclass(frozen=True, slots=True)
+class StoredOutcome:
+    """A control outcome as stored: which run, suite and config it speaks for."""
+
+    run_id: str
+    suite_hash: str
+    config_hash: str
+    payload: Mapping[str, Any]
+    created_at: str
+
+    @property
+    def kind(self) -> str:
+        return str(self.payload["kind"])
+
+    @property
+    def status(self) -> str:
+        return str(self.payload["status"])
+
+
+def _stored_outcome(row: Any) -> StoredOutcome:
+    return StoredOutcome(
+        run_id=row.run_id,
+        suite_hash=row.suite_hash,
+        config_hash=row.config_hash,
+        payload=json.loads(row.payload),
+        created_at=row.created_at,
+    )
+
+
+@dataclass(frozen=True, slots=True)
 class RunEvent:
     event: str
     detail: Mapping[str, Any]
@@ -210,9 +239,11 @@ class Store:
 
     def list_runs(self) -> list[Run]:
         with self.engine.connect() as conn:
-            ids = conn.execute(
-                select(schema.runs.c.run_id).order_by(schema.runs.c.created_at)
-            ).scalars().all()
+            ids = (
+                conn.execute(select(schema.runs.c.run_id).order_by(schema.runs.c.created_at))
+                .scalars()
+                .all()
+            )
         return [self.get_run(run_id) for run_id in ids]
 
     def append_event(self, run_id: str, event: str, detail: Mapping[str, Any]) -> None:
@@ -239,14 +270,15 @@ class Store:
         """Append a trajectory and its scores atomically; return the trajectory row id."""
         with self.engine.begin() as conn:
             result = conn.execute(
-                schema.trajectories.insert().values(
-                    run_id=run_id,
-                    item_id=trajectory.item_id,
-                    repetition=trajectory.repetition,
-                    crashed=trajectory.crashed,
-                    payload=canonical_json(trajectory.to_json()),
-                    created_at=now(),
-                )
+                schema.trajectories.insert(),
+                {
+                    "run_id": run_id,
+                    "item_id": trajectory.item_id,
+                    "repetition": trajectory.repetition,
+                    "crashed": trajectory.crashed,
+                    "payload": canonical_json(trajectory.to_json()),
+                    "created_at": now(),
+                },
             )
             key = result.inserted_primary_key
             assert key is not None, "insert returned no primary key"
@@ -279,16 +311,15 @@ class Store:
         newest = (
             select(func.max(schema.scores.c.id))
             .where(schema.scores.c.run_id == run_id)
-            .group_by(
-                schema.scores.c.item_id, schema.scores.c.repetition, schema.scores.c.scorer
-            )
+            .group_by(schema.scores.c.item_id, schema.scores.c.repetition, schema.scores.c.scorer)
         )
         with self.engine.connect() as conn:
             rows = conn.execute(
                 select(schema.scores)
                 .where(schema.scores.c.id.in_(newest))
-                .order_by(schema.scores.c.item_id, schema.scores.c.repetition,
-                          schema.scores.c.scorer)
+                .order_by(
+                    schema.scores.c.item_id, schema.scores.c.repetition, schema.scores.c.scorer
+                )
             ).all()
         return [
             ScoreRecord(
@@ -320,10 +351,53 @@ class Store:
             conn.execute(schema.scores.insert(), _score_rows(run_id, slots, records))
         return len(records)
 
+    # ---- control outcomes -------------------------------------------------
+    def put_control_outcome(
+        self, run_id: str, suite_hash: str, config_hash: str, payload: Mapping[str, Any]
+    ) -> None:
+        with self.engine.begin() as conn:
+            conn.execute(
+                schema.control_outcomes.insert(),
+                {
+                    "run_id": run_id,
+                    "kind": payload["kind"],
+                    "version": payload["version"],
+                    "status": payload["status"],
+                    "suite_hash": suite_hash,
+                    "config_hash": config_hash,
+                    "payload": canonical_json(dict(payload)),
+                    "created_at": now(),
+                },
+            )
+
+    def control_outcomes(self, run_id: str) -> dict[str, StoredOutcome]:
+        """The newest stored outcome per control kind for `run_id`."""
+        return self._latest_outcomes(schema.control_outcomes.c.run_id == run_id)
+
+    def control_outcomes_for_config(self, config_hash: str, kind: str) -> list[StoredOutcome]:
+        """Every stored outcome of `kind` for any run of this config, oldest first."""
+        table = schema.control_outcomes
+        with self.engine.connect() as conn:
+            rows = conn.execute(
+                select(table)
+                .where(table.c.config_hash == config_hash, table.c.kind == kind)
+                .order_by(table.c.id)
+            ).all()
+        return [_stored_outcome(r) for r in rows]
+
+    def _latest_outcomes(self, condition: Any) -> dict[str, StoredOutcome]:
+        table = schema.control_outcomes
+        with self.engine.connect() as conn:
+            rows = conn.execute(select(table).where(condition).order_by(table.c.id)).all()
+        return {r.kind: _stored_outcome(r) for r in rows}
+
     def count_rows(self, table: str) -> int:
         with self.engine.connect() as conn:
-            return int(conn.execute(select(func.count()).select_from(
-                schema.metadata.tables[table])).scalar_one())
+            return int(
+                conn.execute(
+                    select(func.count()).select_from(schema.metadata.tables[table])
+                ).scalar_one()
+            )
 
 
 def _score_rows(

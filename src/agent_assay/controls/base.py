@@ -1,0 +1,111 @@
+"""The control protocol, its outcome, and the context every control receives.
+
+A control never decides by itself what counts as good enough: its band comes
+from expected.yaml, with the derivation written beside it, and the outcome
+stores the band it was judged against so a reader can re-judge it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+from agent_assay.adapters.protocol import AgentAdapter
+from agent_assay.model import Config, Item, Run, Suite, Trajectory
+from agent_assay.scoring.base import ScoreKind, Scorer, ScoringContext
+from agent_assay.store.store import Store
+
+Status = Literal["PASSED", "FAILED", "NOT_RUN", "ERROR"]
+STATUSES: tuple[Status, ...] = ("PASSED", "FAILED", "NOT_RUN", "ERROR")
+
+
+@dataclass(frozen=True)
+class ControlOutcome:
+    """What a control measured, the band it was judged against, and the verdict."""
+
+    kind: str
+    version: str
+    status: Status
+    summary: str
+    measured: Mapping[str, Any] = field(default_factory=dict)
+    band: Mapping[str, Any] = field(default_factory=dict)
+    reason: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "version": self.version,
+            "status": self.status,
+            "summary": self.summary,
+            "measured": dict(self.measured),
+            "band": dict(self.band),
+            "reason": self.reason,
+        }
+
+    @staticmethod
+    def from_json(data: Mapping[str, Any]) -> ControlOutcome:
+        return ControlOutcome(
+            kind=data["kind"],
+            version=data["version"],
+            status=data["status"],
+            summary=data["summary"],
+            measured=data.get("measured", {}),
+            band=data.get("band", {}),
+            reason=data.get("reason", ""),
+        )
+
+
+@dataclass
+class ControlContext:
+    """Everything a control may use: the certified run, its items, scorers and bands."""
+
+    store: Store
+    adapter: AgentAdapter
+    run: Run
+    suite: Suite
+    config: Config
+    items: Sequence[Item]
+    trajectories: Sequence[Trajectory]
+    scorers: Sequence[Scorer]
+    scoring: ScoringContext
+    headline: Sequence[str]
+    real_means: Mapping[str, float | None]
+    seed: int
+    random_seeds: int = 10
+
+    def kind_of(self, metric: str) -> ScoreKind:
+        for scorer in self.scorers:
+            if scorer.name == metric:
+                return scorer.kind
+        raise KeyError(metric)
+
+    def gold_of(self) -> dict[str, Item]:
+        return {item.item_id: item for item in self.items}
+
+
+class Control(Protocol):
+    kind: str
+    version: str
+
+    def run(self, ctx: ControlContext, band: Mapping[str, Any]) -> ControlOutcome: ...
+
+
+def outcome(
+    control: Control,
+    passed: bool,
+    summary: str,
+    measured: Mapping[str, Any],
+    band: Mapping[str, Any],
+    reason: str = "",
+) -> ControlOutcome:
+    """Build a PASSED/FAILED outcome from a boolean verdict."""
+    return ControlOutcome(
+        kind=control.kind,
+        version=control.version,
+        status="PASSED" if passed else "FAILED",
+        summary=summary,
+        measured=measured,
+        band={k: v for k, v in band.items() if k != "derivation"},
+        reason=reason,
+    )

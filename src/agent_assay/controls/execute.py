@@ -1,0 +1,128 @@
+"""Run every control against one stored run and append the outcomes.
+
+A control that raises becomes an ERROR outcome with the exception text; it
+never aborts the others. Each stored outcome records the scorer versions it
+was judged with and whether its NOT_RUN was allowed, so admissibility can be
+decided later from the store alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from agent_assay.adapters.protocol import AgentAdapter
+from agent_assay.controls.bands import load_bands, not_applicable
+from agent_assay.controls.base import ControlContext, ControlOutcome
+from agent_assay.controls.judge_calibration import NO_JUDGE
+from agent_assay.controls.measure import means
+from agent_assay.controls.registry import all_controls, control_kinds
+from agent_assay.errors import AssayError
+from agent_assay.hashing import stable_seed
+from agent_assay.model import Run
+from agent_assay.runner import scorers_for, scoring_context
+from agent_assay.store.store import Store
+
+
+@dataclass(frozen=True)
+class ControlsResult:
+    outcomes: tuple[ControlOutcome, ...]
+    allowed: frozenset[str]
+
+
+def check_allowed(kinds: Iterable[str]) -> frozenset[str]:
+    known = set(control_kinds())
+    for kind in kinds:
+        if kind not in known:
+            names = ", ".join(sorted(known))
+            raise AssayError(f"unknown control kind in --allow-not-run: {kind} (known: {names})")
+    return frozenset(kinds)
+
+
+def real_means(store: Store, run: Run) -> dict[str, float | None]:
+    table: dict[str, dict[str, list[float]]] = {}
+    for row in store.latest_scores(run.run_id):
+        if row.value is not None:
+            table.setdefault(row.scorer, {}).setdefault(row.item_id, []).append(row.value)
+    return means(table)
+
+
+def allowed_not_run(
+    outcome: ControlOutcome, allowed: frozenset[str], declared: dict[str, str]
+) -> bool:
+    if outcome.status != "NOT_RUN":
+        return False
+    if outcome.kind in allowed or outcome.kind in declared:
+        return True
+    return outcome.kind == "judge_calibration" and outcome.reason == NO_JUDGE
+
+
+def run_controls(
+    store: Store,
+    adapter: AgentAdapter,
+    run: Run,
+    *,
+    allowed: frozenset[str] = frozenset(),
+    random_seeds: int | None = None,
+) -> ControlsResult:
+    bands = load_bands(adapter.name)
+    declared = not_applicable(adapter.name)
+    suite = store.get_suite(run.suite_hash)
+    by_id = suite.by_id()
+    scorers = tuple(scorers_for(adapter))
+    ctx = ControlContext(
+        store=store,
+        adapter=adapter,
+        run=run,
+        suite=suite,
+        config=store.get_config(run.config_hash),
+        items=[by_id[i] for i in run.item_ids],
+        trajectories=store.trajectories(run.run_id),
+        scorers=scorers,
+        scoring=scoring_context(adapter),
+        headline=adapter.headline_metrics(),
+        real_means=real_means(store, run),
+        seed=stable_seed(run.run_id, "controls"),
+        random_seeds=int(random_seeds or bands["random_agent"]["seeds"]),
+    )
+    versions = {s.name: s.version for s in scorers}
+    outcomes: list[ControlOutcome] = []
+    for control in all_controls():
+        if control.kind in declared:
+            result = ControlOutcome(
+                control.kind,
+                control.version,
+                "NOT_RUN",
+                declared[control.kind],
+                reason=declared[control.kind],
+            )
+        else:
+            try:
+                result = control.run(ctx, bands.get(control.kind, {}))
+            except Exception as exc:
+                result = ControlOutcome(
+                    control.kind,
+                    control.version,
+                    "ERROR",
+                    f"{type(exc).__name__}: {exc}",
+                    reason=f"{type(exc).__name__}: {exc}",
+                )
+        payload = {
+            **result.to_json(),
+            "scorer_versions": versions,
+            "allowed_not_run": allowed_not_run(result, allowed, declared),
+        }
+        store.put_control_outcome(run.run_id, run.suite_hash, run.config_hash, payload)
+        outcomes.append(result)
+    return ControlsResult(tuple(outcomes), allowed)
+
+
+def controls_exit_code(admissible: bool, payloads: Iterable[Mapping[str, Any]]) -> int:
+    """0 admissible; 2 on any FAILED or ERROR; 3 on a NOT_RUN that is not allowed."""
+    statuses = [(p["status"], bool(p.get("allowed_not_run"))) for p in payloads]
+    if any(s in ("FAILED", "ERROR") for s, _ in statuses):
+        return 2
+    if any(s == "NOT_RUN" and not ok for s, ok in statuses):
+        return 3
+    return 0 if admissible else 2

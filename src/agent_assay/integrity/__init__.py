@@ -1,0 +1,1 @@
+"""Gates: is a run admissible, and may two runs be compared?"""

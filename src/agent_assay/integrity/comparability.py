@@ -1,0 +1,173 @@
+"""May two runs be compared? Typed refusals first, paired statistics only after.
+
+Reasons: SUITE_MISMATCH (different suite hash or item selection),
+SCORER_MISMATCH (scorer names or versions differ), ENV_MISMATCH (an
+environment field the adapter marks as affecting results differs),
+RUN_INADMISSIBLE (either run fails its controls). Any reason refuses the
+comparison; --force shows it anyway with every line stamped unsound.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from scipy import stats as sps
+
+from agent_assay.errors import AssayError
+from agent_assay.hashing import stable_seed
+from agent_assay.integrity.admissibility import assess
+from agent_assay.model import Run
+from agent_assay.report.summary import manifest_of
+from agent_assay.stats import Interval, bootstrap_mean
+from agent_assay.store.store import Store
+
+
+@dataclass(frozen=True)
+class Mismatch:
+    code: str
+    detail: str
+
+
+@dataclass(frozen=True)
+class PairedMetric:
+    metric: str
+    kind: str
+    n_items: int
+    mean_a: float
+    mean_b: float
+    difference: float
+    ci: Interval | None
+    p_value: float
+    test: str
+
+
+@dataclass(frozen=True)
+class Comparison:
+    run_a: Run
+    run_b: Run
+    mismatches: tuple[Mismatch, ...]
+    metrics: tuple[PairedMetric, ...]
+    only_in_a: tuple[str, ...]
+    only_in_b: tuple[str, ...]
+
+    @property
+    def sound(self) -> bool:
+        return not self.mismatches
+
+
+def _scorer_versions(store: Store, run: Run) -> dict[str, str]:
+    return {s["name"]: s["version"] for s in manifest_of(store, run).get("scorers", [])}
+
+
+def mismatches(store: Store, a: Run, b: Run) -> list[Mismatch]:
+    found: list[Mismatch] = []
+    if a.suite_hash != b.suite_hash:
+        found.append(Mismatch("SUITE_MISMATCH", f"suite_hash {a.suite_hash} != {b.suite_hash}"))
+    elif a.item_ids != b.item_ids:
+        found.append(
+            Mismatch(
+                "SUITE_MISMATCH",
+                f"item selections differ: {len(a.item_ids)} items vs {len(b.item_ids)} items",
+            )
+        )
+    va, vb = _scorer_versions(store, a), _scorer_versions(store, b)
+    if va != vb:
+        diff = sorted(
+            f"{name}: {va.get(name, 'absent')} vs {vb.get(name, 'absent')}"
+            for name in va.keys() | vb.keys()
+            if va.get(name) != vb.get(name)
+        )
+        found.append(Mismatch("SCORER_MISMATCH", "; ".join(diff)))
+    keys = sorted(a.affects_results | b.affects_results)
+    env_diff = {k: (a.env.get(k), b.env.get(k)) for k in keys if a.env.get(k) != b.env.get(k)}
+    if env_diff:
+        found.append(
+            Mismatch(
+                "ENV_MISMATCH",
+                "; ".join(f"{k}: {va_!r} vs {vb_!r}" for k, (va_, vb_) in env_diff.items()),
+            )
+        )
+    for run in (a, b):
+        verdict = assess(store, run)
+        if not verdict.admissible:
+            found.append(
+                Mismatch("RUN_INADMISSIBLE", f"{run.run_id}: {'; '.join(verdict.reasons)}")
+            )
+    return found
+
+
+def _item_means(store: Store, run: Run) -> dict[str, dict[str, list[float]]]:
+    table: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    for row in store.latest_scores(run.run_id):
+        if row.value is not None:
+            table[row.scorer][row.item_id].append(row.value)
+    return table
+
+
+def paired(
+    metric: str, kind: str, a: Mapping[str, list[float]], b: Mapping[str, list[float]], seed: int
+) -> PairedMetric | None:
+    common = sorted(a.keys() & b.keys())
+    if not common:
+        return None
+    xa = [sum(a[i]) / len(a[i]) for i in common]
+    xb = [sum(b[i]) / len(b[i]) for i in common]
+    diffs = [y - x for x, y in zip(xa, xb, strict=True)]
+    binary = kind == "binary" and all(v in (0.0, 1.0) for v in xa + xb)
+    if binary:
+        gained = sum(x == 0.0 and y == 1.0 for x, y in zip(xa, xb, strict=True))
+        lost = sum(x == 1.0 and y == 0.0 for x, y in zip(xa, xb, strict=True))
+        p = float(sps.binomtest(gained, gained + lost, 0.5).pvalue) if gained + lost else 1.0
+        test = f"exact McNemar ({gained} gained, {lost} lost)"
+    elif any(d != 0 for d in diffs):
+        p = float(sps.wilcoxon(diffs).pvalue)
+        test = "Wilcoxon signed-rank"
+    else:
+        p, test = 1.0, "no item differs"
+    return PairedMetric(
+        metric=metric,
+        kind=kind,
+        n_items=len(common),
+        mean_a=sum(xa) / len(xa),
+        mean_b=sum(xb) / len(xb),
+        difference=sum(diffs) / len(diffs),
+        ci=bootstrap_mean(diffs, seed),
+        p_value=p,
+        test=test,
+    )
+
+
+def compare_runs(store: Store, run_a: str, run_b: str) -> Comparison:
+    if run_a == run_b:
+        raise AssayError(f"cannot compare run {run_a} with itself")
+    a, b = store.get_run(run_a), store.get_run(run_b)
+    found = mismatches(store, a, b)
+    ta, tb = _item_means(store, a), _item_means(store, b)
+    kinds = {
+        s["name"]: s["kind"] for run in (a, b) for s in manifest_of(store, run).get("scorers", [])
+    }
+    metrics: list[PairedMetric] = []
+    for name in sorted(ta.keys() & tb.keys()):
+        result = paired(
+            name,
+            kinds.get(name, "measure"),
+            ta[name],
+            tb[name],
+            stable_seed("compare", run_a, run_b, name),
+        )
+        if result is not None:
+            metrics.append(result)
+    return Comparison(
+        a,
+        b,
+        tuple(found),
+        tuple(metrics),
+        tuple(sorted(ta.keys() - tb.keys())),
+        tuple(sorted(tb.keys() - ta.keys())),
+    )
+
+
+def tested_count(metrics: Sequence[PairedMetric]) -> int:
+    return sum(m.test != "no item differs" for m in metrics)

@@ -1,0 +1,81 @@
+"""Render the integrity gates: control tables, the admissibility banner, comparisons.
+
+A banner is printed before any number, so a reader cannot see a figure from
+an inadmissible run without first reading why it is inadmissible.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from rich import box
+from rich.table import Table
+
+from agent_assay.integrity.admissibility import Admissibility
+from agent_assay.integrity.comparability import Comparison, tested_count
+from agent_assay.report.render import console_text, fmt, fmt_ci
+
+UNSOUND = "UNSOUND COMPARISON"
+
+
+def control_table(outcomes: Sequence[Mapping[str, Any]]) -> str:
+    table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+    table.add_column("control", no_wrap=True)
+    table.add_column("status", no_wrap=True)
+    table.add_column("what it measured", overflow="fold")
+    for o in outcomes:
+        status = o["status"] + (" (allowed)" if o.get("allowed_not_run") else "")
+        table.add_row(o["kind"], status, o["summary"])
+    return console_text(table)
+
+
+def admissibility_lines(verdict: Admissibility) -> list[str]:
+    if verdict.admissible:
+        return ["ADMISSIBLE -- zero invariant violations; every control PASSED or allowed NOT_RUN"]
+    lines = ["!!! INADMISSIBLE -- the numbers below are not reportable evidence"]
+    lines += [f"    reason: {reason}" for reason in verdict.reasons]
+    return lines
+
+
+def single_pass_lines(reasons: Sequence[str]) -> list[str]:
+    if not reasons:
+        return []
+    return [
+        "!!! single run; not a measurement",
+        *(f"    {r}" for r in reasons),
+        "    k=1 supports no spread across repetitions and no consistency figure; the numbers",
+        "    below are a sample of one pass, not a measurement of this agent.",
+    ]
+
+
+def comparison_text(c: Comparison, *, forced: bool) -> str:
+    lines: list[str] = []
+    stamp = f"  [{UNSOUND}]" if not c.sound else ""
+    if not c.sound:
+        lines.append("COMPARISON REFUSED" if not forced else f"{UNSOUND}: forced with --force")
+        lines += [f"  {mismatch.code}: {mismatch.detail}" for mismatch in c.mismatches]
+        if not forced:
+            lines.append(
+                "Nothing was compared. Re-run with --force to see the numbers anyway; "
+                f"every line will be stamped {UNSOUND}."
+            )
+            return "\n".join(lines) + "\n"
+    lines.append(
+        f"A = {c.run_a.run_id} ({c.run_a.config_name}), "
+        f"B = {c.run_b.run_id} ({c.run_b.config_name}){stamp}"
+    )
+    for metric in c.only_in_a:
+        lines.append(f"metric {metric} present in A only; not compared{stamp}")
+    for metric in c.only_in_b:
+        lines.append(f"metric {metric} present in B only; not compared{stamp}")
+    for m in c.metrics:
+        lines.append(
+            f"{m.metric}: A {fmt(m.mean_a)}  B {fmt(m.mean_b)}  B-A {m.difference:+.4f} "
+            f"{fmt_ci(m.ci)}  p={m.p_value:.4g} ({m.test}, n={m.n_items}){stamp}"
+        )
+    lines.append(
+        f"{tested_count(c.metrics)} metrics tested (each with a non-zero paired "
+        f"difference); p-values are not corrected for multiple comparisons.{stamp}"
+    )
+    return "\n".join(lines) + "\n"
