@@ -17,15 +17,15 @@ import click
 from agent_assay.adapters.registry import DEFAULT_ADAPTER, list_adapters, load_adapter
 from agent_assay.controls.execute import check_allowed, controls_exit_code, run_controls
 from agent_assay.errors import AssayError
-from agent_assay.integrity.admissibility import assess, single_pass_refusal
+from agent_assay.integrity.admissibility import assess
 from agent_assay.integrity.comparability import compare_runs
 from agent_assay.report.gates import (
     admissibility_lines,
     comparison_text,
     control_table,
-    single_pass_lines,
+    report_json,
+    report_text,
 )
-from agent_assay.report.render import render_text, summary_json
 from agent_assay.report.summary import summarise
 from agent_assay.rescoring import rescore
 from agent_assay.runner import (
@@ -182,19 +182,10 @@ def report_command(run_id: str, as_json: bool, headline_only: bool, db: str) -> 
     """Summarise a stored run; an inadmissible run's report opens with the reasons."""
     store = open_store(db)
     run = store.get_run(run_id)
-    summary = summarise(store, run)
-    verdict = assess(store, run)
-    refusal = single_pass_refusal(store, run)
     if as_json:
-        data = summary_json(summary) | {
-            "admissible": verdict.admissible,
-            "inadmissible_reasons": list(verdict.reasons),
-            "single_pass_refused": list(refusal),
-        }
-        click.echo(json.dumps(data, sort_keys=True, indent=2))
-        return
-    banner = [*admissibility_lines(verdict), *single_pass_lines(refusal)]
-    click.echo(render_text(summary, headline_only=headline_only, banner=banner), nl=False)
+        click.echo(json.dumps(report_json(store, run), sort_keys=True, indent=2))
+    else:
+        click.echo(report_text(store, run, headline_only=headline_only), nl=False)
 
 
 @cli.group("controls")

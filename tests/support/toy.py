@@ -53,7 +53,9 @@ class ToyWorld:
         return step
 
     def outcome(self) -> str:
-        return "done" if any(s.ok and s.call.tool in MUTATING for s in self.steps) else "nothing"
+        if any(s.ok and s.call.tool in MUTATING for s in self.steps):
+            return "done"
+        return "looked" if any(s.ok for s in self.steps) else "nothing"
 
 
 def toy_items() -> tuple[Item, ...]:
@@ -104,6 +106,7 @@ class ToyAdapter:
             "wrong_arg": {"mode": "wrong_arg"},
             "crashy": {"mode": "crashy"},
             "noisy": {"mode": "noisy"},
+            "unseeded": {"mode": "unseeded"},
         }
 
     def run_item(
@@ -111,9 +114,9 @@ class ToyAdapter:
     ) -> Trajectory:
         started = perf_counter()
         mode = config.params["mode"]
-        match = re.search(r"switch (on|off) (L\d)", str(item.input["request"]))
+        match = re.search(r"(switch on|switch off|look at) (L\d)", str(item.input["request"]))
         assert match is not None
-        verb, lamp = match.groups()
+        action, lamp = match.groups()
         if mode == "crashy" and lamp == "L2":
             raise RuntimeError("lamp L2 is haunted")
         if mode == "wrong_arg":
@@ -122,7 +125,10 @@ class ToyAdapter:
         world.call("look", {"lamp": lamp})
         if mode == "noisy" and random.Random(seed).random() < 0.5:
             world.call("look", {"lamp": lamp})
-        world.call(f"switch_{verb}", {"lamp": lamp})
+        if mode == "unseeded" and random.random() < 0.5:
+            world.call("look", {"lamp": lamp})
+        if action != "look at":
+            world.call(action.replace(" ", "_"), {"lamp": lamp})
         return self._trajectory(item, repetition, world, started)
 
     def _trajectory(
@@ -145,7 +151,7 @@ class ToyAdapter:
         return {"do_nothing": do_nothing}
 
     def deterministic(self, config: Config) -> bool:
-        return config.params["mode"] != "noisy"
+        return config.params["mode"] not in ("noisy", "unseeded")
 
     def arg_normalisers(self) -> Mapping[str, Mapping[str, tuple[str, ...]]]:
         return {tool: {"lamp": ("strip", "upper")} for tool in ("look", *MUTATING)}
@@ -186,3 +192,24 @@ class ToyAdapter:
 
     def nondeterministic_fields(self) -> tuple[str, ...]:
         return ("latency_ms", "latency.total_ms")
+
+
+def look_items() -> tuple[Item, ...]:
+    return tuple(
+        Item(
+            item_id=f"look-{lamp}",
+            input={"request": f"please look at {lamp}"},
+            gold=Gold(path=(ToolCall("look", {"lamp": lamp}),), outcome="looked"),
+            tags=("look",),
+        )
+        for lamp in LAMPS
+    )
+
+
+class RichToyAdapter(ToyAdapter):
+    """The toy with look-only items too, so outcomes differ across items and controls can pass."""
+
+    name = "richtoy"
+
+    def build_suite(self, source: Path | None = None) -> Suite:
+        return Suite(adapter=self.name, items=toy_items() + look_items(), source="builtin")

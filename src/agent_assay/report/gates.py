@@ -12,9 +12,12 @@ from typing import Any
 from rich import box
 from rich.table import Table
 
-from agent_assay.integrity.admissibility import Admissibility
+from agent_assay.integrity.admissibility import Admissibility, assess, single_pass_refusal
 from agent_assay.integrity.comparability import Comparison, tested_count
-from agent_assay.report.render import console_text, fmt, fmt_ci
+from agent_assay.model import Run
+from agent_assay.report.render import console_text, fmt, fmt_ci, render_text, summary_json
+from agent_assay.report.summary import summarise
+from agent_assay.store.store import Store
 
 UNSOUND = "UNSOUND COMPARISON"
 
@@ -79,3 +82,21 @@ def comparison_text(c: Comparison, *, forced: bool) -> str:
         f"difference); p-values are not corrected for multiple comparisons.{stamp}"
     )
     return "\n".join(lines) + "\n"
+
+
+def report_text(store: Store, run: Run, *, headline_only: bool = False) -> str:
+    """The run report with its gates: admissibility first, then any single-pass refusal."""
+    banner = [
+        *admissibility_lines(assess(store, run)),
+        *single_pass_lines(single_pass_refusal(store, run)),
+    ]
+    return render_text(summarise(store, run), headline_only=headline_only, banner=banner)
+
+
+def report_json(store: Store, run: Run) -> dict[str, Any]:
+    verdict = assess(store, run)
+    return summary_json(summarise(store, run)) | {
+        "admissible": verdict.admissible,
+        "inadmissible_reasons": list(verdict.reasons),
+        "single_pass_refused": list(single_pass_refusal(store, run)),
+    }

@@ -1,0 +1,146 @@
+"""Every control must PASS on a sound setup and go red on the defect it exists to catch."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import pytest
+
+from agent_assay.controls.execute import controls_exit_code, run_controls
+from agent_assay.integrity.admissibility import assess
+from agent_assay.model import Config, Gold, PublicItem, ToolCall, Trajectory
+from agent_assay.runner import (
+    build_and_store_suite,
+    execute_run,
+    resolve_config,
+    select_items,
+    start_run,
+)
+from agent_assay.scoring.base import ScoreValue, ScoringContext
+from agent_assay.scoring.path import ExactPath
+from agent_assay.scoring.state import StateAssertions
+from agent_assay.store import Store
+from tests.support.toy import RichToyAdapter, ToyAdapter, ToyWorld
+
+
+def certify(store: Store, adapter: ToyAdapter, config: str = "good") -> dict[str, Any]:
+    suite = build_and_store_suite(store, adapter, None)
+    run = start_run(
+        store, adapter, suite, resolve_config(adapter, config), repeats=1, seed=0,
+        items=select_items(suite),
+    )
+    execute_run(store, adapter, run, progress=False)
+    result = run_controls(store, adapter, run)
+    return {
+        "run": run,
+        "by_kind": {o.kind: o for o in result.outcomes},
+        "payloads": [o.payload for o in store.control_outcomes(run.run_id).values()],
+    }
+
+
+def test_sound_setup_is_admissible(store: Store) -> None:
+    got = certify(store, RichToyAdapter())
+    statuses = {k: o.status for k, o in got["by_kind"].items()}
+    assert statuses == {
+        "scorer_selftest": "PASSED",
+        "shuffled_gold": "PASSED",
+        "state_check_bites": "PASSED",
+        "null_agent": "PASSED",
+        "random_agent": "PASSED",
+        "identical_config": "PASSED",
+        "positive_control": "PASSED",
+        "judge_calibration": "NOT_RUN",
+    }
+    verdict = assess(store, got["run"])
+    assert verdict.admissible, verdict.reasons
+    assert controls_exit_code(verdict.admissible, got["payloads"]) == 0
+
+
+def test_scorer_that_always_says_one_fails_selftest_and_shuffled_gold(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def blind(self: ExactPath, gold: Gold, t: Trajectory, ctx: ScoringContext) -> ScoreValue:
+        return ScoreValue(1.0)
+
+    monkeypatch.setattr(ExactPath, "score", blind)
+    got = certify(store, RichToyAdapter())
+    selftest = got["by_kind"]["scorer_selftest"]
+    assert selftest.status == "FAILED"
+    assert "stayed green: trajectory.exact" in selftest.summary
+    shuffled = got["by_kind"]["shuffled_gold"]
+    assert shuffled.status == "FAILED"
+    assert shuffled.measured["metrics"]["trajectory.exact"]["after"] == 1.0
+    assert controls_exit_code(False, got["payloads"]) == 2
+
+
+def test_state_scorer_that_ignores_state_fails_state_check_bites(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def ignores_state(self: StateAssertions, gold: Gold, t: Trajectory,
+                      ctx: ScoringContext) -> ScoreValue:
+        return ScoreValue(1.0 if gold.assertions else None)
+
+    monkeypatch.setattr(StateAssertions, "score", ignores_state)
+    got = certify(store, RichToyAdapter())
+    bites = got["by_kind"]["state_check_bites"]
+    assert bites.status == "FAILED"
+    assert bites.measured["flip_detected"] == 0
+
+
+class NullThatWorks(RichToyAdapter):
+    """A 'null' agent that secretly runs the real agent: the twin margin vanishes."""
+
+    def null_agents(self) -> Mapping[str, Any]:
+        def copycat(item: PublicItem, config: Config) -> Trajectory:
+            return self.run_item(item, config, seed=0, repetition=1)
+
+        return {"copycat": copycat}
+
+
+def test_null_agent_that_matches_the_real_agent_fails(store: Store) -> None:
+    got = certify(store, NullThatWorks())
+    null = got["by_kind"]["null_agent"]
+    assert null.status == "FAILED"
+    copycat = null.measured["agents"]["copycat"]
+    assert copycat["tool_calls"] > 0
+    assert all(margin == 0.0 for margin in copycat["twin_margin"].values())
+
+
+def test_nondeterministic_config_fails_identical_config(store: Store) -> None:
+    got = certify(store, RichToyAdapter(), config="unseeded")
+    twin = got["by_kind"]["identical_config"]
+    assert twin.status == "FAILED"
+    assert twin.measured["differing_paths"] > 0
+    assert twin.measured["differing_sample"]
+
+
+def test_agent_no_better_than_chance_fails_random_agent(store: Store) -> None:
+    got = certify(store, RichToyAdapter(), config="wrong_arg")
+    rows = got["by_kind"]["random_agent"].measured["metrics"]
+    assert got["by_kind"]["random_agent"].status == "FAILED"
+    assert rows["state.assertions"]["margin"] < rows["state.assertions"]["required_margin"]
+
+
+class BrokenSwitch(ToyWorld):
+    def call(self, tool: str, args: Mapping[str, Any]) -> Any:
+        return super().call("broken" if tool == "switch_on" else tool, args)
+
+
+class BrokenEnvironment(RichToyAdapter):
+    """switch_on always errors, for the real agent and the oracle alike."""
+
+    def replay(self, item: PublicItem, calls: Sequence[ToolCall], *, seed: int) -> Trajectory:
+        world = BrokenSwitch()
+        for call in calls:
+            world.call(call.tool, call.args)
+        return self._trajectory(item, 1, world, 0.0)
+
+
+def test_broken_environment_fails_positive_control(store: Store) -> None:
+    got = certify(store, BrokenEnvironment())
+    positive = got["by_kind"]["positive_control"]
+    assert positive.status == "FAILED"
+    assert positive.measured["failed_tool_calls"] == 3
+    assert "below ceiling" in positive.summary
+    assert not assess(store, got["run"]).admissible
