@@ -25,6 +25,8 @@ demo: $(PY)
 	@mkdir -p run
 	$(BIN)/agent-assay suite build --db $(DB)
 	$(BIN)/agent-assay run --config mock --repeats 3 --db $(DB) --run-id-file run/demo_run_id
+	$(PY) tools/compare_to_sut.py $$(cat run/demo_run_id) --db $(DB)
+	$(BIN)/agent-assay controls run --config mock --run $$(cat run/demo_run_id) --db $(DB)
 	$(BIN)/agent-assay report $$(cat run/demo_run_id) --db $(DB)
 
 test: $(PY)

@@ -83,7 +83,7 @@ def run_controls(
         scoring=scoring_context(adapter),
         headline=adapter.headline_metrics(),
         real_means=real_means(store, run),
-        seed=stable_seed(run.run_id, "controls"),
+        seed=stable_seed(run.suite_hash, run.config_hash, run.seed, "controls"),
         random_seeds=int(random_seeds or bands["random_agent"]["seeds"]),
     )
     versions = {s.name: s.version for s in scorers}

@@ -11,12 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from functools import cached_property
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from agent_assay.hashing import canonical_json
 from agent_assay.model import Gold, ToolCall, Trajectory
-from agent_assay.statepaths import flatten
 
 ScoreKind = Literal["binary", "fraction", "count", "measure"]
 """binary: 0 or 1. fraction: 0..1, 1 best. count: 0 best. measure: reported, never passed."""
@@ -41,7 +39,7 @@ NORMALISERS: Mapping[str, Callable[[str], str]] = {
 """Generic string normalisations an adapter may ask for, argument by argument."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ScoringContext:
     """Facts about the system under test that a generic scorer must not assume."""
 
@@ -49,11 +47,6 @@ class ScoringContext:
     mutating_tools: frozenset[str] = frozenset()
     order_anchor_tool: str | None = None
     baseline_state: Mapping[str, Any] | None = None
-
-    @cached_property
-    def baseline_leaves(self) -> Mapping[str, Any] | None:
-        """The baseline flattened once per context, not once per trajectory."""
-        return None if self.baseline_state is None else flatten(self.baseline_state)
 
     def normalise(self, call: ToolCall) -> tuple[str, str]:
         """A hashable, normalised (tool, canonical args) pair for comparing calls."""

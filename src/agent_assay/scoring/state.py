@@ -32,12 +32,12 @@ class StateCollateral:
     kind: ScoreKind = "count"
 
     def score(self, gold: Gold, trajectory: Trajectory, ctx: ScoringContext) -> ScoreValue:
-        if ctx.baseline_leaves is None or trajectory.final_state is None:
+        if ctx.baseline_state is None or trajectory.final_state is None:
             return ScoreValue(None, {"reason": "no baseline or no final state"})
         asserted = [a.path for a in gold.assertions]
         stray = [
             p
-            for p in changed_paths(ctx.baseline_leaves, trajectory.final_state)
+            for p in changed_paths(ctx.baseline_state, trajectory.final_state)
             if not covered(p, asserted)
         ]
         return ScoreValue(float(len(stray)), {"paths": stray[:20]} if stray else None)

@@ -119,7 +119,6 @@ scores = Table(
 )
 
 Index("ix_scores_run", scores.c.run_id, scores.c.scorer)
-Index("ix_trajectories_run", trajectories.c.run_id)
 
 # Introduced by migration 2.
 control_outcomes = Table(
