@@ -275,14 +275,19 @@ def controls_run(
 
 @controls_group.command("show")
 @click.argument("run_id")
+@click.option("--json", "as_json", is_flag=True, help="Emit the stored outcomes as JSON.")
 @db_option
-def controls_show(run_id: str, db: str) -> None:
+def controls_show(run_id: str, as_json: bool, db: str) -> None:
     """Print the newest stored outcome of every control for RUN_ID."""
     store = open_store(db)
     run = store.get_run(run_id)
     outcomes = store.control_outcomes(run.run_id)
     if not outcomes:
         raise AssayError(f"no control outcomes stored for run {run_id}")
+    if as_json:
+        payloads = {kind: o.payload for kind, o in outcomes.items()}
+        click.echo(json.dumps(payloads, sort_keys=True, indent=2))
+        return
     click.echo(control_table([o.payload for o in outcomes.values()]), nl=False)
     click.echo("\n".join(admissibility_lines(assess(store, run))))
 
@@ -312,9 +317,12 @@ def runs_list(db: str) -> None:
     store = open_store(db)
     for run in store.list_runs():
         status = summarise(store, run).status.state
+        role = ""
+        if "control" in run.env:
+            role = f"  [made by control {run.env['control']} for {run.env.get('certifies', '?')}]"
         click.echo(
             f"{run.run_id}  {run.adapter}/{run.config_name}  k={run.repeats}  "
-            f"items={len(run.item_ids)}  {status}  {run.created_at}"
+            f"items={len(run.item_ids)}  {status}  {run.created_at}{role}"
         )
 
 
@@ -352,5 +360,5 @@ def main() -> None:
         click.echo("aborted", err=True)
         sys.exit(130)
     except click.ClickException as exc:
-        exc.show()
+        click.echo(f"error: {exc.format_message()}", err=True)
         sys.exit(exc.exit_code)

@@ -9,6 +9,7 @@ counts against the agent instead of vanishing from the denominator.
 from __future__ import annotations
 
 import sys
+from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -91,6 +92,12 @@ def build_and_store_suite(store: Store, adapter: AgentAdapter, source: Path | No
     suite = adapter.build_suite(source)
     if not suite.items:
         raise AssayError(f"adapter {adapter.name} built an empty suite from {source}")
+    counts = Counter(item.item_id for item in suite.items)
+    repeated = sorted(item_id for item_id, n in counts.items() if n > 1)
+    if repeated:
+        raise AssayError(
+            f"adapter {adapter.name} built duplicate item id(s): {', '.join(repeated)}"
+        )
     store.put_suite(suite)
     return suite
 

@@ -20,6 +20,11 @@ def value_at(state: Mapping[str, Any], path: str) -> Any:
     return node
 
 
+def same(a: Any, b: Any) -> bool:
+    """Equality that does not let True stand in for 1 (Python's == does)."""
+    return bool(a == b) and isinstance(a, bool) == isinstance(b, bool)
+
+
 def flatten(state: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
     """Every leaf of a nested mapping under its dot path (lists are leaves).
 

@@ -95,11 +95,8 @@ def render_text(
     """The report; `banner` (admissibility, single-pass refusal) precedes every number."""
     k = summary.run.repeats
     metrics = [m for m in summary.metrics if m.headline or not headline_only]
-    parts: list[Any] = [
-        "\n".join([*header_lines(summary)[:3], *banner, *header_lines(summary)[3:]]),
-        "",
-        metric_table(metrics, k),
-    ]
+    header = "\n".join([*header_lines(summary)[:3], *banner, *header_lines(summary)[3:]])
+    parts: list[Any] = ["", metric_table(metrics, k)]
     parts.append(
         "* headline metric. n = items with a value. Intervals are over items: Wilson for "
         "0/1 values, a seeded percentile bootstrap otherwise."
@@ -108,14 +105,14 @@ def render_text(
     if k == 1:
         parts.append(c.note + ".")
     else:
-        shown = (
-            [m for m in metrics if m.kind != "measure"]
-            if headline_only
-            else [m for m in metrics if m.headline]
-        )
-        parts += ["", "per repetition (mean over items):", repetition_table(shown, k)]
+        shown = [m for m in metrics if m.headline]
+        parts += [
+            "",
+            "per repetition, headline metrics (mean over items):",
+            repetition_table(shown, k),
+        ]
         parts.append(f"consistency: {fmt(c.value)} {fmt_ci(c.ci)}, n={c.n} ({c.note})")
-    return console_text(*parts)
+    return header + "\n" + console_text(*parts)
 
 
 def _interval(ci: Interval | None) -> list[float] | None:

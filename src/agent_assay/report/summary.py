@@ -119,7 +119,7 @@ def _metric(
     per_rep = tuple(_mean([v[r] for v in by_item.values() if r in v]) for r in range(1, k + 1))
     summary = MetricSummary(
         name=name,
-        version=str(meta.get("version", rows[0].scorer_version if rows else "?")),
+        version=",".join(sorted({r.scorer_version for r in rows})) or str(meta.get("version")),
         kind=kind,
         definition=str(meta.get("definition", "imported score")),
         headline=headline,

@@ -7,7 +7,7 @@ beneath it, which is how gold declares a whole new record as expected.
 
 from agent_assay.model import Gold, Trajectory
 from agent_assay.scoring.base import ScoreKind, ScoreValue, ScoringContext
-from agent_assay.statepaths import changed_paths, covered, value_at
+from agent_assay.statepaths import changed_paths, covered, same, value_at
 
 
 class StateAssertions:
@@ -20,7 +20,7 @@ class StateAssertions:
         if not gold.assertions:
             return ScoreValue(None, {"reason": "gold asserts nothing about state"})
         final = trajectory.final_state or {}
-        failed = [a.path for a in gold.assertions if value_at(final, a.path) != a.equals]
+        failed = [a.path for a in gold.assertions if not same(value_at(final, a.path), a.equals)]
         held = len(gold.assertions) - len(failed)
         return ScoreValue(held / len(gold.assertions), {"failed": failed} if failed else None)
 

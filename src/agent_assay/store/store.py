@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import Engine, func, select
+from sqlalchemy.exc import DatabaseError
 
 from agent_assay.errors import AssayError
 from agent_assay.hashing import canonical_json
@@ -464,8 +465,16 @@ def _score_rows(
 def open_store(db: str, *, migrate: bool = False) -> Store:
     """Open (creating when empty) a store; refuse an older schema unless `migrate` is set."""
     engine = make_engine(db)
-    with engine.connect() as conn:
-        have = migrations.current_version(conn)
+    try:
+        with engine.connect() as conn:
+            have = migrations.current_version(conn)
+    except DatabaseError as exc:
+        raise AssayError(f"--db {db} is not an agent-assay SQLite database: {exc.orig}") from exc
+    if have > migrations.LATEST:
+        raise AssayError(
+            f"database {db} has schema version {have}, newer than this agent-assay "
+            f"({migrations.LATEST}); upgrade agent-assay"
+        )
     if have == 0 or migrate:
         migrations.apply(engine)
     elif have < migrations.LATEST:

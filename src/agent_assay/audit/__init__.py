@@ -1,0 +1,1 @@
+"""Numbers from commands: generated regions, a number audit, and evidence claims."""

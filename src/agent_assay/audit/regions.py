@@ -1,0 +1,89 @@
+"""Generated regions in Markdown, filled from committed artifacts under reports/.
+
+Two forms keep the files readable as plain Markdown:
+
+* a block: ``<!-- artifact: banking/report_mock -->`` then a fenced block, closed by
+  ``<!-- /artifact -->``; its body is the verbatim text of reports/banking/report_mock.txt;
+* an inline value: ``<!-- value: NAME#PATH:SPEC -->``, for example
+  ``<!-- value: banking/run.json#metrics.exact:.4f -->``, then the rendered value,
+  closed by ``<!-- /value -->``; the path after ``#`` walks the JSON (``.key``,
+  ``["dotted.key"]`` and ``[index]``), the optional ``:spec`` is a Python format spec.
+
+Rendering replaces every region body; checking renders and compares.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from agent_assay.errors import AssayError
+
+BLOCK = re.compile(
+    r"(?P<open><!-- artifact: (?P<name>[\w./-]+) -->\n)(?P<body>.*?)(?P<close><!-- /artifact -->)",
+    re.DOTALL,
+)
+VALUE = re.compile(
+    r"(?P<open><!-- value: (?P<ref>[\w./-]+#[^ >]+?)(?::(?P<spec>[^ >]*))? -->)"
+    r"(?P<body>.*?)(?P<close><!-- /value -->)",
+    re.DOTALL,
+)
+STEP = re.compile(r'\["([^"]+)"\]|\[(\d+)\]|\.?([^.\["\]]+)')
+
+
+def walk(data: Any, path: str, where: str) -> Any:
+    node = data
+    for quoted, index, key in STEP.findall(path):
+        step = quoted or key
+        try:
+            node = node[int(index)] if index else node[step]
+        except (KeyError, IndexError, TypeError) as exc:
+            raise AssayError(
+                f"{where}: no value at {path!r} (failed at {step or index!r})"
+            ) from exc
+    return node
+
+
+def load_json(reports: Path, name: str) -> Any:
+    path = reports / name
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError as exc:
+        raise AssayError(f"artifact not found: {path}") from exc
+    except json.JSONDecodeError as exc:
+        raise AssayError(f"{path}:{exc.lineno}: malformed JSON: {exc.msg}") from exc
+
+
+def render_value(reports: Path, ref: str, spec: str | None) -> str:
+    name, path = ref.split("#", 1)
+    value = walk(load_json(reports, name), path, name)
+    return format(value, spec) if spec else str(value)
+
+
+def render(text: str, reports: Path) -> str:
+    """Fill every region of `text` from `reports`."""
+
+    def block(match: re.Match[str]) -> str:
+        source = reports / f"{match['name']}.txt"
+        try:
+            body = source.read_text(encoding="utf-8")
+        except FileNotFoundError as exc:
+            raise AssayError(f"artifact not found: {source}") from exc
+        return f"{match['open']}```text\n{body.rstrip()}\n```\n{match['close']}"
+
+    def value(match: re.Match[str]) -> str:
+        rendered = render_value(reports, match["ref"], match["spec"])
+        return f"{match['open']}{rendered}{match['close']}"
+
+    return VALUE.sub(value, BLOCK.sub(block, text))
+
+
+def strip_regions(text: str) -> str:
+    """The text with every generated body blanked (line count kept), for the number audit."""
+
+    def blank(match: re.Match[str]) -> str:
+        return match["open"] + "\n" * match["body"].count("\n") + match["close"]
+
+    return VALUE.sub(blank, BLOCK.sub(blank, text))

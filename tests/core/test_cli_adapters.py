@@ -1,0 +1,166 @@
+"""Adapter discovery through entry points, and the CLI on a fake registered toy adapter.
+
+Nothing is installed: a `toyadapter-0.1.dist-info` directory on PYTHONPATH registers
+`toy = tests.support.toy:ToyAdapter` in the `agent_assay.adapters` group.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+from collections.abc import Iterator
+from importlib.metadata import EntryPoint
+from pathlib import Path
+
+import pytest
+
+from agent_assay.adapters import registry
+from agent_assay.errors import AssayError
+from agent_assay.store import open_store
+from tests.support.toy import ToyAdapter
+from tests.support.toyrun import agent_assay, cli_env, toy_run, write_toy_dist
+
+RUN_ID = re.compile(r"^[0-9a-f]{32}$")
+
+
+@pytest.fixture(scope="module")
+def registered(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[dict[str, str], Path]]:
+    home = tmp_path_factory.mktemp("cli")
+    write_toy_dist(home / "site")
+    yield cli_env(home / "site"), home
+
+
+def run_ok(*args: str, env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    done = agent_assay(*args, env=env, cwd=cwd)
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
+    return done
+
+
+# ---- the registry, in process ----------------------------------------------------------
+def fake_entry_points(monkeypatch: pytest.MonkeyPatch, **targets: str) -> None:
+    eps = {name: EntryPoint(name=name, value=value, group=registry.GROUP)
+           for name, value in targets.items()}
+    monkeypatch.setattr(registry, "_entry_points", lambda: eps)
+
+
+class NotAnAdapter:
+    name = "broken"
+
+
+def exploding_factory() -> ToyAdapter:
+    raise RuntimeError("no lamps today")
+
+
+def test_registry_loads_lists_and_refuses(monkeypatch: pytest.MonkeyPatch) -> None:
+    fake_entry_points(
+        monkeypatch,
+        toy="tests.support.toy:ToyAdapter",
+        notone=f"{__name__}:NotAnAdapter",
+        explodes=f"{__name__}:exploding_factory",
+        missing="tests.support.no_such_module:Thing",
+    )
+    assert registry.adapter_names() == ["explodes", "missing", "notone", "toy"]
+    assert isinstance(registry.load_adapter("toy"), ToyAdapter)
+    with pytest.raises(AssayError, match=r"^unknown adapter: nope \(registered: explodes, "
+                                         r"missing, notone, toy\)$"):
+        registry.load_adapter("nope")
+    with pytest.raises(AssayError, match=r"^adapter notone does not implement the AgentAdapter"):
+        registry.load_adapter("notone")
+    with pytest.raises(AssayError, match=r"^adapter explodes failed to load: RuntimeError: "
+                                         r"no lamps today$"):
+        registry.load_adapter("explodes")
+    with pytest.raises(AssayError, match=r"^adapter missing failed to load: ModuleNotFoundError"):
+        registry.load_adapter("missing")
+    infos = {i.name: i for i in registry.list_adapters()}
+    assert infos["toy"].version == "1.0.0"
+    assert infos["toy"].source == "tests.support.toy:ToyAdapter (tests.support.toy:ToyAdapter)"
+    assert infos["explodes"].version.startswith("unloadable: adapter explodes failed to load")
+
+
+def test_registry_with_no_adapters(monkeypatch: pytest.MonkeyPatch) -> None:
+    fake_entry_points(monkeypatch)
+    with pytest.raises(AssayError, match=r"registered: none\)"):
+        registry.load_adapter("toy")
+    assert registry.list_adapters() == []
+
+
+# ---- the CLI, through a fake distribution ------------------------------------------------
+def test_adapters_list_shows_registered_toy(registered: tuple[dict[str, str], Path]) -> None:
+    env, home = registered
+    done = run_ok("adapters", "list", env=env, cwd=home)
+    lines = done.stdout.splitlines()
+    assert "toy\t1.0.0\ttoyadapter 0.1 (tests.support.toy:ToyAdapter)" in lines
+    # without the dist-info directory the toy is not registered
+    bare = run_ok("adapters", "list", env=cli_env(), cwd=home)
+    assert not [line for line in bare.stdout.splitlines() if line.startswith("toy\t")]
+
+
+def test_cli_run_report_and_resume(registered: tuple[dict[str, str], Path]) -> None:
+    env, home = registered
+    db = str(home / "run.db")
+    done = run_ok("run", "--adapter", "toy", "--config", "good", "--repeats", "2", "--db", db,
+                  env=env, cwd=home)
+    run_id = done.stdout.strip()
+    assert RUN_ID.match(run_id), done.stdout
+    assert done.stderr.splitlines() == [
+        f"run {run_id}", "wrote 8 trajectories (0 crashed), skipped 0 already stored"]
+
+    store = open_store(db)
+    assert [r.run_id for r in store.list_runs()] == [run_id]
+    assert store.count_rows("trajectories") == 8
+    assert store.count_rows("scores") == 8 * 13
+    store.engine.dispose()
+
+    report = run_ok("report", run_id, "--db", db, env=env, cwd=home)
+    assert f"run {run_id}  adapter=toy  config=good  status=complete" in report.stdout
+    assert "trajectories: 8 of 8 (0 crashed)" in report.stdout
+    assert "trajectory.exact *" in report.stdout
+
+    as_json = run_ok("report", run_id, "--json", "--db", db, env=env, cwd=home)
+    data = json.loads(as_json.stdout)
+    assert data["run"]["run_id"] == run_id
+    assert data["status"]["state"] == "complete"
+    assert data["metrics"]["trajectory.exact"]["mean_of_k"] == 1.0
+    assert as_json.stdout.strip() == json.dumps(data, sort_keys=True, indent=2)
+
+    resumed = run_ok("run", "--resume", run_id, "--db", db, env=env, cwd=home)
+    assert resumed.stdout.strip() == run_id
+    assert "wrote 0 trajectories (0 crashed), skipped 8 already stored" in resumed.stderr
+    assert open_store(db).count_rows("trajectories") == 8
+
+
+def comparable_scores(db: str, run_id: str) -> dict[tuple[str, int, str], object]:
+    store = open_store(db)
+    try:
+        return {
+            (r.item_id, r.repetition, r.scorer): (r.value, r.detail, r.scorer_version)
+            for r in store.latest_scores(run_id)
+            if r.scorer != "latency.total_ms"
+        }
+    finally:
+        store.engine.dispose()
+
+
+@pytest.mark.parametrize("config", ["noisy", "crashy"])
+def test_workers_give_the_same_scores_as_sequential(
+    registered: tuple[dict[str, str], Path], config: str
+) -> None:
+    env, home = registered
+    db = str(home / f"workers-{config}.db")
+    sequential = toy_run(open_store(db), ToyAdapter(), config, repeats=3, seed=5)
+    done = run_ok("run", "--adapter", "toy", "--config", config, "--repeats", "3", "--seed", "5",
+                  "--workers", "2", "--db", db, env=env, cwd=home)
+    parallel_id = done.stdout.strip()
+    assert parallel_id != sequential.run_id
+    seq = comparable_scores(db, sequential.run_id)
+    par = comparable_scores(db, parallel_id)
+    assert len(seq) == 4 * 3 * 12
+    assert par == seq
+    store = open_store(db)
+    assert [t.path_key() for t in store.trajectories(parallel_id)] == [
+        t.path_key() for t in store.trajectories(sequential.run_id)]
+    crashed = [t for t in store.trajectories(parallel_id) if t.crashed]
+    assert len(crashed) == (3 if config == "crashy" else 0)
+    assert all("lamp L2 is haunted" in (t.error or "") for t in crashed)

@@ -1,0 +1,117 @@
+"""User mistakes on the command line: one `error:` line, no traceback, non-zero exit, no run."""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+import subprocess
+import sys
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from agent_assay import cli
+from agent_assay.store import open_store
+from tests.support.toy import ToyAdapter
+from tests.support.toyrun import agent_assay, cli_env, toy_run, write_toy_dist
+
+MISSING = "MISSING"  # stands for a --db inside a directory that does not exist
+
+CASES: dict[str, tuple[tuple[str, ...], str]] = {
+    "unknown_adapter": (("run", "--adapter", "nope", "--config", "good"),
+                        "error: unknown adapter: nope (registered: "),
+    "unknown_config": (("run", "--adapter", "toy", "--config", "nope"),
+                       "error: unknown config 'nope' for adapter toy (available: "),
+    "unknown_run_report": (("report", "0123abcd"), "error: unknown run id: 0123abcd"),
+    "unknown_run_resume": (("run", "--resume", "0123abcd"), "error: unknown run id: 0123abcd"),
+    "limit_zero": (("run", "--adapter", "toy", "--config", "good", "--limit", "0"),
+                   "error: --limit must be at least 1, got 0"),
+    "repeats_zero": (("run", "--adapter", "toy", "--config", "good", "--repeats", "0"),
+                     "error: --repeats must be at least 1, got 0"),
+    "missing_dir_run": (("run", "--adapter", "toy", "--config", "good", "--db", MISSING),
+                        "error: database directory does not exist: "),
+    "missing_dir_migrate": (("migrate", "--db", MISSING),
+                            "error: database directory does not exist: "),
+}
+
+
+def runs_in(db: Path) -> int:
+    with sqlite3.connect(db) as con:
+        return int(con.execute("SELECT count(*) FROM runs").fetchone()[0])
+
+
+@pytest.fixture(scope="module")
+def outcomes(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[dict[str, tuple[subprocess.CompletedProcess[str], Path]]]:
+    """Every case run once, concurrently, each against its own copy of a one-run database."""
+    home = tmp_path_factory.mktemp("cli_errors")
+    env = cli_env(write_toy_dist(home / "site"))
+    base = home / "base.db"
+    store = open_store(str(base))
+    toy_run(store, ToyAdapter(), "good")
+    store.engine.dispose()
+    assert runs_in(base) == 1
+
+    def launch(name: str) -> tuple[subprocess.CompletedProcess[str], Path]:
+        args, _ = CASES[name]
+        if MISSING in args:
+            db = home / f"absent-{name}" / "assay.db"
+            args = tuple(str(db) if a == MISSING else a for a in args)
+        else:
+            db = home / f"{name}.db"
+            shutil.copyfile(base, db)
+            args = (*args, "--db", str(db))
+        return agent_assay(*args, env=env, cwd=home), db
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        results = dict(zip(CASES, pool.map(launch, CASES), strict=True))
+    yield results
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_bad_input_is_one_error_line(
+    outcomes: dict[str, tuple[subprocess.CompletedProcess[str], Path]], name: str
+) -> None:
+    done, db = outcomes[name]
+    _, prefix = CASES[name]
+    assert done.returncode != 0
+    assert "Traceback" not in done.stderr and "Traceback" not in done.stdout
+    lines = done.stderr.splitlines()
+    assert len(lines) == 1, done.stderr
+    assert lines[0].startswith("error: ")
+    assert lines[0].startswith(prefix), lines[0]
+    assert done.stdout == ""
+    if name.startswith("missing_dir"):
+        assert str(db.parent) in lines[0]
+        assert not db.parent.exists()  # an explicit --db directory is never created
+    else:
+        assert runs_in(db) == 1  # no new run row
+
+
+def test_unknown_adapter_lists_registered(
+    outcomes: dict[str, tuple[subprocess.CompletedProcess[str], Path]],
+) -> None:
+    done, _ = outcomes["unknown_adapter"]
+    registered = done.stderr.strip().split("(registered: ", 1)[1].rstrip(")").split(", ")
+    assert "toy" in registered
+    config_line = outcomes["unknown_config"][0].stderr.strip()
+    assert config_line.endswith(f"(available: {', '.join(sorted(ToyAdapter().configs()))})")
+
+
+def test_click_usage_error_is_one_error_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    monkeypatch.setattr(
+        sys, "argv",
+        ["agent-assay", "run", "--config", "good", "--limit", "abc", "--db",
+         str(tmp_path / "a.db")],
+    )
+    with pytest.raises(SystemExit) as exit_:
+        cli.main()
+    assert exit_.value.code != 0
+    err = capsys.readouterr().err
+    assert err.splitlines() == [
+        "error: Invalid value for '--limit': 'abc' is not a valid integer."]

@@ -1,0 +1,91 @@
+"""Re-scoring a stored run appends only what changed."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent_assay.model import Gold, Trajectory
+from agent_assay.report.summary import summarise
+from agent_assay.rescoring import rescore
+from agent_assay.scoring.base import ScoreValue, ScoringContext
+from agent_assay.scoring.outcome import OutcomeMatch
+from agent_assay.scoring.path import LcsRatio
+from agent_assay.scoring.resources import CostUsd
+from agent_assay.store import Store
+from tests.support.toy import ToyAdapter
+from tests.support.toyrun import toy_run
+
+
+@pytest.mark.parametrize("config", ["good", "crashy", "noisy", "wrong_arg"])
+def test_rescore_unchanged_run_appends_nothing(store: Store, toy: ToyAdapter, config: str) -> None:
+    run = toy_run(store, toy, config, repeats=2)
+    before = store.count_rows("scores")
+    result = rescore(store, toy, run.run_id)
+    assert result.appended == 0
+    assert result.unchanged == 8 * 13 == before
+    assert store.count_rows("scores") == before
+
+
+def test_new_scorer_version_appends_one_row_per_trajectory(
+    store: Store, toy: ToyAdapter, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    run = toy_run(store, toy, "crashy", repeats=2)
+    other = toy_run(store, toy, "good")
+    before = store.count_rows("scores")
+    monkeypatch.setattr(OutcomeMatch, "version", "2")
+    result = rescore(store, toy, run.run_id)
+    assert (result.appended, result.unchanged) == (8, 8 * 12)
+    assert store.count_rows("scores") == before + 8
+    latest = store.latest_scores(run.run_id)
+    assert len(latest) == 8 * 13
+    outcome = [r for r in latest if r.scorer == "outcome.match"]
+    assert len(outcome) == 8 and {r.scorer_version for r in outcome} == {"2"}
+    assert {r.scorer_version for r in latest if r.scorer != "outcome.match"} == {"1"}
+    assert {(r.item_id, r.value) for r in outcome} == {
+        ("off-L4", 1.0), ("on-L1", 1.0), ("on-L2", 0.0), ("on-L3", 1.0)}
+    # the other run is untouched
+    assert {r.scorer_version for r in store.latest_scores(other.run_id)} == {"1"}
+    # idempotent at the new version
+    assert rescore(store, toy, run.run_id).appended == 0
+    assert store.count_rows("scores") == before + 8
+
+
+def test_changed_value_is_appended_and_wins(
+    store: Store, toy: ToyAdapter, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    run = toy_run(store, toy, "good")
+    def half(self: LcsRatio, gold: Gold, trajectory: Trajectory, ctx: ScoringContext) -> ScoreValue:
+        return ScoreValue(0.5)
+
+    monkeypatch.setattr(LcsRatio, "score", half)
+    result = rescore(store, toy, run.run_id)
+    assert result.appended == 4
+    lcs = [r for r in store.latest_scores(run.run_id) if r.scorer == "trajectory.lcs"]
+    assert [r.value for r in lcs] == [0.5] * 4
+    assert summarise(store, run).metric("trajectory.lcs").mean_of_k == 0.5
+
+
+def test_changed_detail_alone_is_appended(
+    store: Store, toy: ToyAdapter, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    run = toy_run(store, toy, "good")
+
+    def relabelled(self: CostUsd, gold: Gold, trajectory: Trajectory,
+                   ctx: ScoringContext) -> ScoreValue:
+        return ScoreValue(trajectory.cost.usd, {"reason": "relabelled"})
+
+    monkeypatch.setattr(CostUsd, "score", relabelled)
+    assert rescore(store, toy, run.run_id).appended == 4
+    cost = [r for r in store.latest_scores(run.run_id) if r.scorer == "cost.usd"]
+    assert [(r.value, r.detail) for r in cost] == [(0.0, {"reason": "relabelled"})] * 4
+
+
+def test_report_names_the_version_of_the_scores_it_shows(
+    store: Store, toy: ToyAdapter, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    run = toy_run(store, toy, "good")
+    monkeypatch.setattr(OutcomeMatch, "version", "2")
+    assert rescore(store, toy, run.run_id).appended == 4
+    assert {r.scorer_version for r in store.latest_scores(run.run_id)
+            if r.scorer == "outcome.match"} == {"2"}
+    assert summarise(store, run).metric("outcome.match").version == "2"

@@ -1,0 +1,90 @@
+"""pass@k / pass^k against brute force, Wilson against known values, a seeded bootstrap."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from itertools import combinations
+
+import pytest
+
+from agent_assay import stats
+
+
+def brute(n: int, c: int, k: int) -> tuple[Fraction, Fraction]:
+    """(P[at least one of k draws passes], P[all k draws pass]) over every k-subset."""
+    attempts = [True] * c + [False] * (n - c)
+    subsets = list(combinations(range(n), k))
+    any_pass = sum(any(attempts[i] for i in s) for s in subsets)
+    all_pass = sum(all(attempts[i] for i in s) for s in subsets)
+    return Fraction(any_pass, len(subsets)), Fraction(all_pass, len(subsets))
+
+
+CASES = [(n, c, k) for n in range(1, 8) for c in range(n + 1) for k in range(1, n + 1)]
+
+
+@pytest.mark.parametrize(("n", "c", "k"), CASES)
+def test_pass_at_k_and_hat_k_match_enumeration(n: int, c: int, k: int) -> None:
+    at, hat = brute(n, c, k)
+    assert stats.pass_at_k(n, c, k) == pytest.approx(float(at), abs=1e-12)
+    assert stats.pass_hat_k(n, c, k) == pytest.approx(float(hat), abs=1e-12)
+    assert stats.pass_hat_k(n, c, k) <= c / n + 1e-12 <= stats.pass_at_k(n, c, k) + 2e-12
+
+
+def test_pass_k_examples() -> None:
+    assert stats.pass_at_k(5, 2, 2) == pytest.approx(1 - 3 / 10)
+    assert stats.pass_hat_k(5, 2, 2) == pytest.approx(1 / 10)
+    assert stats.pass_at_k(3, 1, 1) == pytest.approx(1 / 3)
+    assert stats.pass_hat_k(3, 1, 1) == pytest.approx(1 / 3)
+
+
+@pytest.mark.parametrize(("n", "c", "k"), [(3, 4, 1), (3, -1, 1), (3, 1, 0), (3, 1, 4), (0, 0, 1)])
+def test_pass_k_rejects_bad_arguments(n: int, c: int, k: int) -> None:
+    with pytest.raises(ValueError, match="pass@k needs"):
+        stats.pass_at_k(n, c, k)
+    with pytest.raises(ValueError, match=r"pass\^k needs"):
+        stats.pass_hat_k(n, c, k)
+
+
+@pytest.mark.parametrize(
+    ("successes", "n", "low", "high"),
+    [
+        (8, 10, 0.4902, 0.9433),
+        (0, 10, 0.0, 0.2775),
+        (10, 10, 0.7225, 1.0),
+        (5, 10, 0.2366, 0.7634),
+        (1, 1, 0.2065, 1.0),
+    ],
+)
+def test_wilson_known_values(successes: int, n: int, low: float, high: float) -> None:
+    interval = stats.wilson(successes, n)
+    assert interval is not None
+    assert interval[0] == pytest.approx(low, abs=5e-5)
+    assert interval[1] == pytest.approx(high, abs=5e-5)
+
+
+def test_wilson_empty() -> None:
+    assert stats.wilson(0, 0) is None
+
+
+def test_bootstrap_is_seeded() -> None:
+    data = [0.1, 0.5, 0.9, 0.3, 0.35, 0.8, 0.0, 1.0]
+    first = stats.bootstrap_mean(data, seed=123)
+    assert first is not None
+    assert stats.bootstrap_mean(data, seed=123) == first
+    low, high = first
+    mean = sum(data) / len(data)
+    assert min(data) <= low < mean < high <= max(data)
+
+
+def test_bootstrap_constant_data_has_zero_width() -> None:
+    assert stats.bootstrap_mean([0.7] * 6, seed=1) == (0.7, 0.7)
+    assert stats.bootstrap_mean([3.0], seed=1) == (3.0, 3.0)
+    assert stats.bootstrap_mean([], seed=1) is None
+
+
+def test_proportion_interval_picks_estimator() -> None:
+    binary = [1.0, 1.0, 0.0, 1.0, 1.0, 1.0, 1.0, 0.0, 1.0, 1.0]
+    assert stats.proportion_interval(binary, seed=5) == stats.wilson(8, 10)
+    graded = [1.0, 0.5, 0.0, 1.0]
+    assert stats.proportion_interval(graded, seed=5) == stats.bootstrap_mean(graded, seed=5)
+    assert stats.proportion_interval([], seed=5) is None

@@ -1,0 +1,93 @@
+"""Rebuild reports/ by running the documented commands against a fresh database.
+
+Every artifact is the verbatim output of one command, stored as
+reports/<name>.txt with a JSON sidecar (reports/<name>.json) recording the
+command, its exit code, the run id and suite hash it concerns and the package
+version. README.md quotes these files; `make readme-check` re-renders the README
+from them, so a documented number is always the output of a command.
+
+Usage: python tools/artifacts.py [--db run/artifacts.db] [--only banking]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import shlex
+import subprocess
+import sys
+from importlib.metadata import version
+from pathlib import Path
+
+REPORTS = Path("reports")
+CLI = ".venv/bin/agent-assay"
+PY = ".venv/bin/python"
+RUN_ID = re.compile(r"\b[0-9a-f]{32}\b")
+SUITE = re.compile(r"suite(?:_hash)?:?\s+([0-9a-f]{64})")
+
+
+class Recorder:
+    def __init__(self, db: str) -> None:
+        self.db = db
+
+    def run(self, name: str, command: str, *, expect: int = 0) -> str:
+        """Run `command` (with --db appended where it takes one), store its output, return it."""
+        argv = shlex.split(command.replace("$DB", self.db))
+        done = subprocess.run(argv, capture_output=True, text=True, check=False)
+        if done.returncode != expect:
+            sys.stderr.write(done.stdout + done.stderr)
+            raise SystemExit(f"{command!r} exited {done.returncode}, expected {expect}")
+        output = done.stdout
+        run_ids = sorted(set(RUN_ID.findall(command + output)))
+        suites = sorted(set(SUITE.findall(output)))
+        target = REPORTS / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.with_suffix(".txt").write_text(output)
+        sidecar = {
+            "command": command.replace("$DB", "run/assay.db"),
+            "exit_code": done.returncode,
+            "run_ids": run_ids,
+            "suite_hashes": suites,
+            "package_version": version("agent-assay"),
+        }
+        target.with_suffix(".json").write_text(json.dumps(sidecar, sort_keys=True, indent=2) + "\n")
+        print(f"  {name}: exit {done.returncode}", file=sys.stderr)
+        return output
+
+
+def banking(rec: Recorder) -> None:
+    rec.run("banking/suite_build", f"{CLI} suite build --db $DB")
+    run_id = rec.run("banking/run_mock", f"{CLI} run --config mock --repeats 3 --db $DB").strip()
+    rec.run(
+        "banking/reproduction",
+        f"{PY} tools/compare_to_sut.py {run_id} --db $DB "
+        "--json-out reports/banking/reproduction_detail.json",
+    )
+    rec.run("banking/controls_mock", f"{CLI} controls run --config mock --run {run_id} --db $DB")
+    rec.run("banking/controls_mock_json", f"{CLI} controls show {run_id} --json --db $DB")
+    rec.run("banking/report_mock", f"{CLI} report {run_id} --db $DB")
+    rec.run("banking/report_mock_json", f"{CLI} report {run_id} --json --db $DB")
+    noisy = rec.run("banking/run_noisy_k1", f"{CLI} run --config mock-noisy --db $DB").strip()
+    rec.run("banking/report_noisy_k1", f"{CLI} report {noisy} --headline-only --db $DB")
+    rec.run("banking/compare_refused", f"{CLI} compare {run_id} {noisy} --db $DB", expect=2)
+    rec.run("banking/compare_forced", f"{CLI} compare {run_id} {noisy} --force --db $DB")
+    rec.run("banking/adapters_list", f"{CLI} adapters list")
+    rec.run("banking/runs_list", f"{CLI} runs list --db $DB")
+    rec.run("cli_help", f"{CLI} --help")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--db", default="run/artifacts.db")
+    args = parser.parse_args()
+    db = Path(args.db)
+    db.parent.mkdir(parents=True, exist_ok=True)
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{db}{suffix}").unlink(missing_ok=True)
+    banking(Recorder(str(db)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
