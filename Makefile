@@ -10,7 +10,7 @@ PYTHON ?= $(shell for c in python3.12 python3.13 python3; do \
 	if PYENV_VERSION=3.12.1 $$c -c 'import sys; sys.exit(0 if sys.version_info >= (3, 12) else 1)' 2>/dev/null; \
 	then echo "env PYENV_VERSION=3.12.1 $$c"; break; fi; done)
 
-.PHONY: install demo test verify lint typecheck bench clean
+.PHONY: install demo test verify lint typecheck bench clean artifacts readme-check number-audit evidence docs-check
 
 $(PY):
 	@test -n "$(PYTHON)" || { echo "error: no Python >= 3.12 found; set PYTHON=/path/to/python3.12" >&2; exit 1; }
@@ -29,8 +29,26 @@ demo: $(PY)
 	$(BIN)/agent-assay controls run --config mock --run $$(cat run/demo_run_id) --db $(DB)
 	$(BIN)/agent-assay report $$(cat run/demo_run_id) --db $(DB)
 
-test: $(PY)
+test: $(PY) docs-check
 	$(BIN)/pytest
+
+# The documents' numbers: regenerated from reports/ (no database needed), audited, claimed.
+docs-check: readme-check number-audit evidence
+
+readme-check: $(PY)
+	$(PY) -m agent_assay.audit.readme_check
+
+number-audit: $(PY)
+	$(PY) -m agent_assay.audit.number_audit
+
+evidence: $(PY)
+	$(PY) -m agent_assay.audit.evidence tools/evidence_claims.py reports
+
+# The one target that needs a database and the systems under test: rebuild reports/.
+artifacts: $(PY)
+	$(PY) tools/artifacts.py
+	$(PY) tools/bench_core.py --out reports/bench/core.json
+	$(PY) -m agent_assay.audit.readme_check --write
 
 lint: $(PY)
 	$(BIN)/ruff check src tests tools

@@ -111,7 +111,7 @@ def test_cli_run_report_and_resume(registered: tuple[dict[str, str], Path]) -> N
     assert [r.run_id for r in store.list_runs()] == [run_id]
     assert store.count_rows("trajectories") == 8
     assert store.count_rows("scores") == 8 * 13
-    store.engine.dispose()
+    store.close()
 
     report = run_ok("report", run_id, "--db", db, env=env, cwd=home)
     assert f"run {run_id}  adapter=toy  config=good  status=complete" in report.stdout
@@ -140,7 +140,7 @@ def comparable_scores(db: str, run_id: str) -> dict[tuple[str, int, str], object
             if r.scorer != "latency.total_ms"
         }
     finally:
-        store.engine.dispose()
+        store.close()
 
 
 @pytest.mark.parametrize("config", ["noisy", "crashy"])

@@ -52,7 +52,7 @@ def outcomes(
     base = home / "base.db"
     store = open_store(str(base))
     toy_run(store, ToyAdapter(), "good")
-    store.engine.dispose()
+    store.close()
     assert runs_in(base) == 1
 
     def launch(name: str) -> tuple[subprocess.CompletedProcess[str], Path]:

@@ -359,17 +359,23 @@ def test_normalise_applies_ops_in_declared_order() -> None:
     up_then_fold = ScoringContext(arg_normalisers={"t": {"x": ("upper", "casefold")}})
     fold_then_up = ScoringContext(arg_normalisers={"t": {"x": ("casefold", "upper")}})
     call = c("t", x="ß")
-    assert up_then_fold.normalise(call) == ("t", '{"x":"ss"}')
-    assert fold_then_up.normalise(call) == ("t", '{"x":"SS"}')
+    assert up_then_fold.normalise(call) == ("t", (("x", "str", "ss"),))
+    assert fold_then_up.normalise(call) == ("t", (("x", "str", "SS"),))
 
 
 def test_normalise_scope() -> None:
     ctx = ScoringContext(arg_normalisers={"t": {"x": ("strip", "lower")}})
-    assert ctx.normalise(c("t", x=" A ", y=" B ", n=5)) == ("t", '{"n":5,"x":"a","y":" B "}')
-    assert ctx.normalise(c("u", x=" A ")) == ("u", '{"x":" A "}')
-    assert ctx.normalise(c("t", x=7)) == ("t", '{"x":7}')
+    assert ctx.normalise(c("t", x=" A ", y=" B ", n=5)) == (
+        "t", (("n", "int", 5), ("x", "str", "a"), ("y", "str", " B ")))
+    assert ctx.normalise(c("u", x=" A ")) == ("u", (("x", "str", " A "),))
+    assert ctx.normalise(c("t", x=7)) == ("t", (("x", "int", 7),))
     assert ctx.normalise(ToolCall("t", {"b": 1, "a": 2})) == ctx.normalise(
         ToolCall("t", {"a": 2, "b": 1}))
+    # True is not 1 and 1 is not 1.0, as in their JSON forms; nested values compare as JSON
+    assert ctx.normalise(c("t", x=True)) != ctx.normalise(c("t", x=1))
+    assert ctx.normalise(c("t", x=1)) != ctx.normalise(c("t", x=1.0))
+    nested = ctx.normalise(c("t", x={"b": [1], "a": 2}))
+    assert nested == ctx.normalise(c("t", x={"a": 2, "b": [1]}))
 
 
 @pytest.mark.parametrize(

@@ -36,7 +36,7 @@ def populated_db(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     store = open_store(str(db))
     toy = ToyAdapter()
     run = toy_run(store, toy, "crashy", repeats=2)
-    store.engine.dispose()
+    store.close()
     con = sqlite3.connect(db)
     with con:
         con.execute(

@@ -18,7 +18,7 @@ from agent_assay.runner import (
     select_items,
     start_run,
 )
-from agent_assay.scoring.base import Scorer, ScoreKind, ScoreValue, ScoringContext
+from agent_assay.scoring.base import ScoreKind, Scorer, ScoreValue, ScoringContext
 from agent_assay.store import Store
 from tests.support.toy import RichToyAdapter, ToyAdapter
 

@@ -8,6 +8,7 @@ README or the code is wrong.
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
 import sys
 from collections.abc import Callable
@@ -36,13 +37,16 @@ class Claim:
 
 
 def load_claims(path: Path) -> list[Claim]:
+    """The CLAIMS list of a claims file."""
     spec = importlib.util.spec_from_file_location("evidence_claims", path)
     if spec is None or spec.loader is None:
         raise AssayError(f"cannot load claims from {path}")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     claims = getattr(module, "CLAIMS", None)
-    if not isinstance(claims, list) or not all(isinstance(c, Claim) for c in claims):
+    # run as `python -m`, this module is __main__; the claims file imports the package one
+    claim_type = importlib.import_module("agent_assay.audit.evidence").Claim
+    if not isinstance(claims, list) or not all(isinstance(c, claim_type) for c in claims):
         raise AssayError(f"{path}: CLAIMS must be a list of agent_assay.audit.evidence.Claim")
     return claims
 

@@ -28,6 +28,9 @@ class ScoreValue:
     detail: Mapping[str, Any] | None = None
 
 
+CallKey = tuple[str, tuple[tuple[str, str, Any], ...]]
+"""A tool name and its normalised, typed arguments: equal keys mean equal calls."""
+
 NORMALISERS: Mapping[str, Callable[[str], str]] = {
     "strip": str.strip,
     "lower": str.lower,
@@ -48,17 +51,25 @@ class ScoringContext:
     order_anchor_tool: str | None = None
     baseline_state: Mapping[str, Any] | None = None
 
-    def normalise(self, call: ToolCall) -> tuple[str, str]:
-        """A hashable, normalised (tool, canonical args) pair for comparing calls."""
+    def normalise(self, call: ToolCall) -> CallKey:
+        """A hashable, normalised form of a call for comparing calls.
+
+        Scalars keep their type beside their value, so True never equals 1 and
+        1 never equals 1.0 (as in their JSON forms); anything nested is compared
+        by its canonical JSON.
+        """
         rules = self.arg_normalisers.get(call.tool, {})
-        args: dict[str, Any] = {}
-        for name, value in call.args.items():
-            ops = rules.get(name, ())
+        parts: list[tuple[str, str, Any]] = []
+        for name in sorted(call.args):
+            value = call.args[name]
             if isinstance(value, str):
-                for op in ops:
+                for op in rules.get(name, ()):
                     value = NORMALISERS[op](value)
-            args[name] = value
-        return call.tool, canonical_json(args)
+            if value is None or isinstance(value, str | int | float):
+                parts.append((name, type(value).__name__, value))
+            else:
+                parts.append((name, "json", canonical_json(value)))
+        return call.tool, tuple(parts)
 
 
 @runtime_checkable

@@ -7,7 +7,7 @@ and ``"syn-1"`` can be declared equal for a tool whose ids are case-blind.
 from collections import Counter
 
 from agent_assay.model import Gold, Trajectory
-from agent_assay.scoring.base import ScoreKind, ScoreValue, ScoringContext
+from agent_assay.scoring.base import CallKey, ScoreKind, ScoreValue, ScoringContext
 
 
 class ArgsMatch:
@@ -78,7 +78,7 @@ class RedundantTools:
     kind: ScoreKind = "count"
 
     def score(self, gold: Gold, trajectory: Trajectory, ctx: ScoringContext) -> ScoreValue:
-        seen: set[tuple[str, str]] = set()
+        seen: set[CallKey] = set()
         repeats = 0
         for call in trajectory.calls:
             key = ctx.normalise(call)

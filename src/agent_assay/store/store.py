@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Engine, func, select
+from sqlalchemy import Connection, Engine, func, select
 from sqlalchemy.exc import DatabaseError
 
 from agent_assay.errors import AssayError
@@ -88,6 +88,19 @@ class Store:
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
+        self._writer: Connection | None = None
+
+    def _writer_connection(self) -> Connection:
+        """One long-lived connection for the per-trajectory hot path (no pool round trip)."""
+        if self._writer is None or self._writer.closed:
+            self._writer = self.engine.connect()
+        return self._writer
+
+    def close(self) -> None:
+        if self._writer is not None:
+            self._writer.close()
+            self._writer = None
+        self.engine.dispose()
 
     # ---- suites, configs -------------------------------------------------
     def put_suite(self, suite: Suite) -> str:
@@ -274,7 +287,8 @@ class Store:
         SQLAlchemy transaction: the statements are fixed, and skipping per-call
         statement compilation halves the harness's cost per trajectory.
         """
-        with self.engine.begin() as conn:
+        conn = self._writer_connection()
+        with conn.begin():
             cursor = conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
             cursor.execute(
                 _TRAJECTORY_INSERT,

@@ -1,0 +1,114 @@
+"""The README's claims, written as code: artifact, extraction, and the value the README asserts.
+
+`make evidence` recomputes each from reports/ and fails when one no longer holds. The
+expected values live here, in code, and the check never rewrites them.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from agent_assay.audit.evidence import Claim
+
+
+def controls_statuses(payloads: dict[str, Any]) -> dict[str, str]:
+    return {
+        kind: p["status"] + ("+allowed" if p.get("allowed_not_run") else "")
+        for kind, p in payloads.items()
+    }
+
+
+def tag_count(text: str) -> tuple[int, int]:
+    match = re.search(r": (\d+) items, (\d+) tags", text)
+    assert match is not None
+    return int(match.group(1)), int(match.group(2))
+
+
+CLAIMS = [
+    Claim(
+        "the harness reproduces synthbank's own aggregate scores exactly",
+        "banking/reproduction_detail.json",
+        lambda d: all(row["match"] for row in d["aggregate"]),
+        True,
+    ),
+    Claim(
+        "every one of the 104 scripts agrees individually (0 mismatches)",
+        "banking/reproduction_detail.json",
+        lambda d: (d["scripts_compared"], len(d["per_script_mismatches"])),
+        (104, 0),
+    ),
+    Claim(
+        "the golden set has 104 items across 9 tags",
+        "banking/suite_build.txt",
+        tag_count,
+        (104, 9),
+    ),
+    Claim(
+        "every control PASSED on the mock run except judge_calibration, NOT_RUN and allowed",
+        "banking/controls_mock_json.txt",
+        controls_statuses,
+        {
+            "scorer_selftest": "PASSED",
+            "shuffled_gold": "PASSED",
+            "state_check_bites": "PASSED",
+            "null_agent": "PASSED",
+            "random_agent": "PASSED",
+            "identical_config": "PASSED",
+            "positive_control": "PASSED",
+            "judge_calibration": "NOT_RUN+allowed",
+        },
+    ),
+    Claim(
+        "the mock's exact-path rate sits between 0.75 and 0.9, so it is not perfect",
+        "banking/report_mock_json.txt",
+        lambda d: 0.75 <= d["metrics"]["trajectory.exact"]["mean_of_k"] <= 0.9,
+        True,
+    ),
+    Claim(
+        "the deterministic mock repeats itself: consistency 1.0 over k=3",
+        "banking/report_mock_json.txt",
+        lambda d: (d["run"]["repeats"], d["consistency"]["value"]),
+        (3, 1.0),
+    ),
+    Claim(
+        "the mock run is admissible",
+        "banking/report_mock_json.txt",
+        lambda d: (d["admissible"], d["inadmissible_reasons"]),
+        (True, []),
+    ),
+    Claim(
+        "a k=1 run of a non-deterministic config has its headline refused, numbers still shown",
+        "banking/report_noisy_k1.txt",
+        lambda t: ("single run; not a measurement" in t, "trajectory.exact *" in t),
+        (True, True),
+    ),
+    Claim(
+        "comparing an admissible run with an uncertified one is refused with exit 2",
+        "banking/compare_refused.json",
+        lambda d: d["exit_code"],
+        2,
+    ),
+    Claim(
+        "a forced comparison stamps every line it prints after the reasons",
+        "banking/compare_forced.txt",
+        lambda t: all(
+            "UNSOUND COMPARISON" in line
+            for line in t.splitlines()
+            if line and not line.startswith("  ")
+        ),
+        True,
+    ),
+    Claim(
+        "harness cost is within the 0.5 ms per trajectory target",
+        "bench/core.json",
+        lambda d: d["harness_noop_agent"]["ms_per_trajectory"] <= 0.5,
+        True,
+    ),
+    Claim(
+        "peak memory for 10,000 trajectories stays under 300 MB",
+        "bench/core.json",
+        lambda d: (d["harness_noop_agent"]["trajectories"], d["peak_rss_mb"] < 300),
+        (10000, True),
+    ),
+]
