@@ -14,11 +14,15 @@ from typing import Any
 
 import click
 
+from agent_assay.adapters.protocol import AgentAdapter
 from agent_assay.adapters.registry import DEFAULT_ADAPTER, list_adapters, load_adapter
 from agent_assay.controls.execute import check_allowed, controls_exit_code, run_controls
 from agent_assay.errors import AssayError
 from agent_assay.integrity.admissibility import assess
 from agent_assay.integrity.comparability import compare_runs
+from agent_assay.model import Run
+from agent_assay.mutation.config import load_mutants
+from agent_assay.mutation.engine import pass_payloads, run_pass
 from agent_assay.report.gates import (
     admissibility_lines,
     comparison_text,
@@ -26,6 +30,7 @@ from agent_assay.report.gates import (
     report_json,
     report_text,
 )
+from agent_assay.report.mutation_render import mutant_text, mutation_text
 from agent_assay.report.summary import summarise
 from agent_assay.rescoring import rescore
 from agent_assay.runner import (
@@ -39,6 +44,7 @@ from agent_assay.runner import (
 from agent_assay.store import open_store
 from agent_assay.store.engine import make_engine
 from agent_assay.store.migrations import LATEST, apply
+from agent_assay.store.store import Store
 
 DEFAULT_DB = "run/assay.db"
 
@@ -193,6 +199,45 @@ def controls_group() -> None:
     """Negative controls: prove the harness can go red before a number is admissible."""
 
 
+def certified_target(
+    store: Store,
+    system: AgentAdapter,
+    config_name: str,
+    source: Path | None,
+    run_id: str | None,
+    tags: tuple[str, ...],
+    limit: int | None,
+    repeats: int,
+    seed: int,
+) -> Run:
+    """The run named by --run, else the newest complete run of the config over the same
+    items, else a new run made now (and said so on stderr)."""
+    if run_id:
+        return store.get_run(run_id)
+    config = resolve_config(system, config_name)
+    built = build_and_store_suite(store, system, source)
+    chosen = [i.item_id for i in select_items(built, tags=tags, limit=limit)]
+    found = certifiable_run(store, system.name, config.config_hash, chosen)
+    if found is not None:
+        return found
+    click.echo(
+        f"no complete run of {config_name} over these {len(chosen)} items; "
+        f"running one (k={repeats})",
+        err=True,
+    )
+    run = start_run(
+        store,
+        system,
+        built,
+        config,
+        repeats=repeats,
+        seed=seed,
+        items=[built.by_id()[i] for i in chosen],
+    )
+    execute_run(store, system, run)
+    return run
+
+
 @controls_group.command("run")
 @click.option("--config", "config_name", required=True, help="Config whose run is certified.")
 @adapter_option
@@ -229,31 +274,7 @@ def controls_run(
     default_db_dir(db)
     store = open_store(db)
     system = load_adapter(adapter)
-    if run_id:
-        run = store.get_run(run_id)
-    else:
-        config = resolve_config(system, config_name)
-        built = build_and_store_suite(store, system, source)
-        chosen = [i.item_id for i in select_items(built, tags=tags, limit=limit)]
-        found = certifiable_run(store, system.name, config.config_hash, chosen)
-        if found is not None:
-            run = found
-        else:
-            click.echo(
-                f"no complete run of {config_name} over these {len(chosen)} items; "
-                f"running one (k={repeats})",
-                err=True,
-            )
-            run = start_run(
-                store,
-                system,
-                built,
-                config,
-                repeats=repeats,
-                seed=seed,
-                items=[built.by_id()[i] for i in chosen],
-            )
-            execute_run(store, system, run)
+    run = certified_target(store, system, config_name, source, run_id, tags, limit, repeats, seed)
     click.echo(
         f"certifying run {run.run_id} ({run.adapter}/{run.config_name}, "
         f"{len(run.item_ids)} items, k={run.repeats})"
@@ -290,6 +311,75 @@ def controls_show(run_id: str, as_json: bool, db: str) -> None:
         return
     click.echo(control_table([o.payload for o in outcomes.values()]), nl=False)
     click.echo("\n".join(admissibility_lines(assess(store, run))))
+
+
+@cli.command("mutate")
+@click.option("--config", "config_name", required=True, help="Config whose run is mutated.")
+@click.option(
+    "--operators",
+    type=click.Path(path_type=Path),
+    default=Path("configs/mutants.yaml"),
+    show_default=True,
+    help="Mutant set: operators, parameters, detector settings.",
+)
+@adapter_option
+@source_option
+@click.option("--run", "run_id", default=None, help="Mutate this run (default: as controls run).")
+@click.option("--tag", "tags", multiple=True, help="Only items carrying this tag.")
+@click.option("--limit", type=int, default=None, help="Only the first N items (by id).")
+@click.option("--repeats", default=1, show_default=True, help="k for a run made here.")
+@click.option("--seed", default=0, show_default=True, help="Seed for a run made here.")
+@db_option
+def mutate_command(
+    config_name: str,
+    operators: Path,
+    adapter: str,
+    source: Path | None,
+    run_id: str | None,
+    tags: tuple[str, ...],
+    limit: int | None,
+    repeats: int,
+    seed: int,
+    db: str,
+) -> None:
+    """Plant defects in a run's trajectories, replay them, and see which metrics notice."""
+    mutants = load_mutants(operators)
+    default_db_dir(db)
+    store = open_store(db)
+    system = load_adapter(adapter)
+    run = certified_target(store, system, config_name, source, run_id, (), None, repeats, seed)
+    result = run_pass(store, system, run, mutants, tags=tags, limit=limit)
+    store.put_mutation_rows(run.run_id, pass_payloads(result))
+    click.echo(f"mutating run {run.run_id} ({run.adapter}/{run.config_name})")
+    click.echo(mutation_text(store.latest_mutation_pass(run.run_id)), nl=False)
+
+
+@cli.group("mutation")
+def mutation_group() -> None:
+    """Stored mutation passes."""
+
+
+@mutation_group.command("score")
+@click.argument("run_id")
+@db_option
+def mutation_score(run_id: str, db: str) -> None:
+    """Reprint the newest mutation pass over RUN_ID: tables, kills and gate_mutation_score."""
+    store = open_store(db)
+    click.echo(mutation_text(store.latest_mutation_pass(store.get_run(run_id).run_id)), nl=False)
+
+
+@mutation_group.command("show")
+@click.argument("run_id")
+@click.option("--item", required=True, help="Item id.")
+@click.option("--operator", required=True, help="Operator name.")
+@db_option
+def mutation_show(run_id: str, item: str, operator: str, db: str) -> None:
+    """Baseline and mutant tool calls side by side, turn by turn, with their arguments."""
+    store = open_store(db)
+    rows = store.latest_mutation_pass(store.get_run(run_id).run_id)
+    if not rows:
+        raise AssayError(f"no mutation pass is stored for run {run_id}")
+    click.echo(mutant_text(rows, item, operator), nl=False)
 
 
 @cli.command("compare")

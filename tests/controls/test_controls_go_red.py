@@ -50,6 +50,7 @@ def test_sound_setup_is_admissible(store: Store) -> None:
         "random_agent": "PASSED",
         "identical_config": "PASSED",
         "positive_control": "PASSED",
+        "mutation": "PASSED",
         "judge_calibration": "NOT_RUN",
     }
     verdict = assess(store, got["run"])
@@ -141,6 +142,6 @@ def test_broken_environment_fails_positive_control(store: Store) -> None:
     got = certify(store, BrokenEnvironment())
     positive = got["by_kind"]["positive_control"]
     assert positive.status == "FAILED"
-    assert positive.measured["failed_tool_calls"] == 3
+    assert positive.measured["failed_tool_calls"] == 6  # the six switch_on items
     assert "below ceiling" in positive.summary
     assert not assess(store, got["run"]).admissible

@@ -206,10 +206,26 @@ def look_items() -> tuple[Item, ...]:
     )
 
 
+def reworded(items: tuple[Item, ...]) -> tuple[Item, ...]:
+    """The same cases asked again in other words, so a suite has enough items to test on."""
+    return tuple(
+        Item(
+            item_id=f"{item.item_id}-again",
+            input={"request": "kindly " + str(item.input["request"]).removeprefix("please ")},
+            gold=item.gold,
+            tags=item.tags,
+        )
+        for item in items
+    )
+
+
 class RichToyAdapter(ToyAdapter):
-    """The toy with look-only items too, so outcomes differ across items and controls can pass."""
+    """The toy with look-only items and reworded repeats: outcomes differ across items, and
+    there are enough switch items (8) for the mutation control's paired tests to reach
+    significance, so every control can pass on a sound agent."""
 
     name = "richtoy"
 
     def build_suite(self, source: Path | None = None) -> Suite:
-        return Suite(adapter=self.name, items=toy_items() + look_items(), source="builtin")
+        items = toy_items() + reworded(toy_items()) + look_items()
+        return Suite(adapter=self.name, items=items, source="builtin")

@@ -23,6 +23,7 @@ REQUIRED_NUMBERS: Mapping[str, tuple[str, ...]] = {
     "null_agent": ("min_margin",),
     "random_agent": ("min_margin", "sd_factor", "seeds"),
     "identical_config": ("max_differing_paths",),
+    "mutation": ("min_score", "alpha"),
 }
 
 

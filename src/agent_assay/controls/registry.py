@@ -5,6 +5,7 @@ from __future__ import annotations
 from agent_assay.controls.base import Control
 from agent_assay.controls.identical_config import IdenticalConfig
 from agent_assay.controls.judge_calibration import JudgeCalibration
+from agent_assay.controls.mutation_control import MutationControl
 from agent_assay.controls.null_agent import NullAgentControl
 from agent_assay.controls.positive_control import PositiveControl
 from agent_assay.controls.random_agent import RandomAgentControl
@@ -22,6 +23,7 @@ def all_controls() -> tuple[Control, ...]:
         RandomAgentControl(),
         IdenticalConfig(),
         PositiveControl(),
+        MutationControl(),
         JudgeCalibration(),
     )
 

@@ -425,6 +425,40 @@ class Store:
             rows = conn.execute(select(table).where(condition).order_by(table.c.id)).all()
         return {r.kind: _stored_outcome(r) for r in rows}
 
+    # ---- mutation results -------------------------------------------------
+    def put_mutation_rows(self, run_id: str, rows: Sequence[tuple[str, Mapping[str, Any]]]) -> None:
+        """Append one mutation pass (its operator rows and summary) in one transaction."""
+        with self.engine.begin() as conn:
+            conn.execute(
+                schema.mutation_results.insert(),
+                [
+                    {
+                        "run_id": run_id,
+                        "operator": operator,
+                        "payload": canonical_json(dict(payload)),
+                        "created_at": now(),
+                    }
+                    for operator, payload in rows
+                ],
+            )
+
+    def latest_mutation_pass(self, run_id: str) -> list[dict[str, Any]]:
+        """The rows of the newest mutation pass over `run_id`, summary last; [] if none."""
+        table = schema.mutation_results
+        with self.engine.connect() as conn:
+            rows = (
+                conn.execute(
+                    select(table.c.payload).where(table.c.run_id == run_id).order_by(table.c.id)
+                )
+                .scalars()
+                .all()
+            )
+        payloads = [json.loads(p) for p in rows]
+        if not payloads:
+            return []
+        newest = payloads[-1]["pass_id"]
+        return [p for p in payloads if p["pass_id"] == newest]
+
     def count_rows(self, table: str) -> int:
         with self.engine.connect() as conn:
             return int(

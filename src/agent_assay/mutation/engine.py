@@ -1,0 +1,265 @@
+"""One mutation pass over a stored run: mutate, replay, score, decide, store.
+
+The baseline is the run's stored trajectories. Each operator is first checked
+for equivalence (would it alter any proposal at all?), then applied to every
+baseline trajectory; altered proposals are replayed through the adapter's
+environment from the baseline world, so state and outcome are consequences,
+not guesses. Unaltered trajectories stay as they were, so each operator's
+column describes the whole suite with that defect planted wherever it fits.
+"""
+
+from __future__ import annotations
+
+import random
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from agent_assay.adapters.protocol import AgentAdapter
+from agent_assay.controls.measure import means, score_table
+from agent_assay.hashing import stable_seed
+from agent_assay.model import Item, Run, Step, Trajectory
+from agent_assay.mutation.config import MutantSet, OperatorSpec
+from agent_assay.mutation.detectors import MetricVerdict, judge_metric, noise_floor
+from agent_assay.mutation.operators import OPERATORS, OperatorContext, SkipState
+from agent_assay.runner import scorers_for, scoring_context
+from agent_assay.scoring.base import Scorer, ScoringContext
+from agent_assay.store.store import Store
+
+SHOWN_ITEMS = 200  # per operator, the mutants kept for `mutation show`
+
+
+@dataclass(frozen=True)
+class OperatorResult:
+    operator: str
+    params: Mapping[str, Any]
+    would_alter: int
+    altered: int
+    equivalent: bool
+    means: Mapping[str, float | None]
+    verdicts: tuple[MetricVerdict, ...] = ()
+    mutants: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def killed_by_threshold(self) -> list[str]:
+        return [v.metric for v in self.verdicts if v.threshold_hit]
+
+    @property
+    def killed_by_test(self) -> list[str]:
+        return [v.metric for v in self.verdicts if v.significant]
+
+    @property
+    def status(self) -> str:
+        if self.equivalent:
+            return "EQUIVALENT"
+        return "KILLED" if self.killed_by_test else "SURVIVED"
+
+
+@dataclass(frozen=True)
+class MutationPass:
+    pass_id: str
+    run: Run
+    source: str
+    items: int
+    trajectories: int
+    detector_metrics: tuple[str, ...]
+    baseline_means: Mapping[str, float | None]
+    results: tuple[OperatorResult, ...]
+
+    def count(self, status: str) -> int:
+        return sum(r.status == status for r in self.results)
+
+    @property
+    def score(self) -> float | None:
+        scored = len(self.results) - self.count("EQUIVALENT")
+        return self.count("KILLED") / scored if scored else None
+
+
+def rep_floors(
+    scorers: Sequence[Scorer],
+    gold: Mapping[str, Item],
+    baseline: Sequence[Trajectory],
+    ctx: ScoringContext,
+    metrics: Sequence[str],
+) -> dict[str, float]:
+    """Per metric, the baseline's spread across repetitions (0 with a single repetition)."""
+    reps = sorted({t.repetition for t in baseline})
+    per_rep = [
+        means(score_table(scorers, gold, [t for t in baseline if t.repetition == r], ctx))
+        for r in reps
+    ]
+    return {
+        m: noise_floor([v for rep in per_rep if (v := rep.get(m)) is not None]) for m in metrics
+    }
+
+
+def _apply(
+    adapter: AgentAdapter,
+    item: Item,
+    base: Trajectory,
+    spec: OperatorSpec,
+    octx: OperatorContext,
+    seed: int,
+) -> tuple[Trajectory, bool]:
+    op = OPERATORS[spec.name]
+    calls = list(base.calls)
+    rng = random.Random(stable_seed(seed, spec.name, item.item_id, base.repetition))
+    if isinstance(op, SkipState):
+        flags = op.skipped(calls, octx)
+        if not any(flags):
+            return base, False
+        applied = [c for c, skip in zip(calls, flags, strict=True) if not skip]
+        replayed = adapter.replay(item.public(), applied, seed=rng.randrange(2**31))
+        steps = iter(replayed.steps)
+        merged = tuple(
+            Step(c, ok=False, error="proposed, not applied (skip_state)") if skip else next(steps)
+            for c, skip in zip(calls, flags, strict=True)
+        )
+        return replace(replayed, steps=merged, repetition=base.repetition), True
+    mutated = op.mutate(calls, rng, octx)
+    if mutated == calls:
+        return base, False
+    replayed = adapter.replay(item.public(), mutated, seed=rng.randrange(2**31))
+    return replace(replayed, repetition=base.repetition), True
+
+
+def would_alter(
+    spec: OperatorSpec, trajectories: Sequence[Trajectory], octx: OperatorContext, seed: int
+) -> int:
+    """How many baseline trajectories the operator would change, before anything is replayed."""
+    op = OPERATORS[spec.name]
+    count = 0
+    for t in trajectories:
+        calls = list(t.calls)
+        if isinstance(op, SkipState):
+            count += any(op.skipped(calls, octx))
+        else:
+            rng = random.Random(stable_seed(seed, spec.name, t.item_id, t.repetition))
+            count += op.mutate(calls, rng, octx) != calls
+    return count
+
+
+def run_pass(
+    store: Store,
+    adapter: AgentAdapter,
+    run: Run,
+    mutants: MutantSet,
+    *,
+    tags: Sequence[str] = (),
+    limit: int | None = None,
+) -> MutationPass:
+    suite = store.get_suite(run.suite_hash)
+    gold = suite.by_id()
+    selected = [i for i in run.item_ids if not tags or set(tags) & set(gold[i].tags)]
+    selected = selected[:limit] if limit else selected
+    chosen = set(selected)
+    baseline = [t for t in store.trajectories(run.run_id) if t.item_id in chosen]
+    scorers = scorers_for(adapter)
+    ctx = scoring_context(adapter)
+    kinds = {s.name: s.kind for s in scorers}
+    detector = tuple(s.name for s in scorers if s.kind != "measure")
+    base_table = score_table(scorers, gold, baseline, ctx)
+    floors = rep_floors(scorers, gold, baseline, ctx, detector)
+    seed = stable_seed(run.run_id, "mutation")
+    results = []
+    for spec in mutants.operators:
+        octx = OperatorContext(
+            frozenset(adapter.mutating_tools()), adapter.argument_pools(), spec.params
+        )
+        eligible = [
+            t for t in baseline if not spec.tags or set(spec.tags) & set(gold[t.item_id].tags)
+        ]
+        before = would_alter(spec, eligible, octx, seed)
+        if before == 0:
+            results.append(OperatorResult(spec.name, spec.params, 0, 0, True, {}))
+            continue
+        mutated: list[Trajectory] = []
+        shown: dict[str, Any] = {}
+        altered = 0
+        eligible_ids = {(t.item_id, t.repetition) for t in eligible}
+        for base in baseline:
+            if (base.item_id, base.repetition) not in eligible_ids:
+                mutated.append(base)
+                continue
+            mutant, changed = _apply(adapter, gold[base.item_id], base, spec, octx, seed)
+            altered += changed
+            mutated.append(mutant)
+            if changed and base.repetition == 1 and len(shown) < SHOWN_ITEMS:
+                shown[base.item_id] = {
+                    "baseline": [s.to_json() for s in base.steps],
+                    "mutant": [s.to_json() for s in mutant.steps],
+                }
+        table = score_table(scorers, gold, mutated, ctx)
+        verdicts = tuple(
+            judge_metric(
+                m,
+                kinds[m],
+                base_table.get(m, {}),
+                table.get(m, {}),
+                threshold=mutants.threshold(m),
+                alpha_per_metric=mutants.alpha / len(detector),
+                floor=floors[m],
+            )
+            for m in detector
+        )
+        results.append(
+            OperatorResult(
+                spec.name, spec.params, before, altered, altered == 0, means(table), verdicts, shown
+            )
+        )
+    return MutationPass(
+        pass_id=uuid.uuid4().hex,
+        run=run,
+        source=mutants.source,
+        items=len(selected),
+        trajectories=len(baseline),
+        detector_metrics=detector,
+        baseline_means=means(base_table),
+        results=tuple(results),
+    )
+
+
+def pass_payloads(p: MutationPass) -> list[tuple[str, dict[str, Any]]]:
+    """Rows for the append-only mutation_results table: one per operator, then the summary."""
+    rows: list[tuple[str, dict[str, Any]]] = []
+    for r in p.results:
+        rows.append(
+            (
+                r.operator,
+                {
+                    "pass_id": p.pass_id,
+                    "operator": r.operator,
+                    "params": dict(r.params),
+                    "status": r.status,
+                    "would_alter": r.would_alter,
+                    "altered": r.altered,
+                    "means": dict(r.means),
+                    "killed_by_threshold": r.killed_by_threshold,
+                    "killed_by_test": r.killed_by_test,
+                    "verdicts": [v.__dict__ for v in r.verdicts],
+                    "mutants": dict(r.mutants),
+                },
+            )
+        )
+    rows.append(
+        (
+            "__pass__",
+            {
+                "pass_id": p.pass_id,
+                "source": p.source,
+                "items": p.items,
+                "trajectories": p.trajectories,
+                "detector_metrics": list(p.detector_metrics),
+                "detector_used_for_score": "statistical",
+                "baseline_means": dict(p.baseline_means),
+                "killed": p.count("KILLED"),
+                "survived": p.count("SURVIVED"),
+                "equivalent": p.count("EQUIVALENT"),
+                "total": len(p.results),
+                "gate_mutation_score": p.score,
+                "operators": [r.operator for r in p.results],
+            },
+        )
+    )
+    return rows

@@ -1,0 +1,135 @@
+"""Mutation operators: each edits a list of proposed calls in one defect-shaped way.
+
+Operators are generic over adapters. What is domain-specific comes from the
+adapter's hooks through `OperatorContext`: which tools mutate the world, and
+which values are valid identifiers of the same kind (argument pools), so a
+corrupted identifier still names a real entity and the call still succeeds.
+An operator returns the calls unchanged when it has nothing to act on; that
+is how equivalence is detected.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from agent_assay.model import ToolCall
+
+
+@dataclass(frozen=True)
+class OperatorContext:
+    mutating_tools: frozenset[str]
+    argument_pools: Mapping[str, Sequence[Any]]
+    params: Mapping[str, Any] = field(default_factory=dict)
+
+
+class Operator(Protocol):
+    name: str
+
+    def mutate(
+        self, calls: Sequence[ToolCall], rng: random.Random, ctx: OperatorContext
+    ) -> list[ToolCall]: ...
+
+
+def _target_index(calls: Sequence[ToolCall], ctx: OperatorContext) -> int | None:
+    """The call an operator acts on: the first mutating call, else the last call."""
+    if not calls:
+        return None
+    if ctx.params.get("target", "mutating") == "mutating":
+        for index, call in enumerate(calls):
+            if call.tool in ctx.mutating_tools:
+                return index
+    return len(calls) - 1
+
+
+class DropToolCall:
+    """Omit one proposal (the first state-changing one when there is one)."""
+
+    name = "drop_tool_call"
+
+    def mutate(
+        self, calls: Sequence[ToolCall], rng: random.Random, ctx: OperatorContext
+    ) -> list[ToolCall]:
+        index = _target_index(calls, ctx)
+        return list(calls) if index is None else [*calls[:index], *calls[index + 1 :]]
+
+
+class DuplicateCall:
+    """Propose one call twice in a row."""
+
+    name = "duplicate_call"
+
+    def mutate(
+        self, calls: Sequence[ToolCall], rng: random.Random, ctx: OperatorContext
+    ) -> list[ToolCall]:
+        index = _target_index(calls, ctx)
+        return list(calls) if index is None else [*calls[: index + 1], *calls[index:]]
+
+
+class SwapCallOrder:
+    """Swap the first adjacent pair of calls to different tools."""
+
+    name = "swap_call_order"
+
+    def mutate(
+        self, calls: Sequence[ToolCall], rng: random.Random, ctx: OperatorContext
+    ) -> list[ToolCall]:
+        out = list(calls)
+        for i in range(len(out) - 1):
+            if out[i].tool != out[i + 1].tool:
+                out[i], out[i + 1] = out[i + 1], out[i]
+                break
+        return out
+
+
+class CorruptArg:
+    """Replace one identifier argument with another valid identifier of the same kind.
+
+    The replacement is drawn from the adapter's pool for that argument name, so
+    the call still succeeds against the environment: the defect is the wrong
+    entity, not a malformed call. `params.args` restricts which arguments.
+    """
+
+    name = "corrupt_arg"
+
+    def mutate(
+        self, calls: Sequence[ToolCall], rng: random.Random, ctx: OperatorContext
+    ) -> list[ToolCall]:
+        wanted = ctx.params.get("args")
+        out = list(calls)
+        for index, call in enumerate(out):
+            for name in sorted(call.args):
+                if wanted is not None and name not in wanted:
+                    continue
+                pool = [v for v in ctx.argument_pools.get(name, ()) if v != call.args[name]]
+                if pool and isinstance(call.args[name], str):
+                    out[index] = ToolCall(call.tool, {**call.args, name: rng.choice(pool)})
+                    return out
+        return out
+
+
+class SkipState:
+    """Marker operator: the state-changing calls are proposed but never applied.
+
+    Its calls are unchanged; the engine replays only the non-mutating calls and
+    records the mutating ones as proposed-but-not-applied steps.
+    """
+
+    name = "skip_state"
+
+    def mutate(
+        self, calls: Sequence[ToolCall], rng: random.Random, ctx: OperatorContext
+    ) -> list[ToolCall]:
+        return list(calls)
+
+    @staticmethod
+    def skipped(calls: Sequence[ToolCall], ctx: OperatorContext) -> list[bool]:
+        return [call.tool in ctx.mutating_tools for call in calls]
+
+
+OPERATORS: Mapping[str, Operator] = {
+    op.name: op
+    for op in (DropToolCall(), CorruptArg(), SwapCallOrder(), DuplicateCall(), SkipState())
+}
