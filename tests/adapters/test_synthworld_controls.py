@@ -40,21 +40,28 @@ def outcomes(tmp_path_factory: pytest.TempPathFactory) -> dict[str, ControlOutco
 
 def test_statuses(outcomes: dict[str, ControlOutcome]) -> None:
     assert {k: o.status for k, o in outcomes.items()} == {
-        "scorer_selftest": "FAILED",
+        "scorer_selftest": "PASSED",
         "shuffled_gold": "FAILED",
         "state_check_bites": "PASSED",
         "null_agent": "FAILED",
         "random_agent": "PASSED",  # at run seed 0; see the band's derivation
         "identical_config": "PASSED",
         "positive_control": "PASSED",
+        "mutation": "PASSED",
         "judge_calibration": "NOT_RUN",
     }
 
 
-def test_selftest_greens_are_the_two_structural_ones(outcomes: dict[str, ControlOutcome]) -> None:
+def test_selftest_probes_precision_and_skips_the_inapplicable(
+    outcomes: dict[str, ControlOutcome],
+) -> None:
     scorers: dict[str, Any] = outcomes["scorer_selftest"].measured["scorers"]
-    green = sorted(name for name, r in scorers.items() if not r["red"])
-    assert green == ["synthworld.decision_precision", "tools.order_violations"]
+    assert sorted(name for name, r in scorers.items() if r["red"] is False) == []
+    # no order anchor is declared, so the order check is n/a everywhere: not blind, idle
+    assert sorted(name for name, r in scorers.items() if r["red"] is None) == [
+        "tools.order_violations"]
+    # precision is probed where the oracle denies: a planted allow brings it in at 0
+    assert scorers["synthworld.decision_precision"]["red"] is True
     assert scorers["synthworld.decision_at_audit"]["probed"] == 3
 
 

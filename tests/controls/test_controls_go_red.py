@@ -145,3 +145,16 @@ def test_broken_environment_fails_positive_control(store: Store) -> None:
     assert positive.measured["failed_tool_calls"] == 6  # the six switch_on items
     assert "below ceiling" in positive.summary
     assert not assess(store, got["run"]).admissible
+
+
+class NoAnchor(RichToyAdapter):
+    def order_anchor_tool(self) -> str | None:
+        return None
+
+
+def test_a_scorer_that_applies_nowhere_is_idle_not_blind(store: Store) -> None:
+    got = certify(store, NoAnchor())
+    selftest = got["by_kind"]["scorer_selftest"]
+    assert selftest.status == "PASSED"
+    assert selftest.measured["scorers"]["tools.order_violations"]["red"] is None
+    assert "not applicable on this suite: tools.order_violations" in selftest.summary

@@ -194,15 +194,15 @@ class DecisionAtAudit:
 
 
 class DecisionPrecision:
-    """Precision's support is set by the trajectory, so its defect cannot be planted.
+    """Precision's support is set by the trajectory: it only counts rows that allow.
 
-    The defect precision exists to catch is an allow on an action truth denies. On
-    such an item the oracle denies, so its precision is n/a, and the self-test only
-    probes items where the oracle scores well; on those (truth allows, oracle allows)
-    nothing can lower precision. `plant_defect` therefore declines (returns None).
+    The defect it exists to catch is an allow on an action truth denies. There the
+    oracle denies, so precision is n/a; `selftest_probe_na` asks the self-test to probe
+    exactly those items, and the planted allow must bring precision into scope at 0.
     """
 
     name = "synthworld.decision_precision"
+    selftest_probe_na = True
     version = "1"
     definition = (
         "on actions the row allows: 1 when truth also allows, else 0; n/a where the row "
@@ -217,7 +217,10 @@ class DecisionPrecision:
         return ScoreValue(1.0 if authority["decision_at_action"] == ALLOW else 0.0)
 
     def plant_defect(self, gold: Gold, t: Trajectory, ctx: ScoringContext) -> Trajectory | None:
-        return None
+        authority = _truth(gold, "authority")
+        if authority is None or authority["decision_at_action"] == ALLOW:
+            return None
+        return with_row(t, {"decision": ALLOW})
 
 
 class DecisionRecall:
