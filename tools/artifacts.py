@@ -66,6 +66,10 @@ def banking(rec: Recorder) -> None:
     )
     rec.run("banking/controls_mock", f"{CLI} controls run --config mock --run {run_id} --db $DB")
     rec.run("banking/controls_mock_json", f"{CLI} controls show {run_id} --json --db $DB")
+    rec.run("banking/mutate_mock", f"{CLI} mutate --config mock --run {run_id} "
+            "--operators configs/mutants.yaml --db $DB")
+    rec.run("banking/mutation_show", f"{CLI} mutation show {run_id} "
+            "--item card_lost_stolen-happy-006 --operator corrupt_arg --db $DB")
     rec.run("banking/report_mock", f"{CLI} report {run_id} --db $DB")
     rec.run("banking/report_mock_json", f"{CLI} report {run_id} --json --db $DB")
     noisy = rec.run("banking/run_noisy_k1", f"{CLI} run --config mock-noisy --db $DB").strip()

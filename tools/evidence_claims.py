@@ -56,8 +56,28 @@ CLAIMS = [
             "random_agent": "PASSED",
             "identical_config": "PASSED",
             "positive_control": "PASSED",
+            "mutation": "PASSED",
             "judge_calibration": "NOT_RUN+allowed",
         },
+    ),
+    Claim(
+        "the whole-suite mutation pass kills every operator (gate_mutation_score 1.0)",
+        "banking/mutate_mock.txt",
+        lambda t: "gate_mutation_score: 1.0000 -- 5 killed of 5 non-equivalent" in t,
+        True,
+    ),
+    Claim(
+        "corrupt_arg is seen only by args.match and tools.recall, by both detectors",
+        "banking/mutate_mock.txt",
+        lambda t: "corrupt_arg: statistical: args.match, tools.recall; "
+        "threshold: args.match, tools.recall" in t,
+        True,
+    ),
+    Claim(
+        "in the shown corrupt_arg mutant exactly one turn differs",
+        "banking/mutation_show.txt",
+        lambda t: sum("<- differs" in line for line in t.splitlines()),
+        1,
     ),
     Claim(
         "the mock's exact-path rate sits between 0.75 and 0.9, so it is not perfect",
