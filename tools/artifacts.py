@@ -72,6 +72,11 @@ def banking(rec: Recorder) -> None:
             "--item card_lost_stolen-happy-006 --operator corrupt_arg --db $DB")
     rec.run("banking/report_mock", f"{CLI} report {run_id} --db $DB")
     rec.run("banking/report_mock_json", f"{CLI} report {run_id} --json --db $DB")
+    spread = rec.run("banking/run_noisy_k3",
+                     f"{CLI} run --config mock-noisy --repeats 3 --db $DB").strip()
+    rec.run("banking/controls_noisy_k3",
+            f"{CLI} controls run --config mock-noisy --run {spread} --db $DB")
+    rec.run("banking/report_noisy_k3", f"{CLI} report {spread} --headline-only --db $DB")
     noisy = rec.run("banking/run_noisy_k1", f"{CLI} run --config mock-noisy --db $DB").strip()
     rec.run("banking/report_noisy_k1", f"{CLI} report {noisy} --headline-only --db $DB")
     rec.run("banking/compare_refused", f"{CLI} compare {run_id} {noisy} --db $DB", expect=2)
