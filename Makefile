@@ -12,16 +12,20 @@ PYTHON ?= $(shell for c in python3.12 python3.13 python3; do \
 
 .PHONY: install demo test verify lint typecheck bench clean artifacts readme-check number-audit evidence docs-check
 
-$(PY):
+# The venv is (re)installed whenever pyproject.toml is newer than the last install, so a
+# new dependency or entry point reaches an existing checkout too.
+STAMP := $(VENV)/.installed
+
+$(STAMP): pyproject.toml
 	@test -n "$(PYTHON)" || { echo "error: no Python >= 3.12 found; set PYTHON=/path/to/python3.12" >&2; exit 1; }
-	$(PYTHON) -m venv $(VENV)
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
 
-install: $(PY)
-	$(PY) -m pip install --quiet -e '.[dev]'
+install: $(STAMP)
 
-demo: $(PY)
+demo: $(STAMP)
 	@mkdir -p run
 	$(BIN)/agent-assay suite build --db $(DB)
 	$(BIN)/agent-assay run --config mock --repeats 3 --db $(DB) --run-id-file run/demo_run_id
@@ -29,36 +33,36 @@ demo: $(PY)
 	$(BIN)/agent-assay controls run --config mock --run $$(cat run/demo_run_id) --db $(DB)
 	$(BIN)/agent-assay report $$(cat run/demo_run_id) --db $(DB)
 
-test: $(PY) docs-check
+test: $(STAMP) docs-check
 	$(BIN)/pytest
 
 # The documents' numbers: regenerated from reports/ (no database needed), audited, claimed.
 docs-check: readme-check number-audit evidence
 
-readme-check: $(PY)
+readme-check: $(STAMP)
 	$(PY) -m agent_assay.audit.readme_check
 
-number-audit: $(PY)
+number-audit: $(STAMP)
 	$(PY) -m agent_assay.audit.number_audit
 
-evidence: $(PY)
+evidence: $(STAMP)
 	$(PY) -m agent_assay.audit.evidence tools/evidence_claims.py reports
 
 # The one target that needs a database and the systems under test: rebuild reports/.
-artifacts: $(PY)
+artifacts: $(STAMP)
 	$(PY) tools/artifacts.py
 	$(PY) tools/bench_core.py --out reports/bench/core.json
 	$(PY) -m agent_assay.audit.readme_check --write
 
-lint: $(PY)
+lint: $(STAMP)
 	$(BIN)/ruff check src tests tools
 
-typecheck: $(PY)
+typecheck: $(STAMP)
 	$(BIN)/mypy --strict src
 
 verify: lint typecheck test
 
-bench: $(PY)
+bench: $(STAMP)
 	$(PY) tools/bench_core.py --out reports/bench/core.json
 
 clean:
