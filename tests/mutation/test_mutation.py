@@ -147,6 +147,26 @@ def test_malformed_mutant_sets_are_named(tmp_path: Path) -> None:
         load_mutants(bad)
 
 
-def test_default_set_names_every_operator() -> None:
-    assert [s.name for s in DEFAULT.operators] == list(OPERATORS)
+def test_field_operators_edit_one_named_argument() -> None:
+    row = [ToolCall("observe", {"decision": "allow", "refs": ["a", "b"], "chain": ["d1"]})]
+    flip = OperatorContext(frozenset(), {}, {"arg": "decision", "values": ["allow", "deny"]})
+    assert mutate("flip_arg", row, flip)[0].args["decision"] == "deny"
+    drop = OperatorContext(frozenset(), {}, {"arg": "refs"})
+    assert mutate("drop_list_element", row, drop)[0].args["refs"] == ["b"]
+    empty = OperatorContext(frozenset(), {}, {"arg": "chain", "value": []})
+    assert mutate("set_arg", row, empty)[0].args["chain"] == []
+    absent = OperatorContext(frozenset(), {}, {"arg": "nope", "value": 1})
+    assert mutate("set_arg", row, absent) == row
+
+
+def test_field_operators_require_their_params(tmp_path: Path) -> None:
+    bad = tmp_path / "m.yaml"
+    bad.write_text("operators:\n  - operator: flip_arg\n    params: {arg: decision}\n")
+    with pytest.raises(AssayError, match=r"operators\[0\] \(flip_arg\) needs params: values"):
+        load_mutants(bad)
+
+
+def test_default_set_is_the_five_parameter_free_operators() -> None:
+    assert [s.name for s in DEFAULT.operators] == [
+        "drop_tool_call", "corrupt_arg", "swap_call_order", "duplicate_call", "skip_state"]
     assert replace(DEFAULT, alpha=0.01).alpha == 0.01

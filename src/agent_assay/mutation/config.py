@@ -13,7 +13,7 @@ from typing import Any
 import yaml
 
 from agent_assay.errors import AssayError
-from agent_assay.mutation.operators import OPERATORS
+from agent_assay.mutation.operators import CLASSIC, OPERATORS, REQUIRED_PARAMS
 
 
 @dataclass(frozen=True)
@@ -21,6 +21,11 @@ class OperatorSpec:
     name: str
     params: Mapping[str, Any] = field(default_factory=dict)
     tags: tuple[str, ...] = ()  # empty: every item
+    label: str = ""  # how tables name this mutant; the operator name when empty
+
+    @property
+    def title(self) -> str:
+        return self.label or self.name
 
 
 @dataclass(frozen=True)
@@ -36,11 +41,11 @@ class MutantSet:
 
 
 DEFAULT = MutantSet(
-    operators=tuple(OperatorSpec(name) for name in OPERATORS),
+    operators=tuple(OperatorSpec(op.name) for op in CLASSIC),
     thresholds={},
     default_threshold=0.05,
     alpha=0.05,
-    source="built-in default (every operator, default parameters)",
+    source="built-in default (the five parameter-free operators)",
 )
 
 
@@ -63,7 +68,21 @@ def load_mutants(path: Path) -> MutantSet:
         tags = entry.get("tags") or []
         if not isinstance(params, dict) or not isinstance(tags, list):
             raise AssayError(f"{path}: operators[{index}] params must be a mapping, tags a list")
-        specs.append(OperatorSpec(entry["operator"], params, tuple(map(str, tags))))
+        missing = [p for p in REQUIRED_PARAMS[entry["operator"]] if p not in params]
+        if missing:
+            raise AssayError(
+                f"{path}: operators[{index}] ({entry['operator']}) needs params: "
+                f"{', '.join(missing)}"
+            )
+        specs.append(
+            OperatorSpec(
+                entry["operator"], params, tuple(map(str, tags)), str(entry.get("label") or "")
+            )
+        )
+    titles = [spec.title for spec in specs]
+    repeated = sorted({t for t in titles if titles.count(t) > 1})
+    if repeated:
+        raise AssayError(f"{path}: give each use of {', '.join(repeated)} its own label")
     detector = data.get("detector") or {}
     try:
         thresholds = {str(k): float(v) for k, v in (detector.get("thresholds") or {}).items()}

@@ -172,7 +172,7 @@ def run_pass(
         ]
         before = would_alter(spec, eligible, octx, seed)
         if before == 0:
-            results.append(OperatorResult(spec.name, spec.params, 0, 0, True, {}))
+            results.append(OperatorResult(spec.title, spec.params, 0, 0, True, {}))
             continue
         mutated: list[Trajectory] = []
         shown: dict[str, Any] = {}
@@ -205,7 +205,7 @@ def run_pass(
         )
         results.append(
             OperatorResult(
-                spec.name, spec.params, before, altered, altered == 0, means(table), verdicts, shown
+                spec.title, spec.params, before, altered, altered == 0, means(table), verdicts, shown
             )
         )
     return MutationPass(

@@ -129,7 +129,78 @@ class SkipState:
         return [call.tool in ctx.mutating_tools for call in calls]
 
 
+def _first_with(calls: Sequence[ToolCall], arg: str) -> int | None:
+    return next((i for i, c in enumerate(calls) if arg in c.args), None)
+
+
+class SetArg:
+    """Set one named argument to a fixed value (e.g. empty a list, null a field)."""
+
+    name = "set_arg"
+    required = ("arg", "value")
+
+    def mutate(
+        self, calls: Sequence[ToolCall], rng: random.Random, ctx: OperatorContext
+    ) -> list[ToolCall]:
+        arg, value = ctx.params["arg"], ctx.params["value"]
+        out = list(calls)
+        index = _first_with(out, arg)
+        if index is not None and out[index].args[arg] != value:
+            out[index] = ToolCall(out[index].tool, {**out[index].args, arg: value})
+        return out
+
+
+class FlipArg:
+    """Swap a two-valued argument for its other value (allow and deny, true and false)."""
+
+    name = "flip_arg"
+    required = ("arg", "values")
+
+    def mutate(
+        self, calls: Sequence[ToolCall], rng: random.Random, ctx: OperatorContext
+    ) -> list[ToolCall]:
+        arg = ctx.params["arg"]
+        first, second = ctx.params["values"]
+        out = list(calls)
+        index = _first_with(out, arg)
+        if index is not None and out[index].args[arg] in (first, second):
+            flipped = second if out[index].args[arg] == first else first
+            out[index] = ToolCall(out[index].tool, {**out[index].args, arg: flipped})
+        return out
+
+
+class DropListElement:
+    """Remove the first element of a list-valued argument (e.g. one evidence reference)."""
+
+    name = "drop_list_element"
+    required = ("arg",)
+
+    def mutate(
+        self, calls: Sequence[ToolCall], rng: random.Random, ctx: OperatorContext
+    ) -> list[ToolCall]:
+        arg = ctx.params["arg"]
+        out = list(calls)
+        index = _first_with(out, arg)
+        if index is not None and isinstance(out[index].args[arg], list) and out[index].args[arg]:
+            out[index] = ToolCall(
+                out[index].tool, {**out[index].args, arg: out[index].args[arg][1:]}
+            )
+        return out
+
+
+CLASSIC: tuple[Operator, ...] = (
+    DropToolCall(),
+    CorruptArg(),
+    SwapCallOrder(),
+    DuplicateCall(),
+    SkipState(),
+)
+"""The five operators that need no parameters: the default mutant set."""
+
 OPERATORS: Mapping[str, Operator] = {
-    op.name: op
-    for op in (DropToolCall(), CorruptArg(), SwapCallOrder(), DuplicateCall(), SkipState())
+    op.name: op for op in (*CLASSIC, SetArg(), FlipArg(), DropListElement())
+}
+
+REQUIRED_PARAMS: Mapping[str, tuple[str, ...]] = {
+    name: tuple(getattr(op, "required", ())) for name, op in OPERATORS.items()
 }
