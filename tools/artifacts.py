@@ -86,6 +86,21 @@ def banking(rec: Recorder) -> None:
     rec.run("cli_help", f"{CLI} --help")
 
 
+def synthworld(rec: Recorder) -> None:
+    adapter = "--adapter synthworld-agentic"
+    rec.run("synthworld/suite_build", f"{CLI} suite build {adapter} --db $DB")
+    rec.run("synthworld/reproduction", f"{PY} tools/compare_synthworld.py --db $DB "
+            "--json-out reports/synthworld/reproduction_detail.json")
+    run_id = rec.run("synthworld/run_auditor", f"{CLI} run {adapter} --config auditor "
+                     "--db $DB").strip()
+    rec.run("synthworld/controls_auditor",
+            f"{CLI} controls run {adapter} --config auditor --run {run_id} --db $DB", expect=2)
+    rec.run("synthworld/controls_auditor_json", f"{CLI} controls show {run_id} --json --db $DB")
+    rec.run("synthworld/mutate_auditor", f"{CLI} mutate {adapter} --config auditor --run "
+            f"{run_id} --operators configs/mutants-synthworld.yaml --db $DB")
+    rec.run("synthworld/report_auditor", f"{CLI} report {run_id} --headline-only --db $DB")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--db", default="run/artifacts.db")
@@ -94,7 +109,9 @@ def main() -> int:
     db.parent.mkdir(parents=True, exist_ok=True)
     for suffix in ("", "-wal", "-shm"):
         Path(f"{db}{suffix}").unlink(missing_ok=True)
-    banking(Recorder(str(db)))
+    recorder = Recorder(str(db))
+    banking(recorder)
+    synthworld(recorder)
     return 0
 
 

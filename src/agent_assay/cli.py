@@ -16,6 +16,7 @@ import click
 
 from agent_assay.adapters.protocol import AgentAdapter
 from agent_assay.adapters.registry import DEFAULT_ADAPTER, list_adapters, load_adapter
+from agent_assay.cli_import import import_group
 from agent_assay.controls.execute import check_allowed, controls_exit_code, run_controls
 from agent_assay.errors import AssayError
 from agent_assay.integrity.admissibility import assess
@@ -31,6 +32,7 @@ from agent_assay.report.gates import (
     report_text,
 )
 from agent_assay.report.mutation_render import mutant_text, mutation_text
+from agent_assay.report.passk import passk_json, passk_report, passk_text
 from agent_assay.report.summary import summarise
 from agent_assay.rescoring import rescore
 from agent_assay.runner import (
@@ -183,15 +185,21 @@ def score_command(run_id: str, db: str) -> None:
 @click.argument("run_id")
 @click.option("--json", "as_json", is_flag=True, help="Emit the summary as JSON.")
 @click.option("--headline-only", is_flag=True, help="Only the adapter's headline metrics.")
+@click.option("--passk-curve", is_flag=True, help="Append pass^k and pass@k for k = 1..k.")
 @db_option
-def report_command(run_id: str, as_json: bool, headline_only: bool, db: str) -> None:
+def report_command(
+    run_id: str, as_json: bool, headline_only: bool, passk_curve: bool, db: str
+) -> None:
     """Summarise a stored run; an inadmissible run's report opens with the reasons."""
     store = open_store(db)
     run = store.get_run(run_id)
     if as_json:
-        click.echo(json.dumps(report_json(store, run), sort_keys=True, indent=2))
+        curve = {"passk_curve": passk_json(passk_report(store, run))} if passk_curve else {}
+        click.echo(json.dumps(report_json(store, run) | curve, sort_keys=True, indent=2))
     else:
         click.echo(report_text(store, run, headline_only=headline_only), nl=False)
+        if passk_curve:
+            click.echo(passk_text(store, run), nl=False)
 
 
 @cli.group("controls")
@@ -437,6 +445,9 @@ def migrate_command(db: str) -> None:
         click.echo(f"applied migration(s) {', '.join(map(str, applied))}; schema now {LATEST}")
     else:
         click.echo(f"schema already at version {LATEST}; nothing to do")
+
+
+cli.add_command(import_group)
 
 
 def main() -> None:

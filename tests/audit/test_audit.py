@@ -87,3 +87,13 @@ def test_missing_and_malformed_artifacts_are_named(tmp_path: Path) -> None:
     (tmp_path / "bad.json").write_text('{"a": 1,\n oops}')
     with pytest.raises(AssayError, match=r"bad.json:2: malformed JSON"):
         render("<!-- value: bad.json#a -->1<!-- /value -->", tmp_path)
+
+
+def test_a_listed_number_is_allowed_only_beside_its_context(tmp_path: Path) -> None:
+    doc = tmp_path / "README.md"
+    doc.write_text("The bank has 11 tools.\nWe saw 11 failures.\n")
+    numbers = tmp_path / "NUMBERS.md"
+    numbers.write_text("| number | file | context | command | why |\n|---|---|---|---|---|\n"
+                       "| 11 | README.md | 11 tools | count the tools | design fact |\n")
+    findings = number_audit.audit([doc], numbers)
+    assert [(f.line, f.number) for f in findings] == [(2, "11")]

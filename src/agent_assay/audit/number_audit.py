@@ -55,24 +55,32 @@ def candidate_numbers(text: str) -> list[tuple[int, str]]:
     return found
 
 
-def listed_numbers(numbers_md: Path) -> set[tuple[str, str]]:
-    """(file, number) pairs from the NUMBERS.md table rows: | number | file | command | why |."""
-    listed: set[tuple[str, str]] = set()
+def listed_numbers(numbers_md: Path) -> list[tuple[str, str, str]]:
+    """(file, number, context) from NUMBERS.md rows: | number | file | context | command | why |.
+
+    A listed number is allowed only on a line of that file that contains the context
+    phrase, so listing "11" for the tool count does not excuse an "11" elsewhere.
+    """
+    listed: list[tuple[str, str, str]] = []
     for line in numbers_md.read_text(encoding="utf-8").splitlines():
         cells = [c.strip().strip("`") for c in line.strip().strip("|").split("|")]
-        if line.lstrip().startswith("|") and len(cells) >= 4 and cells[2]:
-            listed.add((cells[1], cells[0]))
+        if line.lstrip().startswith("|") and len(cells) >= 5 and cells[3] and cells[2]:
+            listed.append((cells[1], cells[0], cells[2]))
     return listed
 
 
 def audit(files: list[Path], numbers_md: Path) -> list[Finding]:
     listed = listed_numbers(numbers_md)
-    return [
-        Finding(path.name, line, number)
-        for path in files
-        for line, number in candidate_numbers(path.read_text(encoding="utf-8"))
-        if (path.name, number) not in listed
-    ]
+    findings = []
+    for path in files:
+        lines = path.read_text(encoding="utf-8").splitlines()
+        for line, number in candidate_numbers(path.read_text(encoding="utf-8")):
+            text = lines[line - 1]
+            if not any(
+                f == path.name and n == number and context in text for f, n, context in listed
+            ):
+                findings.append(Finding(path.name, line, number))
+    return findings
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -7,7 +7,8 @@ Two forms keep the files readable as plain Markdown:
 * an inline value: ``<!-- value: NAME#PATH:SPEC -->``, for example
   ``<!-- value: banking/run.json#metrics.exact:.4f -->``, then the rendered value,
   closed by ``<!-- /value -->``; the path after ``#`` walks the JSON (``.key``,
-  ``["dotted.key"]`` and ``[index]``), the optional ``:spec`` is a Python format spec.
+  ``["dotted.key"]``, ``[index]`` and ``[field=value]`` for the first list element whose
+  field has that value), the optional ``:spec`` is a Python format spec.
 
 Rendering replaces every region body; checking renders and compares.
 """
@@ -30,19 +31,21 @@ VALUE = re.compile(
     r"(?P<body>.*?)(?P<close><!-- /value -->)",
     re.DOTALL,
 )
-STEP = re.compile(r'\["([^"]+)"\]|\[(\d+)\]|\.?([^.\["\]]+)')
+STEP = re.compile(r'\["([^"]+)"\]|\[(\d+)\]|\[(\w+)=([^\]]+)\]|\.?([^.\["\]]+)')
 
 
 def walk(data: Any, path: str, where: str) -> Any:
+    """Follow `path` into `data`: .key, ["dotted.key"], [index] and [field=value] steps."""
     node = data
-    for quoted, index, key in STEP.findall(path):
-        step = quoted or key
+    for quoted, index, field, wanted, key in STEP.findall(path):
+        step = quoted or key or (f"{field}={wanted}" if field else index)
         try:
-            node = node[int(index)] if index else node[step]
-        except (KeyError, IndexError, TypeError) as exc:
-            raise AssayError(
-                f"{where}: no value at {path!r} (failed at {step or index!r})"
-            ) from exc
+            if field:  # the first list element whose field has that value
+                node = next(e for e in node if str(e.get(field)) == wanted)
+            else:
+                node = node[int(index)] if index else node[quoted or key]
+        except (KeyError, IndexError, TypeError, StopIteration, AttributeError) as exc:
+            raise AssayError(f"{where}: no value at {path!r} (failed at {step!r})") from exc
     return node
 
 

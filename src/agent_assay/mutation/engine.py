@@ -205,7 +205,14 @@ def run_pass(
         )
         results.append(
             OperatorResult(
-                spec.title, spec.params, before, altered, altered == 0, means(table), verdicts, shown
+                spec.title,
+                spec.params,
+                before,
+                altered,
+                altered == 0,
+                means(table),
+                verdicts,
+                shown,
             )
         )
     return MutationPass(

@@ -16,9 +16,10 @@ from rich.console import Console
 from rich.table import Table
 
 from agent_assay.report.summary import MetricSummary, RunSummary
-from agent_assay.stats import Interval
+from agent_assay.stats import Interval, wilson
 
-WIDTH = 132
+WIDTH = 150
+SMALL_N = 30
 
 
 def fmt(value: float | None) -> str:
@@ -101,6 +102,7 @@ def render_text(
         "* headline metric. n = items with a value. Intervals are over items: Wilson for "
         "0/1 values, a seeded percentile bootstrap otherwise."
     )
+    parts += small_n_notes(metrics)
     c = summary.consistency
     if k == 1:
         parts.append(c.note + ".")
@@ -113,6 +115,20 @@ def render_text(
         ]
         parts.append(f"consistency: {fmt(c.value)} {fmt_ci(c.ci)}, n={c.n} ({c.note})")
     return header + "\n" + console_text(*parts)
+
+
+def small_n_notes(metrics: Sequence[MetricSummary]) -> list[str]:
+    """Say what a small suite cannot show, with the interval a perfect score would get."""
+    sizes = sorted({m.n_items for m in metrics if m.headline and 0 < m.n_items < SMALL_N})
+    notes = []
+    for n in sizes:
+        low, high = wilson(n, n) or (0.0, 1.0)
+        notes.append(
+            f"small n: with {n} items even a perfect score has the 95% interval "
+            f"[{low:.4f}, {high:.4f}], so differences smaller than about {1 - low:.2f} "
+            "between agents on this suite cannot be told apart from chance."
+        )
+    return notes
 
 
 def _interval(ci: Interval | None) -> list[float] | None:

@@ -1,0 +1,288 @@
+"""Adapter for suites imported from published tau-bench results (airline domain).
+
+agent-assay does not contain tau-bench's airline environment, so this adapter
+cannot run an agent or replay calls: `run_item` and `replay` raise an
+AssayError, and the controls that need execution are declared not applicable
+in expected.yaml. What it can do is state the facts the scorers and the
+remaining controls need: which airline tools change the database, the
+do-nothing agent, and `tau.reward`.
+
+`tau.reward` is one binary scorer with two sources, never mixed silently:
+
+* an imported trajectory judged against the gold it was published with
+  carries tau-bench's own reward (stored with ``imported`` set); the harness
+  computed nothing;
+* any other trajectory (the do-nothing agent, or an imported one judged
+  against another item's gold) gets tau-bench's reward rule where the stored
+  data decides it. The reward is 1 iff the final database equals the one
+  gold's actions produce and every gold output appears in one of the agent's
+  replies. Without a database that is decidable when no state-changing call
+  succeeded (the database is the initial one: it equals gold's iff gold
+  changes nothing), when one succeeded but gold changes nothing (it differs),
+  and when the succeeded state-changing calls are exactly gold's, in order
+  (it equals). Anything else would need the database and scores n/a.
+
+The rule assumes a succeeded state-changing call changes the database and a
+failed one (a result starting "Error") does not; on the 136 published
+rewards of gpt-4o-airline.json that tau-bench computed and the rule decides,
+it agrees with every one (see the tests).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, Final
+
+from agent_assay.adapters.protocol import NullAgent
+from agent_assay.errors import AssayError
+from agent_assay.hashing import canonical_json, content_hash
+from agent_assay.model import (
+    Config,
+    Cost,
+    Gold,
+    PublicItem,
+    Step,
+    Suite,
+    ToolCall,
+    Trajectory,
+)
+from agent_assay.scoring.base import ScoreKind, Scorer, ScoreValue, ScoringContext
+
+ADAPTER: Final = "tau-bench"
+DOMAIN: Final = "airline"
+GOLD_HASH: Final = "aa.tau-bench.gold.1"
+PUBLISHED: Final = "published by tau-bench; imported, not computed by agent-assay"
+
+WRITE_TOOLS: Final = frozenset(
+    {
+        "book_reservation",
+        "cancel_reservation",
+        "update_reservation_flights",
+        "update_reservation_baggages",
+        "update_reservation_passengers",
+        "send_certificate",
+    }
+)
+"""The airline tools that change the database; every other airline tool only reads."""
+
+READ_TOOLS: Final = frozenset(
+    {
+        "calculate",
+        "get_reservation_details",
+        "get_user_details",
+        "list_all_airports",
+        "search_direct_flight",
+        "search_onestop_flight",
+        "think",
+        "transfer_to_human_agents",
+    }
+)
+AIRLINE_TOOLS: Final = WRITE_TOOLS | READ_TOOLS
+
+CANNOT_EXECUTE = (
+    "the tau-bench adapter cannot {what}: its trajectories are imported from a published "
+    "results file (agent-assay import tau-bench FILE) and tau-bench's airline environment "
+    "is not part of agent-assay"
+)
+
+
+def gold_digest(gold: Gold) -> str:
+    """Identity of the gold a published reward was judged against."""
+    return content_hash(GOLD_HASH, gold.to_json())
+
+
+def agent_replies(trajectory: Trajectory) -> list[str]:
+    """The agent's text messages, in order, as the importer stored them in meta."""
+    messages = trajectory.meta.get("messages") or []
+    return [
+        str(m.get("content"))
+        for m in messages
+        if isinstance(m, Mapping) and m.get("role") == "assistant" and m.get("content")
+    ]
+
+
+def outputs_said(outputs: Sequence[str], replies: Sequence[str]) -> bool:
+    """Every required output appears in one reply (case-blind, commas ignored, as tau-bench)."""
+    said = [r.lower().replace(",", "") for r in replies]
+    return all(any(str(o).lower() in r for r in said) for o in outputs)
+
+
+def reward_rule(gold: Gold, trajectory: Trajectory) -> tuple[float | None, str]:
+    """tau-bench's reward where stored data decides it, with the reason; None where it does not."""
+    outputs = [str(o) for o in gold.truth.get("outputs") or []]
+    said = outputs_said(outputs, agent_replies(trajectory))
+    gold_writes = [c for c in gold.path if c.tool in WRITE_TOOLS]
+    done = [s.call for s in trajectory.steps if s.ok and s.call.tool in WRITE_TOOLS]
+    missing = "" if said else "; a required output is missing from the replies"
+    if not done:
+        if gold_writes:
+            return 0.0, "no state-changing call succeeded but gold changes the database"
+        return (1.0 if said else 0.0), "no state-changing call succeeded; gold changes nothing" + (
+            missing
+        )
+    if not gold_writes:
+        return 0.0, "a state-changing call succeeded but gold changes nothing"
+    if [_key(c) for c in done] == [_key(c) for c in gold_writes]:
+        return (1.0 if said else 0.0), "the succeeded state-changing calls are gold's" + missing
+    return None, "deciding needs tau-bench's database: state-changing calls differ from gold's"
+
+
+def _key(call: ToolCall) -> str:
+    return canonical_json(call.to_json())
+
+
+class TauReward:
+    """tau-bench's reward: published where it applies, the rule elsewhere (see module doc)."""
+
+    name = "tau.reward"
+    version = "1"
+    definition = (
+        "tau-bench reward (1 = final database equals gold's and every gold output was said): "
+        "the published value for an imported trajectory under the gold it was published with; "
+        "otherwise tau-bench's rule where stored data decides it (no state-changing call "
+        "succeeded, or gold changes nothing, or the succeeded ones are gold's); else n/a"
+    )
+    kind: ScoreKind = "binary"
+
+    def score(self, gold: Gold, trajectory: Trajectory, ctx: ScoringContext) -> ScoreValue:
+        published = trajectory.meta.get("published_reward")
+        if published is not None and trajectory.meta.get("gold_sha256") == gold_digest(gold):
+            return ScoreValue(float(published), {"source": PUBLISHED})
+        value, reason = reward_rule(gold, trajectory)
+        return ScoreValue(value, {"source": "reward rule", "reason": reason})
+
+    def plant_defect(self, gold: Gold, t: Trajectory, ctx: ScoringContext) -> Trajectory | None:
+        """No longer the published trajectory, and the database no longer gold's."""
+        meta = {k: v for k, v in t.meta.items() if k not in ("published_reward", "gold_sha256")}
+        if any(c.tool in WRITE_TOOLS for c in gold.path):
+            steps = tuple(s for s in t.steps if s.call.tool not in WRITE_TOOLS)
+        else:
+            planted = Step(ToolCall("cancel_reservation", {"reservation_id": "PLANTED"}), ok=True)
+            steps = (*t.steps, planted)
+        return replace(t, steps=steps, meta=meta)
+
+
+def do_nothing(item: PublicItem, config: Config) -> Trajectory:
+    """Says nothing and calls nothing: tau-bench would leave the database as it found it."""
+    return Trajectory(
+        item_id=item.item_id,
+        repetition=1,
+        cost=Cost(0.0, "null agent: no model calls"),
+        meta={"agent": "do_nothing", "messages": [], "executed": False},
+    )
+
+
+class TauBenchAdapter:
+    """No configs and no execution; imported runs carry their own Config (see the importer)."""
+
+    name = ADAPTER
+
+    def __init__(self, version: str = "1.0.0") -> None:
+        self.version = version
+
+    # ---- suite and configs -------------------------------------------------
+    def build_suite(self, source: Path | None = None) -> Suite:
+        if source is None:
+            raise AssayError(
+                "the tau-bench adapter has no bundled suite: build it from a results file "
+                "with `agent-assay import tau-bench FILE` (or --source FILE)"
+            )
+        from agent_assay.importers.tau_bench import parse_results
+
+        return parse_results(Path(source)).suite
+
+    def configs(self) -> Mapping[str, Mapping[str, Any]]:
+        """None: there is no agent to configure, so `run` refuses before creating a run."""
+        return {}
+
+    def deterministic(self, config: Config) -> bool:
+        return False
+
+    # ---- running: impossible -------------------------------------------------
+    def run_item(
+        self, item: PublicItem, config: Config, *, seed: int, repetition: int
+    ) -> Trajectory:
+        raise AssayError(CANNOT_EXECUTE.format(what=f"run an agent on item {item.item_id}"))
+
+    def replay(self, item: PublicItem, calls: Sequence[ToolCall], *, seed: int) -> Trajectory:
+        raise AssayError(CANNOT_EXECUTE.format(what=f"replay calls on item {item.item_id}"))
+
+    def record_without_executing(
+        self, item: PublicItem, calls: Sequence[ToolCall]
+    ) -> Trajectory:
+        """`calls` recorded as proposals that never ran (every step ok=False, saying so).
+
+        Not used by the core today: it is the base the scorer self-test would plant defects
+        in for an adapter that cannot replay (see the importer's report to the core).
+        """
+        return Trajectory(
+            item_id=item.item_id,
+            repetition=1,
+            steps=tuple(
+                Step(call, ok=False, error="not executed: no tau-bench environment")
+                for call in calls
+            ),
+            cost=Cost(0.0, "not executed"),
+            meta={"agent": "recorded gold", "messages": [], "executed": False},
+        )
+
+    def null_agents(self) -> Mapping[str, NullAgent]:
+        return {"do_nothing": do_nothing}
+
+    # ---- facts for scorers and controls ---------------------------------------
+    def arg_normalisers(self) -> Mapping[str, Mapping[str, tuple[str, ...]]]:
+        """None: tau-bench compares databases, so arguments count exactly as given."""
+        return {}
+
+    def mutating_tools(self) -> tuple[str, ...]:
+        return tuple(sorted(WRITE_TOOLS))
+
+    def order_anchor_tool(self) -> str | None:
+        return None
+
+    def baseline_snapshot(self, seed: int | None = None) -> dict[str, Any]:
+        """Empty: the airline database is not in the results file (no state is scored)."""
+        return {}
+
+    def environment(self, config: Config) -> Mapping[str, Any]:
+        params = config.params
+        env: dict[str, Any] = {
+            "adapter": self.name,
+            "adapter_version": self.version,
+            "benchmark": "tau-bench",
+            "domain": params.get("domain", DOMAIN),
+            "source_sha256": params.get("source_sha256"),
+            "source_file": params.get("source_file"),
+            "trajectories": "imported from a published results file; agent-assay executed "
+            "nothing and the tau.reward values are tau-bench's",
+        }
+        if params.get("model") is not None:
+            env["model"] = params["model"]
+        return env
+
+    def affects_results(self) -> frozenset[str]:
+        """What makes two imported runs incomparable: how they were read, not which agent.
+
+        The file hash and the model are recorded but are not listed here: two different
+        files always differ in hash, and a different model is a different agent (it is in
+        the Config, and so in the config hash), which is what a comparison compares.
+        """
+        return frozenset({"adapter_version", "benchmark", "domain", "trajectories"})
+
+    def extra_scorers(self) -> Sequence[Scorer]:
+        return (TauReward(),)
+
+    def headline_metrics(self) -> tuple[str, ...]:
+        return ("tau.reward", "tools.recall")
+
+    def tool_catalogue(self) -> Mapping[str, Mapping[str, Any]]:
+        """Empty: the airline tool schemas are not in the results file, and nothing runs."""
+        return {}
+
+    def argument_pools(self) -> Mapping[str, Sequence[Any]]:
+        return {}
+
+    def nondeterministic_fields(self) -> tuple[str, ...]:
+        return ()

@@ -1,0 +1,618 @@
+"""Import a published tau-bench results file as a suite, a run and one trajectory per result.
+
+The file is a JSON list of results (task_id, trial, reward, info.task, traj). It is
+streamed with the standard library: a small reader decodes one list element at a
+time with `json.JSONDecoder.raw_decode` over chunks and hashes the bytes as they
+pass, so memory holds one parsed result plus the converted trajectories.
+
+Everything is validated before the first write. A fault that makes the file
+unusable (not a list, a result without task_id or reward, tasks with unequal
+trial counts, one task defined two ways) is a one-line AssayError naming the
+result's index and field, and nothing is stored. A fault inside one result's
+message list (a tool call whose arguments are not valid JSON, a tool result
+for an unknown call) does not stop the import: that trajectory is stored with
+the fault listed in ``meta["malformed"]`` and counted in the report, and its
+published reward stays what tau-bench published.
+
+Idempotent: the suite hash is a function of the tasks only, and a second
+import of a file whose SHA-256 is already stored adds nothing (an interrupted
+import is completed instead).
+"""
+
+from __future__ import annotations
+
+import codecs
+import hashlib
+import json
+import math
+from collections import defaultdict
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import IO, Any
+
+from agent_assay.adapters.tau_bench import (
+    ADAPTER,
+    AIRLINE_TOOLS,
+    DOMAIN,
+    PUBLISHED,
+    TauBenchAdapter,
+    gold_digest,
+    reward_rule,
+)
+from agent_assay.errors import AssayError
+from agent_assay.hashing import canonical_json
+from agent_assay.model import Config, Cost, Gold, Item, Run, Step, Suite, ToolCall, Trajectory
+from agent_assay.runner import score_records, scorers_for, scoring_context, start_run
+from agent_assay.store.store import ScoreRecord, Store
+
+CHUNK = 1 << 16
+WHITESPACE = " \t\n\r"
+FAILED_PREFIXES = ("Error", "Unknown action")
+"""tau-bench's tools report a refused call as a result starting with these."""
+UNPARSED = "__unparsed_arguments__"
+MODEL_KEYS = ("model", "agent_model")
+
+
+# ---- streaming ------------------------------------------------------------------
+class _ArrayReader:
+    """Decode the elements of one top-level JSON list from a byte stream, chunk by chunk."""
+
+    def __init__(self, stream: IO[bytes], where: str, chunk: int = CHUNK) -> None:
+        self.stream = stream
+        self.where = where
+        self.chunk = chunk
+        self.digest = hashlib.sha256()
+        self.text = codecs.getincrementaldecoder("utf-8")()
+        self.decoder = json.JSONDecoder()
+        self.buf = ""
+        self.pos = 0
+        self.eof = False
+        self.bytes_read = 0
+
+    def _more(self, want: int) -> bool:
+        """Append at least one more chunk to the buffer; False at end of file."""
+        if self.eof:
+            return False
+        data = self.stream.read(want)
+        self.digest.update(data)
+        self.bytes_read += len(data)
+        try:
+            decoded = self.text.decode(data, final=not data)
+        except UnicodeDecodeError as exc:
+            raise AssayError(
+                f"{self.where}: not a tau-bench results file: not UTF-8 near byte "
+                f"{self.bytes_read - len(data) + exc.start}"
+            ) from exc
+        if not data:
+            self.eof = True
+        self.buf = self.buf[self.pos :] + decoded
+        self.pos = 0
+        return bool(data)
+
+    def _peek(self) -> str | None:
+        """The next non-whitespace character (not consumed), or None at end of file."""
+        while True:
+            while self.pos < len(self.buf) and self.buf[self.pos] in WHITESPACE:
+                self.pos += 1
+            if self.pos < len(self.buf):
+                return self.buf[self.pos]
+            if not self._more(self.chunk):
+                return None
+
+    def _value(self, index: int) -> Any:
+        want = self.chunk
+        while True:
+            try:
+                value, end = self.decoder.raw_decode(self.buf, self.pos)
+            except json.JSONDecodeError as exc:
+                if self._more(want):
+                    want *= 2  # geometric growth keeps a large element linear to decode
+                    continue
+                raise AssayError(
+                    f"{self.where}: result [{index}]: invalid JSON: {exc.msg}"
+                ) from exc
+            if end == len(self.buf) and self._more(want):
+                continue  # a number may continue in the next chunk
+            self.pos = end
+            return value
+
+    def elements(self) -> Iterator[tuple[int, Any]]:
+        first = self._peek()
+        if first != "[":
+            found = "an empty file" if first is None else f"{first!r}"
+            raise AssayError(
+                f"{self.where}: not a tau-bench results file: expected a JSON list of "
+                f"results, found {found}"
+            )
+        self.pos += 1
+        index = 0
+        if self._peek() == "]":
+            self.pos += 1
+        else:
+            while True:
+                if self._peek() is None:
+                    raise AssayError(f"{self.where}: result [{index}]: file ends inside the list")
+                yield index, self._value(index)
+                index += 1
+                sep = self._peek()
+                if sep == ",":
+                    self.pos += 1
+                    continue
+                if sep == "]":
+                    self.pos += 1
+                    break
+                found = "end of file" if sep is None else repr(sep)
+                raise AssayError(
+                    f"{self.where}: result [{index - 1}]: expected ',' or ']' after it, "
+                    f"found {found}"
+                )
+        if self._peek() is not None:
+            raise AssayError(f"{self.where}: not a tau-bench results file: data after the list")
+
+
+# ---- parsed form ----------------------------------------------------------------
+@dataclass(frozen=True)
+class ParsedResults:
+    """A fully validated file: nothing here has been written yet."""
+
+    path: Path
+    sha256: str
+    suite: Suite
+    trajectories: tuple[Trajectory, ...]
+    trials: int
+    model: str | None
+
+    @property
+    def malformed(self) -> list[Trajectory]:
+        return [t for t in self.trajectories if t.meta.get("malformed")]
+
+    @property
+    def without_reward_info(self) -> list[Trajectory]:
+        return [t for t in self.trajectories if not t.meta.get("reward_computed")]
+
+
+def item_id_of(task_id: int | str) -> str:
+    """Zero-padded for integer ids so item order is task order."""
+    return f"{task_id:03d}" if isinstance(task_id, int) else task_id
+
+
+class _Result:
+    """Field access for one result, with errors that name the index and the field."""
+
+    def __init__(self, where: str, index: int, data: Any) -> None:
+        self.where, self.index = where, index
+        if not isinstance(data, dict):
+            self.fail(f"expected an object, got {_type(data)}")
+        self.data: dict[str, Any] = data
+
+    def fail(self, message: str) -> None:
+        raise AssayError(f"{self.where}: result [{self.index}]: {message}")
+
+    def get(self, dotted: str, check: Callable[[Any], bool], want: str) -> Any:
+        node: Any = self.data
+        for part in dotted.split("."):
+            if not isinstance(node, dict) or part not in node:
+                self.fail(f"missing field '{dotted}'")
+            node = node[part]
+        if not check(node):
+            self.fail(f"field '{dotted}' must be {want}, got {_brief(node)}")
+        return node
+
+
+def _type(value: Any) -> str:
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, list):
+        return "a list"
+    return "a string" if isinstance(value, str) else type(value).__name__
+
+
+def _brief(value: Any) -> str:
+    text = json.dumps(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _is_reward(v: Any) -> bool:
+    return (
+        isinstance(v, int | float)
+        and not isinstance(v, bool)
+        and math.isfinite(v)
+        and 0.0 <= v <= 1.0
+    )
+
+
+def _gold(result: _Result) -> tuple[Gold, dict[str, Any]]:
+    task = result.get("info.task", lambda v: isinstance(v, dict), "an object")
+    result.get("info.task.instruction", lambda v: isinstance(v, str), "a string")
+    actions = result.get("info.task.actions", lambda v: isinstance(v, list), "a list")
+    outputs = result.get(
+        "info.task.outputs",
+        lambda v: isinstance(v, list) and all(isinstance(o, str) for o in v),
+        "a list of strings",
+    )
+    path = []
+    for j, action in enumerate(actions):
+        field = f"info.task.actions[{j}]"
+        if not isinstance(action, dict):
+            result.fail(f"field '{field}' must be an object, got {_brief(action)}")
+        name, kwargs = action.get("name"), action.get("kwargs", {})
+        if not isinstance(name, str) or not name:
+            result.fail(f"field '{field}.name' must be a tool name, got {_brief(name)}")
+        if name not in AIRLINE_TOOLS:
+            result.fail(
+                f"field '{field}.name' is {name!r}, not a tau-bench {DOMAIN} tool "
+                f"(only the {DOMAIN} domain is supported)"
+            )
+        if not isinstance(kwargs, dict):
+            result.fail(f"field '{field}.kwargs' must be an object, got {_brief(kwargs)}")
+        path.append(ToolCall(name, kwargs))
+    return Gold(path=tuple(path), truth={"outputs": list(outputs)}), task
+
+
+def _steps(traj: list[Any]) -> tuple[list[Step], list[dict[str, Any]], list[int], list[str], str]:
+    """Tool calls in order with their results, the dialogue, and any per-message faults."""
+    calls: list[tuple[ToolCall, str | None]] = []
+    turns: list[int] = []
+    results: dict[int, Any] = {}
+    pending: list[tuple[Any, int]] = []
+    messages: list[dict[str, Any]] = []
+    malformed: list[str] = []
+    system = hashlib.sha256()
+    for turn, message in enumerate(traj):
+        where = f"traj[{turn}]"
+        if not isinstance(message, dict):
+            malformed.append(f"{where}: not an object")
+            continue
+        role, content = message.get("role"), message.get("content")
+        if role == "system":
+            system.update(str(content).encode("utf-8"))
+            continue
+        if role == "tool":
+            call_id = message.get("tool_call_id")
+            match = next((n for n, (cid, _) in enumerate(pending) if cid == call_id), None)
+            if match is None:
+                malformed.append(f"{where}.tool_call_id: {call_id!r} answers no pending tool call")
+                continue
+            results[pending.pop(match)[1]] = content
+            continue
+        if role not in ("user", "assistant"):
+            malformed.append(f"{where}.role: unknown role {role!r}")
+            continue
+        if isinstance(content, str) and content:
+            messages.append({"turn": turn, "role": role, "content": content})
+        tool_calls = message.get("tool_calls") or []
+        if role == "user" or not tool_calls:
+            continue
+        if not isinstance(tool_calls, list):
+            malformed.append(f"{where}.tool_calls: not a list")
+            continue
+        for j, raw in enumerate(tool_calls):
+            call, fault = _call(raw, f"{where}.tool_calls[{j}]")
+            if fault:
+                malformed.append(fault)
+            pending.append((raw.get("id") if isinstance(raw, dict) else None, len(calls)))
+            calls.append((call, fault))
+            turns.append(turn)
+    steps = []
+    for n, (call, fault) in enumerate(calls):
+        if n not in results:
+            steps.append(Step(call, ok=False, error="no tool result recorded in traj"))
+            continue
+        result = results[n]
+        failed = isinstance(result, str) and result.startswith(FAILED_PREFIXES)
+        error = fault or (str(result) if failed else None)
+        steps.append(Step(call, ok=not failed, result=result, error=error))
+    return steps, messages, turns, malformed, system.hexdigest()
+
+
+def _call(raw: Any, where: str) -> tuple[ToolCall, str | None]:
+    if not isinstance(raw, dict) or not isinstance(raw.get("function"), dict):
+        return ToolCall("<malformed>", {}), f"{where}.function: missing"
+    function = raw["function"]
+    name = function.get("name")
+    if not isinstance(name, str) or not name:
+        return ToolCall("<malformed>", {}), f"{where}.function.name: missing"
+    arguments = function.get("arguments")
+    if isinstance(arguments, dict):
+        return ToolCall(name, arguments), None
+    if not isinstance(arguments, str):
+        return ToolCall(name, {UNPARSED: _brief(arguments)}), (
+            f"{where}.function.arguments: not a JSON string"
+        )
+    try:
+        parsed = json.loads(arguments)
+    except json.JSONDecodeError as exc:
+        fault = f"{where}.function.arguments: not valid JSON ({exc.msg} at char {exc.pos})"
+        return ToolCall(name, {UNPARSED: arguments}), fault
+    if not isinstance(parsed, dict):
+        return ToolCall(name, {UNPARSED: arguments}), (
+            f"{where}.function.arguments: JSON {_type(parsed)}, not an object"
+        )
+    return ToolCall(name, parsed), None
+
+
+def _model(result: _Result) -> str | None:
+    info = result.data.get("info")
+    for source in (result.data, info if isinstance(info, dict) else {}):
+        for key in MODEL_KEYS:
+            if isinstance(source.get(key), str) and source[key]:
+                return str(source[key])
+    return None
+
+
+def parse_results(path: Path) -> ParsedResults:
+    """Read and validate the whole file; raise a one-line AssayError on a file-level fault."""
+    where = str(path)
+    try:
+        stream = path.open("rb")
+    except FileNotFoundError as exc:
+        raise AssayError(f"{where}: file not found") from exc
+    except IsADirectoryError as exc:
+        raise AssayError(f"{where}: is a directory, not a tau-bench results file") from exc
+    items: dict[str, Item] = {}
+    task_json: dict[str, tuple[str, int]] = {}
+    slots: dict[str, dict[int, int]] = defaultdict(dict)
+    drafts: list[Trajectory] = []
+    models: dict[str, int] = {}
+    with stream:
+        reader = _ArrayReader(stream, where)
+        for index, data in reader.elements():
+            result = _Result(where, index, data)
+            task_id = result.get(
+                "task_id",
+                lambda v: (_is_int(v) and v >= 0) or (isinstance(v, str) and bool(v)),
+                "a non-negative integer or a non-empty string",
+            )
+            trial = result.get("trial", lambda v: _is_int(v) and v >= 0, "a non-negative integer")
+            reward = float(result.get("reward", _is_reward, "a number from 0 to 1"))
+            traj = result.get("traj", lambda v: isinstance(v, list), "a list of messages")
+            gold, task = _gold(result)
+            item_id = item_id_of(task_id)
+            canonical = canonical_json(task)
+            if item_id in task_json and task_json[item_id][0] != canonical:
+                result.fail(
+                    f"task {task_id} is defined differently (field 'info.task') than in "
+                    f"result [{task_json[item_id][1]}]"
+                )
+            if item_id in items and items[item_id].input["task_id"] != task_id:
+                result.fail(f"task id {task_id!r} collides with another task's item id {item_id}")
+            if trial in slots[item_id]:
+                result.fail(
+                    f"task {task_id} trial {trial} already appears as result "
+                    f"[{slots[item_id][trial]}] (field 'trial')"
+                )
+            slots[item_id][trial] = index
+            task_json.setdefault(item_id, (canonical, index))
+            items.setdefault(
+                item_id,
+                Item(
+                    item_id=item_id,
+                    input={
+                        "task_id": task_id,
+                        "user_id": task.get("user_id"),
+                        "instruction": task["instruction"],
+                    },
+                    gold=gold,
+                ),
+            )
+            if (model := _model(result)) is not None:
+                models.setdefault(model, index)
+            drafts.append(_draft(item_id, task_id, trial, reward, result, traj, gold))
+        sha256 = reader.digest.hexdigest()
+    if not drafts:
+        raise AssayError(f"{where}: not a tau-bench results file: the list is empty")
+    counts = {item_id: len(trials) for item_id, trials in slots.items()}
+    if len(set(counts.values())) > 1:
+        by_count: dict[int, list[str]] = defaultdict(list)
+        for item_id, n in sorted(counts.items()):
+            by_count[n].append(str(items[item_id].input["task_id"]))
+        detail = "; ".join(
+            f"{n} trials: task {', '.join(ids[:5])}{' ...' if len(ids) > 5 else ''}"
+            for n, ids in sorted(by_count.items())
+        )
+        first = min(
+            slots[i][min(slots[i])] for i, n in counts.items() if n != max(counts.values())
+        )
+        raise AssayError(
+            f"{where}: result [{first}]: trials of unequal count per task (field 'trial'): "
+            f"{detail}"
+        )
+    if len(models) > 1:
+        listed = ", ".join(f"{m!r} (result [{i}])" for m, i in models.items())
+        raise AssayError(f"{where}: results disagree on the model: {listed}")
+    rank = {
+        (item_id, trial): n
+        for item_id, trials in slots.items()
+        for n, trial in enumerate(sorted(trials), start=1)
+    }
+    trajectories = tuple(
+        sorted(
+            (replace(t, repetition=rank[(t.item_id, int(t.meta["trial"]))]) for t in drafts),
+            key=lambda t: (t.item_id, t.repetition),
+        )
+    )
+    suite = Suite(
+        adapter=ADAPTER,
+        items=tuple(items[i] for i in sorted(items)),
+        source=f"{path.name} (sha256 {sha256})",
+    )
+    return ParsedResults(
+        path=path,
+        sha256=sha256,
+        suite=suite,
+        trajectories=trajectories,
+        trials=next(iter(counts.values())),
+        model=next(iter(models), None),
+    )
+
+
+def _draft(
+    item_id: str,
+    task_id: int | str,
+    trial: int,
+    reward: float,
+    result: _Result,
+    traj: list[Any],
+    gold: Gold,
+) -> Trajectory:
+    steps, messages, turns, malformed, system_sha = _steps(traj)
+    info = result.data.get("info") or {}
+    reward_info = info.get("reward_info") if isinstance(info, dict) else None
+    user_cost = info.get("user_cost") if isinstance(info, dict) else None
+    meta: dict[str, Any] = {
+        "source": "tau-bench",
+        "result_index": result.index,
+        "task_id": task_id,
+        "trial": trial,
+        "published_reward": reward,
+        "gold_sha256": gold_digest(gold),
+        "reward_computed": isinstance(reward_info, dict),
+        "reward_info": reward_info.get("info") if isinstance(reward_info, dict) else None,
+        "user_cost_usd": user_cost if isinstance(user_cost, int | float) else None,
+        "system_prompt_sha256": system_sha,
+        "messages": messages,
+        "call_turns": turns,
+        "malformed": malformed,
+        "executed": False,
+    }
+    return Trajectory(
+        item_id=item_id,
+        repetition=0,
+        steps=tuple(steps),
+        cost=Cost(0.0, "the agent's cost is not recorded in the tau-bench results file"),
+        error=f"malformed: {'; '.join(malformed)}" if malformed else None,
+        meta=meta,
+    )
+
+
+# ---- storing --------------------------------------------------------------------
+@dataclass(frozen=True)
+class RuleAgreement:
+    """How the reward rule (used for the null agent) compares with the published rewards."""
+
+    decided: int
+    agree: int
+    disagree_computed: int
+    disagree_no_reward_info: int
+    undecided: int
+
+
+@dataclass(frozen=True)
+class ImportResult:
+    run: Run
+    created: bool
+    written: int
+    parsed: ParsedResults
+    agreement: RuleAgreement
+
+
+def existing_run(store: Store, sha256: str) -> Run | None:
+    for run in store.list_runs():
+        if run.adapter == ADAPTER and run.env.get("source_sha256") == sha256:
+            return run
+    return None
+
+
+def rule_agreement(parsed: ParsedResults) -> RuleAgreement:
+    items = parsed.suite.by_id()
+    decided = agree = wrong = wrong_uncomputed = 0
+    for t in parsed.trajectories:
+        value, _ = reward_rule(items[t.item_id].gold, t)
+        if value is None:
+            continue
+        decided += 1
+        if value == t.meta["published_reward"]:
+            agree += 1
+        elif t.meta.get("reward_computed"):
+            wrong += 1
+        else:
+            wrong_uncomputed += 1
+    undecided = len(parsed.trajectories) - decided
+    return RuleAgreement(decided, agree, wrong, wrong_uncomputed, undecided)
+
+
+def import_results(
+    store: Store,
+    path: Path,
+    *,
+    name: str | None = None,
+    on_progress: Callable[[int, int], None] | None = None,
+) -> ImportResult:
+    """Validate the whole file, then store suite, config, run and every trajectory with scores."""
+    parsed = parse_results(path)
+    adapter = TauBenchAdapter()
+    agreement = rule_agreement(parsed)
+    run = existing_run(store, parsed.sha256)
+    created = run is None
+    if run is None:
+        store.put_suite(parsed.suite)
+        params: dict[str, Any] = {"source_sha256": parsed.sha256, "domain": DOMAIN}
+        if parsed.model is not None:
+            params["model"] = parsed.model
+        config = Config(adapter=ADAPTER, name=name or path.stem, params=params)
+        run = start_run(
+            store,
+            adapter,
+            parsed.suite,
+            config,
+            repeats=parsed.trials,
+            seed=0,
+            items=sorted(parsed.suite.items, key=lambda i: i.item_id),
+            extra_env={"source_file": path.name},
+        )
+    written = write_trajectories(store, adapter, run, parsed, on_progress)
+    if created or written:
+        store.append_event(
+            run.run_id,
+            "complete",
+            {"written": written, "imported_from": path.name, "source_sha256": parsed.sha256},
+        )
+    return ImportResult(run, created, written, parsed, agreement)
+
+
+def write_trajectories(
+    store: Store,
+    adapter: TauBenchAdapter,
+    run: Run,
+    parsed: ParsedResults,
+    on_progress: Callable[[int, int], None] | None = None,
+) -> int:
+    """Store every trajectory not yet stored for `run`, each with its scores in one transaction."""
+    items = store.get_suite(run.suite_hash).by_id()
+    scorers = scorers_for(adapter)
+    ctx = scoring_context(adapter)
+    stored = store.stored_slots(run.run_id)
+    todo = [t for t in parsed.trajectories if (t.item_id, t.repetition) not in stored]
+    for done, trajectory in enumerate(todo, start=1):
+        records = score_records(scorers, items[trajectory.item_id], trajectory, ctx)
+        store.write_trajectory(run.run_id, trajectory, mark_imported(records))
+        if trajectory.meta.get("malformed"):
+            store.append_event(
+                run.run_id,
+                "item_malformed",
+                {
+                    "item_id": trajectory.item_id,
+                    "repetition": trajectory.repetition,
+                    "result_index": trajectory.meta["result_index"],
+                    "faults": trajectory.meta["malformed"],
+                },
+            )
+        if on_progress is not None:
+            on_progress(done, len(todo))
+    return len(todo)
+
+
+def mark_imported(records: Sequence[ScoreRecord]) -> list[ScoreRecord]:
+    """tau.reward rows that carry tau-bench's published value are stored as imported."""
+    return [
+        replace(r, imported=True) if _published(r.detail) else r for r in records
+    ]
+
+
+def _published(detail: Mapping[str, Any] | None) -> bool:
+    return bool(detail) and detail is not None and detail.get("source") == PUBLISHED

@@ -1,0 +1,533 @@
+"""pass^k and pass@k for every k from 1 to a run's repetitions, for any stored run.
+
+Estimators (per item with n repetitions and c passes, then the mean over items):
+pass^k = C(c, k)/C(n, k), the chance that k repetitions drawn without replacement
+all pass (tau-bench's pass^k); pass@k = 1 - C(n-c, k)/C(n, k). Both are computed
+in exact rational arithmetic and rounded once, so pass^k of a published file is
+the fraction itself, not a float sum that depends on the order of the items.
+
+Intervals are 95% Wilson score intervals with p = the estimate and n = the
+number of items: items are the independent unit (repetitions of one item are
+not), and where p*n is a whole number this is the ordinary Wilson interval for
+that count.
+
+Beside the curve: passes per repetition, consistency across repetitions (the
+share of items whose repetitions all pass or all fail), each null agent's
+twin margin at every k with whether the intervals overlap, the other metrics
+split by whether the reference metric passed, and faults recorded on imported
+trajectories.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from math import comb, sqrt
+from statistics import NormalDist
+from typing import Any
+
+from rich import box
+from rich.table import Table
+
+from agent_assay.adapters.registry import load_adapter
+from agent_assay.errors import AssayError
+from agent_assay.model import Run, Trajectory
+from agent_assay.report.render import console_text, fmt, fmt_ci
+from agent_assay.report.summary import manifest_of
+from agent_assay.runner import scorers_for, scoring_context
+from agent_assay.scoring.base import ScoreKind, passes
+from agent_assay.scoring.registry import score_all
+from agent_assay.stats import CONFIDENCE, Interval
+from agent_assay.store.store import ScoreRecord, Store
+
+Z = NormalDist().inv_cdf(0.5 + CONFIDENCE / 2)
+
+
+def wilson_score(p: float, n: int) -> Interval | None:
+    """The 95% Wilson score interval for an estimated proportion `p` over `n` units."""
+    if n == 0:
+        return None
+    z2 = Z * Z
+    centre = (p + z2 / (2 * n)) / (1 + z2 / n)
+    half = Z * sqrt(max(p * (1 - p), 0.0) / n + z2 / (4 * n * n)) / (1 + z2 / n)
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def pass_hat_exact(counts: Sequence[tuple[int, int]], k: int) -> Fraction:
+    """Mean over items of C(c, k)/C(n, k), exactly; `counts` holds (n, c) per item."""
+    return sum((Fraction(comb(c, k), comb(n, k)) for n, c in counts), Fraction(0)) / len(counts)
+
+
+def pass_at_exact(counts: Sequence[tuple[int, int]], k: int) -> Fraction:
+    """Mean over items of 1 - C(n-c, k)/C(n, k), exactly."""
+    return sum(
+        (1 - Fraction(comb(n - c, k), comb(n, k)) for n, c in counts), Fraction(0)
+    ) / len(counts)
+
+
+@dataclass(frozen=True)
+class KPoint:
+    k: int
+    n_items: int
+    pass_hat: float
+    pass_hat_ci: Interval | None
+    pass_at: float
+    pass_at_ci: Interval | None
+
+
+@dataclass(frozen=True)
+class Curve:
+    metric: str
+    kind: ScoreKind
+    headline: bool
+    imported: bool
+    points: tuple[KPoint, ...]
+    per_repetition: tuple[tuple[int, int], ...]
+    """(passes, items with a value) for repetition 1..k."""
+    all_pass: int
+    all_fail: int
+    n_items: int
+
+    def point(self, k: int) -> KPoint:
+        return next(p for p in self.points if p.k == k)
+
+    @property
+    def consistency(self) -> float | None:
+        return (self.all_pass + self.all_fail) / self.n_items if self.n_items else None
+
+    @property
+    def consistency_ci(self) -> Interval | None:
+        return wilson_score(self.consistency or 0.0, self.n_items)
+
+
+@dataclass(frozen=True)
+class TwinPoint:
+    k: int
+    run: float
+    run_ci: Interval | None
+    margin: float
+    overlap: bool | None
+
+
+@dataclass(frozen=True)
+class NullTwin:
+    agent: str
+    metric: str
+    passes: int
+    n_items: int
+    tool_calls: int
+    points: tuple[TwinPoint, ...]
+
+    @property
+    def value(self) -> float:
+        return self.passes / self.n_items if self.n_items else 0.0
+
+    @property
+    def ci(self) -> Interval | None:
+        return wilson_score(self.value, self.n_items)
+
+
+@dataclass(frozen=True)
+class Beside:
+    metric: str
+    kind: ScoreKind
+    imported: bool
+    n: int
+    mean: float | None
+    n_pass: int
+    mean_pass: float | None
+    n_fail: int
+    mean_fail: float | None
+
+
+@dataclass(frozen=True)
+class PassKReport:
+    run: Run
+    trials: int
+    curves: tuple[Curve, ...]
+    reference: str | None
+    twins: tuple[NullTwin, ...] = ()
+    beside: tuple[Beside, ...] = ()
+    notes: tuple[str, ...] = ()
+    faults: Mapping[str, Any] = field(default_factory=dict)
+
+
+def _by_item(rows: Sequence[ScoreRecord], kind: ScoreKind) -> dict[str, dict[int, bool]]:
+    table: dict[str, dict[int, bool]] = defaultdict(dict)
+    for row in rows:
+        verdict = passes(kind, row.value)
+        if verdict is not None:
+            table[row.item_id][row.repetition] = verdict
+    return table
+
+
+def curve(
+    name: str,
+    kind: ScoreKind,
+    rows: Sequence[ScoreRecord],
+    trials: int,
+    *,
+    headline: bool = False,
+) -> Curve:
+    """pass^k and pass@k for k = 1..trials over the items with at least k values."""
+    table = _by_item(rows, kind)
+    points = []
+    for k in range(1, trials + 1):
+        counts = [(len(v), sum(v.values())) for v in table.values() if len(v) >= k]
+        if not counts:
+            continue
+        hat, at = float(pass_hat_exact(counts, k)), float(pass_at_exact(counts, k))
+        n = len(counts)
+        points.append(KPoint(k, n, hat, wilson_score(hat, n), at, wilson_score(at, n)))
+    per_rep = tuple(
+        (
+            sum(v[r] for v in table.values() if r in v),
+            sum(r in v for v in table.values()),
+        )
+        for r in range(1, trials + 1)
+    )
+    complete = [v for v in table.values() if len(v) == trials]
+    return Curve(
+        metric=name,
+        kind=kind,
+        headline=headline,
+        imported=any(r.imported for r in rows),
+        points=tuple(points),
+        per_repetition=per_rep,
+        all_pass=sum(all(v.values()) for v in complete),
+        all_fail=sum(not any(v.values()) for v in complete),
+        n_items=len(complete),
+    )
+
+
+def _null_twins(
+    store: Store, run: Run, curves: Mapping[str, Curve], notes: list[str]
+) -> list[NullTwin]:
+    try:
+        adapter = load_adapter(run.adapter)
+    except AssayError as exc:
+        notes.append(f"null agents not run: {exc}")
+        return []
+    agents = adapter.null_agents()
+    if not agents:
+        notes.append(f"null agents not run: adapter {run.adapter} declares none")
+        return []
+    items = store.get_suite(run.suite_hash).by_id()
+    config = store.get_config(run.config_hash)
+    scorers = scorers_for(adapter)
+    ctx = scoring_context(adapter)
+    kinds = {s.name: s.kind for s in scorers}
+    twins = []
+    for name, agent in sorted(agents.items()):
+        trajectories = [agent(items[i].public(), config) for i in run.item_ids]
+        verdicts: dict[str, list[bool]] = defaultdict(list)
+        for t in trajectories:
+            for scorer, result in score_all(scorers, items[t.item_id].gold, t, ctx):
+                verdict = passes(kinds[scorer.name], result.value)
+                if scorer.name in curves and verdict is not None:
+                    verdicts[scorer.name].append(verdict)
+        calls = sum(len(t.steps) for t in trajectories)
+        for metric, c in curves.items():
+            got = verdicts.get(metric, [])
+            if not got:
+                continue
+            null = sum(got) / len(got)
+            null_ci = wilson_score(null, len(got))
+            points = tuple(
+                TwinPoint(
+                    p.k,
+                    p.pass_hat,
+                    p.pass_hat_ci,
+                    p.pass_hat - null,
+                    None
+                    if p.pass_hat_ci is None or null_ci is None
+                    else max(p.pass_hat_ci[0], null_ci[0]) <= min(p.pass_hat_ci[1], null_ci[1]),
+                )
+                for p in c.points
+            )
+            twins.append(NullTwin(name, metric, sum(got), len(got), calls, points))
+    return twins
+
+
+def _beside(
+    rows_by_metric: Mapping[str, Sequence[ScoreRecord]],
+    kinds: Mapping[str, ScoreKind],
+    reference: str,
+) -> list[Beside]:
+    ref = {
+        (r.item_id, r.repetition): passes(kinds[reference], r.value)
+        for r in rows_by_metric[reference]
+    }
+    out = []
+    for metric, rows in rows_by_metric.items():
+        if metric == reference:
+            continue
+        values = [
+            (r.value, ref.get((r.item_id, r.repetition))) for r in rows if r.value is not None
+        ]
+        on_pass = [v for v, p in values if p is True]
+        on_fail = [v for v, p in values if p is False]
+        out.append(
+            Beside(
+                metric=metric,
+                kind=kinds.get(metric, "measure"),
+                imported=any(r.imported for r in rows),
+                n=len(values),
+                mean=_mean([v for v, _ in values]),
+                n_pass=len(on_pass),
+                mean_pass=_mean(on_pass),
+                n_fail=len(on_fail),
+                mean_fail=_mean(on_fail),
+            )
+        )
+    return out
+
+
+def _mean(values: Sequence[float]) -> float | None:
+    return sum(values) / len(values) if values else None
+
+
+def _faults(trajectories: Sequence[Trajectory]) -> dict[str, Any]:
+    malformed = [
+        {
+            "item_id": t.item_id,
+            "repetition": t.repetition,
+            "faults": list(t.meta["malformed"]),
+        }
+        for t in trajectories
+        if t.meta.get("malformed")
+    ]
+    no_reward = [
+        {"item_id": t.item_id, "repetition": t.repetition}
+        for t in trajectories
+        if t.meta.get("reward_computed") is False
+    ]
+    return {"malformed": malformed, "no_reward_info": no_reward}
+
+
+def passk_report(store: Store, run: Run, *, null_agents: bool = True) -> PassKReport:
+    """Curves for the headline metrics that pass or fail, and everything beside them."""
+    manifest = manifest_of(store, run)
+    meta = {s["name"]: s for s in manifest.get("scorers", [])}
+    headline = [h for h in manifest.get("headline", []) if h in meta]
+    kinds: dict[str, ScoreKind] = {n: m.get("kind", "measure") for n, m in meta.items()}
+    rows_by_metric: dict[str, list[ScoreRecord]] = defaultdict(list)
+    for row in store.latest_scores(run.run_id):
+        rows_by_metric[row.scorer].append(row)
+        kinds.setdefault(row.scorer, "measure")
+    shown = [h for h in headline if kinds[h] != "measure" and rows_by_metric.get(h)]
+    curves = {
+        name: curve(name, kinds[name], rows_by_metric[name], run.repeats, headline=True)
+        for name in shown
+    }
+    notes: list[str] = []
+    if not curves:
+        notes.append("no headline metric that passes or fails has stored values")
+    binary = [n for n in shown if kinds[n] == "binary"]
+    reference = binary[0] if binary else (shown[0] if shown else None)
+    twins = _null_twins(store, run, curves, notes) if null_agents and curves else []
+    beside = _beside(rows_by_metric, kinds, reference) if reference else []
+    return PassKReport(
+        run=run,
+        trials=run.repeats,
+        curves=tuple(curves.values()),
+        reference=reference,
+        twins=tuple(twins),
+        beside=tuple(beside),
+        notes=tuple(notes),
+        faults=_faults(store.trajectories(run.run_id)),
+    )
+
+
+# ---- rendering ------------------------------------------------------------------
+def _table(*columns: str) -> Table:
+    table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+    for column in columns:
+        table.add_column(column, no_wrap=True)
+    return table
+
+
+def _signed(value: float) -> str:
+    return f"{value:+.4f}"
+
+
+def render_passk(report: PassKReport) -> str:
+    k = report.trials
+    parts: list[Any] = [
+        "",
+        f"pass^k and pass@k, k = 1..{k} (exact estimators, mean over items; "
+        "95% Wilson score intervals at p = the estimate, n = items)",
+    ]
+    curves = _table("metric", "k", "n", "pass^k", "95% CI", "pass@k", "95% CI")
+    for c in report.curves:
+        label = c.metric + (" (imported)" if c.imported else "")
+        for p in c.points:
+            curves.add_row(
+                label if p.k == 1 else "",
+                str(p.k),
+                str(p.n_items),
+                fmt(p.pass_hat),
+                fmt_ci(p.pass_hat_ci),
+                fmt(p.pass_at),
+                fmt_ci(p.pass_at_ci),
+            )
+    parts.append(curves)
+    if report.curves:
+        reps = _table("rep", *(c.metric for c in report.curves))
+        for r in range(k):
+            reps.add_row(
+                str(r + 1),
+                *(
+                    f"{c.per_repetition[r][0]}/{c.per_repetition[r][1]} "
+                    f"{fmt(c.per_repetition[r][0] / c.per_repetition[r][1])}"
+                    if c.per_repetition[r][1]
+                    else "n/a"
+                    for c in report.curves
+                ),
+            )
+        parts += ["", "passes per repetition (trial):", reps, ""]
+        parts += [
+            f"consistency across repetitions, {c.metric}: {fmt(c.consistency)} "
+            f"{fmt_ci(c.consistency_ci)}, n={c.n_items} (all {k} pass: {c.all_pass}, all fail: "
+            f"{c.all_fail}, mixed: {c.n_items - c.all_pass - c.all_fail})"
+            for c in report.curves
+        ]
+    for twin in report.twins:
+        parts += [
+            "",
+            f"null agent {twin.agent} on {twin.metric}: {twin.passes} of {twin.n_items} = "
+            f"{fmt(twin.value)} {fmt_ci(twin.ci)} ({twin.tool_calls} tool calls); it is run "
+            "once per item, so this is its pass^k at every k",
+        ]
+        table = _table("k", "run pass^k", "95% CI", f"{twin.agent}", "95% CI", "twin margin",
+                       "intervals overlap")
+        for t in twin.points:
+            table.add_row(
+                str(t.k),
+                fmt(t.run),
+                fmt_ci(t.run_ci),
+                fmt(twin.value),
+                fmt_ci(twin.ci),
+                _signed(t.margin),
+                "n/a" if t.overlap is None else ("yes" if t.overlap else "no"),
+            )
+        parts.append(table)
+    scored = [b for b in report.beside if b.n]
+    if report.reference and scored:
+        ref = report.reference
+        table = _table(
+            "metric", "kind", "n", "mean", f"mean where {ref} = 1", "n", f"mean where {ref} = 0",
+            "n",
+        )
+        for b in scored:
+            table.add_row(
+                b.metric + (" (imported)" if b.imported else ""),
+                b.kind,
+                str(b.n),
+                fmt(b.mean),
+                fmt(b.mean_pass),
+                str(b.n_pass),
+                fmt(b.mean_fail),
+                str(b.n_fail),
+            )
+        parts += [
+            "",
+            f"the other metrics beside {ref}, per trajectory (overall, and split by whether "
+            f"{ref} passed):",
+            table,
+        ]
+        idle = [b.metric for b in report.beside if not b.n]
+        if idle:
+            parts.append(f"no value on any trajectory (n/a here): {', '.join(idle)}")
+    malformed, no_reward = report.faults["malformed"], report.faults["no_reward_info"]
+    if malformed or no_reward:
+        parts.append("")
+    if malformed:
+        parts.append(
+            f"malformed trajectories: {len(malformed)} (stored with their faults in "
+            "meta.malformed; scored as recorded)"
+        )
+        parts += [
+            f"  {m['item_id']}/{m['repetition']}: {'; '.join(m['faults'])}" for m in malformed[:10]
+        ]
+    if no_reward:
+        parts.append(
+            f"results without reward_info: {len(no_reward)} (the source computed no reward for "
+            "them and published 0; kept as published): "
+            + ", ".join(f"{m['item_id']}/{m['repetition']}" for m in no_reward[:10])
+        )
+    parts += [f"note: {n}" for n in report.notes]
+    return console_text(*parts)
+
+
+def _interval(ci: Interval | None) -> list[float] | None:
+    return None if ci is None else [ci[0], ci[1]]
+
+
+def passk_json(report: PassKReport) -> dict[str, Any]:
+    return {
+        "trials": report.trials,
+        "reference": report.reference,
+        "curves": {
+            c.metric: {
+                "kind": c.kind,
+                "imported": c.imported,
+                "points": [
+                    {
+                        "k": p.k,
+                        "n_items": p.n_items,
+                        "pass_hat_k": p.pass_hat,
+                        "pass_hat_k_ci": _interval(p.pass_hat_ci),
+                        "pass_at_k": p.pass_at,
+                        "pass_at_k_ci": _interval(p.pass_at_ci),
+                    }
+                    for p in c.points
+                ],
+                "per_repetition": [list(x) for x in c.per_repetition],
+                "consistency": c.consistency,
+                "consistency_ci": _interval(c.consistency_ci),
+                "all_pass": c.all_pass,
+                "all_fail": c.all_fail,
+                "n_items": c.n_items,
+            }
+            for c in report.curves
+        },
+        "null_agents": [
+            {
+                "agent": t.agent,
+                "metric": t.metric,
+                "passes": t.passes,
+                "n_items": t.n_items,
+                "value": t.value,
+                "ci": _interval(t.ci),
+                "tool_calls": t.tool_calls,
+                "per_k": [
+                    {"k": p.k, "run": p.run, "run_ci": _interval(p.run_ci), "margin": p.margin,
+                     "overlap": p.overlap}
+                    for p in t.points
+                ],
+            }
+            for t in report.twins
+        ],
+        "beside": {
+            b.metric: {
+                "kind": b.kind,
+                "imported": b.imported,
+                "n": b.n,
+                "mean": b.mean,
+                "mean_when_reference_passed": b.mean_pass,
+                "n_reference_passed": b.n_pass,
+                "mean_when_reference_failed": b.mean_fail,
+                "n_reference_failed": b.n_fail,
+            }
+            for b in report.beside
+        },
+        "faults": dict(report.faults),
+        "notes": list(report.notes),
+    }
+
+
+def passk_text(store: Store, run: Run) -> str:
+    return render_passk(passk_report(store, run))

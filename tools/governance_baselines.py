@@ -1,0 +1,145 @@
+"""The governance baseline table: every govsim agent through the harness, k=1, all worlds.
+
+Each config of the governance adapter is run once over the whole suite (default: the
+64 medium eval worlds) through the harness API against a temporary database, scored by
+the adapter's scorers like any run. Per config the table gives the mean reward with its
+95% interval over worlds, the valid-execution rate with its Wilson interval, and the
+full-reward rate (reward 1.0) with its Wilson interval.
+
+A reward is a fraction (min(1, oracle cost / attempts) on a valid execution), so the
+reward interval is Wilson only when every world's reward is 0 or 1; otherwise it is the
+harness's seeded percentile bootstrap, and the table names which. Rates of 0/1 events
+are always Wilson.
+
+Usage: python tools/governance_baselines.py [--out reports/governance] [--source FILE]
+Writes OUT/baselines.json and OUT/baselines.txt.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import tempfile
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from agent_assay.adapters.governance import GovernanceAdapter
+from agent_assay.hashing import stable_seed
+from agent_assay.runner import (
+    build_and_store_suite,
+    execute_run,
+    resolve_config,
+    select_items,
+    start_run,
+)
+from agent_assay.stats import Interval, proportion_interval, wilson
+from agent_assay.store import open_store
+
+REWARD, VALID = "governance.reward", "governance.execution_valid"
+RUN_SEED = 0
+
+
+def _interval(values: Sequence[float], seed: int) -> tuple[Interval | None, str]:
+    method = "wilson" if all(v in (0.0, 1.0) for v in values) else "bootstrap"
+    return proportion_interval(values, seed), method
+
+
+def _rate(flags: Sequence[bool]) -> dict[str, Any]:
+    hits = sum(flags)
+    return {
+        "count": hits,
+        "rate": hits / len(flags) if flags else None,
+        "wilson": wilson(hits, len(flags)),
+    }
+
+
+def baselines(db: Path, source: Path | None = None) -> dict[str, Any]:
+    """Run every config k=1 over every world in a fresh store at `db`; return the table."""
+    store = open_store(str(db))
+    adapter = GovernanceAdapter()
+    suite = build_and_store_suite(store, adapter, source)
+    items = select_items(suite)
+    rows: dict[str, Any] = {}
+    for name in adapter.configs():
+        config = resolve_config(adapter, name)
+        run = start_run(store, adapter, suite, config, repeats=1, seed=RUN_SEED, items=items)
+        execute_run(store, adapter, run, progress=False)
+        per_item: dict[str, dict[str, float]] = {}
+        for row in store.latest_scores(run.run_id):
+            if row.scorer in (REWARD, VALID) and row.value is not None:
+                per_item.setdefault(row.item_id, {})[row.scorer] = row.value
+        rewards = [per_item[i][REWARD] for i in run.item_ids]
+        valid = [per_item[i][VALID] == 1.0 for i in run.item_ids]
+        interval, method = _interval(rewards, stable_seed("governance-baselines", name))
+        rows[name] = {
+            "role": config.params["role"],
+            "reads_hidden_state": config.params["reads_hidden_state"],
+            "config_hash": config.config_hash,
+            "worlds": len(rewards),
+            "mean_reward": sum(rewards) / len(rewards),
+            "reward_interval": interval,
+            "reward_interval_method": method,
+            "valid_execution": _rate(valid),
+            "full_reward": _rate([r == 1.0 for r in rewards]),
+            "rewards": dict(zip(run.item_ids, rewards, strict=True)),
+        }
+    return {
+        "suite_hash": suite.suite_hash,
+        "suite_source": suite.source,
+        "worlds": len(items),
+        "repeats": 1,
+        "run_seed": RUN_SEED,
+        "configs": rows,
+    }
+
+
+def _pair(interval: Any) -> str:
+    return "n/a" if interval is None else f"[{interval[0]:.4f}, {interval[1]:.4f}]"
+
+
+def table(result: Mapping[str, Any]) -> str:
+    """The fixed-width text form of `baselines`' result."""
+    lines = [
+        f"governance baselines: {result['suite_source']}; k={result['repeats']}, "
+        f"run seed {result['run_seed']}",
+        f"suite {result['suite_hash']}",
+        "",
+        f"{'config':<20}{'role':<18}{'mean reward':>12}  {'95% CI':<18}{'method':<11}"
+        f"{'valid rate':>10}  {'95% Wilson':<18}{'reward=1':>9}  {'95% Wilson':<18}",
+        "─" * 136,
+    ]
+    for name, row in result["configs"].items():
+        valid, full = row["valid_execution"], row["full_reward"]
+        lines.append(
+            f"{name:<20}{row['role']:<18}{row['mean_reward']:>12.4f}  "
+            f"{_pair(row['reward_interval']):<18}{row['reward_interval_method']:<11}"
+            f"{valid['rate']:>10.4f}  {_pair(valid['wilson']):<18}"
+            f"{full['rate']:>9.4f}  {_pair(full['wilson']):<18}"
+        )
+    lines += [
+        "",
+        f"n = {result['worlds']} worlds per config. Reward CI: Wilson when every reward is 0 or 1,",
+        "else a seeded percentile bootstrap (rewards are fractions). Rates: Wilson.",
+        "oracle_replay and mock read hidden state: oracle_replay is the positive control,",
+        "mock an oracle-guided agent with seeded lapses; neither is a system under test.",
+    ]
+    return "\n".join(line.rstrip() for line in lines) + "\n"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=Path("reports/governance"))
+    parser.add_argument("--source", type=Path, default=None)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        result = baselines(Path(tmp) / "baselines.db", args.source)
+    args.out.mkdir(parents=True, exist_ok=True)
+    text = table(result)
+    (args.out / "baselines.json").write_text(json.dumps(result, indent=2, sort_keys=True) + "\n")
+    (args.out / "baselines.txt").write_text(text)
+    print(text, end="")
+
+
+if __name__ == "__main__":
+    main()
