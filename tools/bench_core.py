@@ -97,6 +97,9 @@ class NoopAdapter:
     def build_suite(self, source: Path | None = None) -> Suite:
         return Suite(adapter=self.name, items=self.items)
 
+    def prepare(self, suite: Suite) -> None:
+        """Nothing to rebuild: every item carries what running it needs."""
+
     def configs(self) -> Mapping[str, Mapping[str, Any]]:
         return {"noop": {}}
 

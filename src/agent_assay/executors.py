@@ -16,7 +16,7 @@ from typing import Protocol
 
 from agent_assay.adapters.protocol import AgentAdapter
 from agent_assay.adapters.registry import load_adapter
-from agent_assay.model import Config, Cost, PublicItem, Trajectory
+from agent_assay.model import Config, Cost, PublicItem, Suite, Trajectory
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,9 +63,10 @@ class SequentialExecutor:
 _worker_adapter: AgentAdapter | None = None
 
 
-def _init_worker(adapter_name: str) -> None:
+def _init_worker(adapter_name: str, suite: Suite) -> None:
     global _worker_adapter
     _worker_adapter = load_adapter(adapter_name)
+    _worker_adapter.prepare(suite)
 
 
 def _run_in_worker(task: Task) -> Trajectory:
@@ -76,14 +77,17 @@ def _run_in_worker(task: Task) -> Trajectory:
 class ProcessPoolExecutorBackend:
     """Run items in `workers` processes; each loads the adapter by its registered name."""
 
-    def __init__(self, adapter_name: str, workers: int) -> None:
+    def __init__(self, adapter_name: str, workers: int, suite: Suite) -> None:
         self.adapter_name = adapter_name
         self.workers = workers
+        self.suite = suite
 
     def run(self, tasks: Iterable[Task]) -> Iterator[Trajectory]:
         pending_tasks = iter(tasks)
         with ProcessPoolExecutor(
-            max_workers=self.workers, initializer=_init_worker, initargs=(self.adapter_name,)
+            max_workers=self.workers,
+            initializer=_init_worker,
+            initargs=(self.adapter_name, self.suite),
         ) as pool:
             in_flight: set[Future[Trajectory]] = set()
             for task in pending_tasks:  # keep a bounded window so memory stays flat
@@ -95,7 +99,7 @@ class ProcessPoolExecutorBackend:
                 yield future.result()
 
 
-def make_executor(adapter: AgentAdapter, workers: int) -> Executor:
+def make_executor(adapter: AgentAdapter, workers: int, suite: Suite) -> Executor:
     if workers <= 1:
         return SequentialExecutor(adapter)
-    return ProcessPoolExecutorBackend(adapter.name, workers)
+    return ProcessPoolExecutorBackend(adapter.name, workers, suite)

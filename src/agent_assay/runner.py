@@ -178,6 +178,7 @@ def execute_run(
 ) -> RunResult:
     """Run every (item, repetition) not yet stored for `run`; safe to call again to resume."""
     suite = store.get_suite(run.suite_hash)
+    adapter.prepare(suite)
     config = store.get_config(run.config_hash)
     items = suite.by_id()
     stored = store.stored_slots(run.run_id)
@@ -193,7 +194,7 @@ def execute_run(
     written = crashed = 0
     try:
         with terminal_progress(f"run {run.run_id[:8]}", len(todo), show) as tick:
-            for trajectory in make_executor(adapter, workers).run(tasks):
+            for trajectory in make_executor(adapter, workers, suite).run(tasks):
                 item = items[trajectory.item_id]
                 store.write_trajectory(
                     run.run_id, trajectory, score_records(scorers, item, trajectory, ctx)

@@ -100,6 +100,9 @@ class ToyAdapter:
     def build_suite(self, source: Path | None = None) -> Suite:
         return Suite(adapter=self.name, items=toy_items(), source=str(source or "builtin"))
 
+    def prepare(self, suite: Suite) -> None:
+        """Nothing to rebuild: every item carries what running it needs."""
+
     def configs(self) -> Mapping[str, Mapping[str, Any]]:
         return {
             "good": {"mode": "good"},

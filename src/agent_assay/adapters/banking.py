@@ -71,6 +71,9 @@ class BankingAdapter:
         where = str(source) if source else "synthbank bundled scripts"
         return Suite(adapter=self.name, items=tuple(map(item_from_script, scripts)), source=where)
 
+    def prepare(self, suite: Suite) -> None:
+        """Nothing to rebuild: every item carries what running it needs."""
+
     def configs(self) -> Mapping[str, Mapping[str, Any]]:
         common = {"agent": "mock", "bank_seed": DEFAULT_SEED, "defect_seed": 0}
         return {"mock": {**common, "noisy": False}, "mock-noisy": {**common, "noisy": True}}

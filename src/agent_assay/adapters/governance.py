@@ -397,6 +397,22 @@ class GovernanceAdapter:
         where = f"{source} ({spec.describe()})" if source else f"govsim: {spec.describe()}"
         return Suite(adapter=self.name, items=items, source=where)
 
+    def prepare(self, suite: Suite) -> None:
+        """Regenerate the hidden worlds behind a stored suite from its generation coordinates.
+
+        Generation is a pure function of (seed, split, n, difficulty), so a fresh process
+        rebuilds exactly the worlds the suite was built from; task_of still checks that
+        each world's public view equals the item's.
+        """
+        sizes: dict[tuple[int, str, str], int] = {}
+        for item in suite.items:
+            world = item.gold.truth["world"]
+            key = (int(world["seed"]), str(world["split"]), str(world["difficulty"]))
+            sizes[key] = max(sizes.get(key, 0), int(world["index"]) + 1)
+        for (seed, split, difficulty), n in sizes.items():
+            generate(WorldSpec(seed=seed, split=split, n=n, difficulty=difficulty))
+        self._tasks = tuple(_WORLDS[item.item_id][1] for item in suite.items)
+
     def configs(self) -> Mapping[str, Mapping[str, Any]]:
         return {
             name: {

@@ -31,6 +31,14 @@ class AgentAdapter(Protocol):
         """A pure function of what is on disk: same source, same suite hash."""
         ...
 
+    def prepare(self, suite: Suite) -> None:
+        """Receive the stored suite before anything of it is run, replayed or scored.
+
+        A fresh process (a resumed run, a control, a worker) has the suite only from the
+        store; an adapter whose hidden worlds come from its source rebuilds them here.
+        """
+        ...
+
     def configs(self) -> Mapping[str, Mapping[str, Any]]:
         """Named configurations; each becomes a content-hashed Config."""
         ...

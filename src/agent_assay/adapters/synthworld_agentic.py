@@ -344,6 +344,11 @@ class SynthWorldAgenticAdapter:
         where = str(source) if source else "synthworld Asteria Agentic v1 (generated)"
         return Suite(adapter=self.name, items=suite_items(benchmark), source=where)
 
+    def prepare(self, suite: Suite) -> None:
+        """Take the public bundle (pools, world facts) from the stored suite's items."""
+        if suite.items:
+            _, self._public = _public_of(suite.items[0].public())
+
     def configs(self) -> Mapping[str, Mapping[str, Any]]:
         public = {"reads": "public", "role": "system under test"}
         return {

@@ -69,6 +69,7 @@ def run_controls(
     bands = load_bands(adapter.name)
     declared = not_applicable(adapter.name)
     suite = store.get_suite(run.suite_hash)
+    adapter.prepare(suite)
     by_id = suite.by_id()
     scorers = tuple(scorers_for(adapter))
     ctx = ControlContext(

@@ -150,6 +150,7 @@ def run_pass(
     limit: int | None = None,
 ) -> MutationPass:
     suite = store.get_suite(run.suite_hash)
+    adapter.prepare(suite)
     gold = suite.by_id()
     selected = [i for i in run.item_ids if not tags or set(tags) & set(gold[i].tags)]
     selected = selected[:limit] if limit else selected
