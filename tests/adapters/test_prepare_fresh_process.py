@@ -1,0 +1,31 @@
+"""A stored suite can be resumed and certified from a fresh adapter instance (prepare)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from agent_assay.adapters import governance
+from agent_assay.adapters.governance import GovernanceAdapter
+from agent_assay.runner import (
+    build_and_store_suite,
+    execute_run,
+    resolve_config,
+    select_items,
+    start_run,
+)
+from agent_assay.store import Store
+
+
+def test_governance_custom_suite_runs_from_a_fresh_adapter(store: Store, tmp_path: Path) -> None:
+    spec = tmp_path / "worlds.yaml"
+    spec.write_text("seed: 7\nsplit: train\nn: 3\ndifficulty: easy\n")
+    builder = GovernanceAdapter()
+    suite = build_and_store_suite(store, builder, spec)
+    run = start_run(store, builder, suite, resolve_config(builder, "oracle_replay"), repeats=1,
+                    seed=0, items=select_items(suite))
+    # as in a fresh process: no world of seed 7 is known; prepare() must rebuild them
+    governance._WORLDS.clear()
+    result = execute_run(store, GovernanceAdapter(), run, progress=False)
+    assert result.crashed == 0
+    rewards = [r.value for r in store.latest_scores(run.run_id) if r.scorer == "governance.reward"]
+    assert rewards == [1.0, 1.0, 1.0]
