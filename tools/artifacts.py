@@ -66,16 +66,24 @@ def banking(rec: Recorder) -> None:
     )
     rec.run("banking/controls_mock", f"{CLI} controls run --config mock --run {run_id} --db $DB")
     rec.run("banking/controls_mock_json", f"{CLI} controls show {run_id} --json --db $DB")
-    rec.run("banking/mutate_mock", f"{CLI} mutate --config mock --run {run_id} "
-            "--operators configs/mutants.yaml --db $DB")
-    rec.run("banking/mutation_show", f"{CLI} mutation show {run_id} "
-            "--item card_lost_stolen-happy-006 --operator corrupt_arg --db $DB")
+    rec.run(
+        "banking/mutate_mock",
+        f"{CLI} mutate --config mock --run {run_id} --operators configs/mutants.yaml --db $DB",
+    )
+    rec.run(
+        "banking/mutation_show",
+        f"{CLI} mutation show {run_id} "
+        "--item card_lost_stolen-happy-006 --operator corrupt_arg --db $DB",
+    )
     rec.run("banking/report_mock", f"{CLI} report {run_id} --db $DB")
     rec.run("banking/report_mock_json", f"{CLI} report {run_id} --json --db $DB")
-    spread = rec.run("banking/run_noisy_k3",
-                     f"{CLI} run --config mock-noisy --repeats 3 --db $DB").strip()
-    rec.run("banking/controls_noisy_k3",
-            f"{CLI} controls run --config mock-noisy --run {spread} --db $DB")
+    spread = rec.run(
+        "banking/run_noisy_k3", f"{CLI} run --config mock-noisy --repeats 3 --db $DB"
+    ).strip()
+    rec.run(
+        "banking/controls_noisy_k3",
+        f"{CLI} controls run --config mock-noisy --run {spread} --db $DB",
+    )
     rec.run("banking/report_noisy_k3", f"{CLI} report {spread} --headline-only --db $DB")
     noisy = rec.run("banking/run_noisy_k1", f"{CLI} run --config mock-noisy --db $DB").strip()
     rec.run("banking/report_noisy_k1", f"{CLI} report {noisy} --headline-only --db $DB")
@@ -89,16 +97,40 @@ def banking(rec: Recorder) -> None:
 def synthworld(rec: Recorder) -> None:
     adapter = "--adapter synthworld-agentic"
     rec.run("synthworld/suite_build", f"{CLI} suite build {adapter} --db $DB")
-    rec.run("synthworld/reproduction", f"{PY} tools/compare_synthworld.py --db $DB "
-            "--json-out reports/synthworld/reproduction_detail.json")
-    run_id = rec.run("synthworld/run_auditor", f"{CLI} run {adapter} --config auditor "
-                     "--db $DB").strip()
-    rec.run("synthworld/controls_auditor",
-            f"{CLI} controls run {adapter} --config auditor --run {run_id} --db $DB", expect=2)
+    rec.run(
+        "synthworld/reproduction",
+        f"{PY} tools/compare_synthworld.py --db $DB "
+        "--json-out reports/synthworld/reproduction_detail.json",
+    )
+    run_id = rec.run(
+        "synthworld/run_auditor", f"{CLI} run {adapter} --config auditor --db $DB"
+    ).strip()
+    rec.run(
+        "synthworld/controls_auditor",
+        f"{CLI} controls run {adapter} --config auditor --run {run_id} --db $DB",
+        expect=2,
+    )
     rec.run("synthworld/controls_auditor_json", f"{CLI} controls show {run_id} --json --db $DB")
-    rec.run("synthworld/mutate_auditor", f"{CLI} mutate {adapter} --config auditor --run "
-            f"{run_id} --operators configs/mutants-synthworld.yaml --db $DB")
+    rec.run(
+        "synthworld/mutate_auditor",
+        f"{CLI} mutate {adapter} --config auditor --run "
+        f"{run_id} --operators configs/mutants-synthworld.yaml --db $DB",
+    )
     rec.run("synthworld/report_auditor", f"{CLI} report {run_id} --headline-only --db $DB")
+
+
+def governance(rec: Recorder) -> None:
+    adapter = "--adapter governance"
+    rec.run(
+        "governance/baselines_table", f"{PY} tools/governance_baselines.py --out reports/governance"
+    )
+    run_id = rec.run("governance/run_mock", f"{CLI} run {adapter} --config mock --db $DB").strip()
+    rec.run(
+        "governance/controls_mock",
+        f"{CLI} controls run {adapter} --config mock --run {run_id} --db $DB",
+    )
+    rec.run("governance/controls_mock_json", f"{CLI} controls show {run_id} --json --db $DB")
+    rec.run("governance/report_mock", f"{CLI} report {run_id} --db $DB")
 
 
 def main() -> int:
@@ -112,6 +144,7 @@ def main() -> int:
     recorder = Recorder(str(db))
     banking(recorder)
     synthworld(recorder)
+    governance(recorder)
     return 0
 
 

@@ -69,8 +69,10 @@ CLAIMS = [
     Claim(
         "corrupt_arg is seen only by args.match and tools.recall, by both detectors",
         "banking/mutate_mock.txt",
-        lambda t: "corrupt_arg: statistical: args.match, tools.recall; "
-        "threshold: args.match, tools.recall" in t,
+        lambda t: (
+            "corrupt_arg: statistical: args.match, tools.recall; "
+            "threshold: args.match, tools.recall" in t
+        ),
         True,
     ),
     Claim(

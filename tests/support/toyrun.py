@@ -38,8 +38,13 @@ def new_toy_run(
     suite = build_and_store_suite(store, adapter, None)
     items = select_items(suite, tags=tags, limit=limit)
     return start_run(
-        store, adapter, suite, resolve_config(adapter, config),
-        repeats=repeats, seed=seed, items=items,
+        store,
+        adapter,
+        suite,
+        resolve_config(adapter, config),
+        repeats=repeats,
+        seed=seed,
+        items=items,
     )
 
 
@@ -82,5 +87,10 @@ def agent_assay(
     """Run the installed `agent-assay` console script."""
     return subprocess.run(
         [str(AGENT_ASSAY), *args],
-        env=env, cwd=cwd, capture_output=True, text=True, timeout=timeout, check=False,
+        env=env,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
     )

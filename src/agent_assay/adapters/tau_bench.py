@@ -23,9 +23,10 @@ do-nothing agent, and `tau.reward`.
   (it equals). Anything else would need the database and scores n/a.
 
 The rule assumes a succeeded state-changing call changes the database and a
-failed one (a result starting "Error") does not; on the 136 published
-rewards of gpt-4o-airline.json that tau-bench computed and the rule decides,
-it agrees with every one (see the tests).
+failed one (a result starting "Error") does not. On gpt-4o-airline.json it
+decides 136 of the 200 published rewards and agrees with 134; the 2 it
+contradicts carry no reward_info (tau-bench computed no reward for them and
+published 0), so it agrees with every reward tau-bench computed (see the tests).
 """
 
 from __future__ import annotations
@@ -119,9 +120,8 @@ def reward_rule(gold: Gold, trajectory: Trajectory) -> tuple[float | None, str]:
     if not done:
         if gold_writes:
             return 0.0, "no state-changing call succeeded but gold changes the database"
-        return (1.0 if said else 0.0), "no state-changing call succeeded; gold changes nothing" + (
-            missing
-        )
+        reason = "no state-changing call succeeded; gold changes nothing" + missing
+        return (1.0 if said else 0.0), reason
     if not gold_writes:
         return 0.0, "a state-changing call succeeded but gold changes nothing"
     if [_key(c) for c in done] == [_key(c) for c in gold_writes]:
@@ -183,6 +183,9 @@ class TauBenchAdapter:
         self.version = version
 
     # ---- suite and configs -------------------------------------------------
+    def prepare(self, suite: Suite) -> None:
+        """Nothing to rebuild: an imported suite is never executed."""
+
     def build_suite(self, source: Path | None = None) -> Suite:
         if source is None:
             raise AssayError(
@@ -209,9 +212,7 @@ class TauBenchAdapter:
     def replay(self, item: PublicItem, calls: Sequence[ToolCall], *, seed: int) -> Trajectory:
         raise AssayError(CANNOT_EXECUTE.format(what=f"replay calls on item {item.item_id}"))
 
-    def record_without_executing(
-        self, item: PublicItem, calls: Sequence[ToolCall]
-    ) -> Trajectory:
+    def record_without_executing(self, item: PublicItem, calls: Sequence[ToolCall]) -> Trajectory:
         """`calls` recorded as proposals that never ran (every step ok=False, saying so).
 
         Not used by the core today: it is the base the scorer self-test would plant defects

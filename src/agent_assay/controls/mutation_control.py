@@ -37,6 +37,10 @@ class MutationControl:
         if survived:
             summary += f"; survived: {', '.join(survived)}"
         passed = score is not None and score >= float(band["min_score"])
-        measured = {"pass_id": result.pass_id, "score": score, "operators": statuses,
-                    "altered": altered}
+        measured = {
+            "pass_id": result.pass_id,
+            "score": score,
+            "operators": statuses,
+            "altered": altered,
+        }
         return outcome(self, passed, summary, measured, band)

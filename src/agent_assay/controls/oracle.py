@@ -19,5 +19,19 @@ def oracle_trajectory(ctx: ControlContext, item: Item) -> Trajectory:
     )
 
 
+def planting_base(ctx: ControlContext, item: Item) -> Trajectory:
+    """A trajectory that follows gold, to plant defects in.
+
+    Normally the oracle replay. An adapter that cannot execute (an imported run has no
+    environment) may offer ``record_without_executing(item, calls)``: gold's calls
+    recorded as proposed but not run, which is enough for scorers that judge proposals.
+    """
+    record = getattr(ctx.adapter, "record_without_executing", None)
+    if callable(record):
+        recorded: Trajectory = record(item.public(), item.gold.path)
+        return recorded
+    return oracle_trajectory(ctx, item)
+
+
 def oracle_trajectories(ctx: ControlContext, items: Sequence[Item]) -> list[Trajectory]:
     return [oracle_trajectory(ctx, item) for item in items]

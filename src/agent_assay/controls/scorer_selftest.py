@@ -21,15 +21,19 @@ from typing import Any
 
 from agent_assay.controls.base import ControlContext, ControlOutcome, outcome
 from agent_assay.controls.measure import direction
-from agent_assay.controls.oracle import oracle_trajectory
+from agent_assay.controls.oracle import planting_base
 from agent_assay.controls.planted import Planter, planter_for
 from agent_assay.model import Item, Trajectory
 from agent_assay.scoring.base import Scorer, ScoringContext, passes
 
 
 def probe(
-    scorer: Scorer, planter: Planter, items: list[Item], oracles: Mapping[str, Trajectory],
-    ctx: ScoringContext, limit: int,
+    scorer: Scorer,
+    planter: Planter,
+    items: list[Item],
+    oracles: Mapping[str, Trajectory],
+    ctx: ScoringContext,
+    limit: int,
 ) -> dict[str, Any]:
     """Plant the scorer's defect on up to `limit` items and count how often it went red."""
     sign = direction(scorer.kind) or -1  # measures: more time or money is worse
@@ -69,15 +73,14 @@ class ScorerSelfTest:
     def run(self, ctx: ControlContext, band: Mapping[str, Any]) -> ControlOutcome:
         limit = int(band["probe_items"])
         items = list(ctx.items)
-        oracles = {item.item_id: oracle_trajectory(ctx, item) for item in items}
+        oracles = {item.item_id: planting_base(ctx, item) for item in items}
         per_scorer: dict[str, dict[str, Any]] = {}
         for scorer in ctx.scorers:
             planter = planter_for(scorer)
             if planter is None:
                 per_scorer[scorer.name] = {"red": False, "why": "no planted defect declared"}
             else:
-                per_scorer[scorer.name] = probe(scorer, planter, items, oracles, ctx.scoring,
-                                                limit)
+                per_scorer[scorer.name] = probe(scorer, planter, items, oracles, ctx.scoring, limit)
         green = sorted(name for name, r in per_scorer.items() if r["red"] is False)
         idle = sorted(name for name, r in per_scorer.items() if r["red"] is None)
         tested = len(per_scorer) - len(idle)

@@ -354,6 +354,8 @@ def parse_results(path: Path) -> ParsedResults:
         raise AssayError(f"{where}: file not found") from exc
     except IsADirectoryError as exc:
         raise AssayError(f"{where}: is a directory, not a tau-bench results file") from exc
+    except OSError as exc:
+        raise AssayError(f"{where}: cannot be read: {exc.strerror or exc}") from exc
     items: dict[str, Item] = {}
     task_json: dict[str, tuple[str, int]] = {}
     slots: dict[str, dict[int, int]] = defaultdict(dict)
@@ -415,12 +417,9 @@ def parse_results(path: Path) -> ParsedResults:
             f"{n} trials: task {', '.join(ids[:5])}{' ...' if len(ids) > 5 else ''}"
             for n, ids in sorted(by_count.items())
         )
-        first = min(
-            slots[i][min(slots[i])] for i, n in counts.items() if n != max(counts.values())
-        )
+        first = min(slots[i][min(slots[i])] for i, n in counts.items() if n != max(counts.values()))
         raise AssayError(
-            f"{where}: result [{first}]: trials of unequal count per task (field 'trial'): "
-            f"{detail}"
+            f"{where}: result [{first}]: trials of unequal count per task (field 'trial'): {detail}"
         )
     if len(models) > 1:
         listed = ", ".join(f"{m!r} (result [{i}])" for m, i in models.items())
@@ -544,7 +543,18 @@ def import_results(
     on_progress: Callable[[int, int], None] | None = None,
 ) -> ImportResult:
     """Validate the whole file, then store suite, config, run and every trajectory with scores."""
-    parsed = parse_results(path)
+    return store_parsed(store, parse_results(path), name=name, on_progress=on_progress)
+
+
+def store_parsed(
+    store: Store,
+    parsed: ParsedResults,
+    *,
+    name: str | None = None,
+    on_progress: Callable[[int, int], None] | None = None,
+) -> ImportResult:
+    """Store a validated file: a new run, or the missing trajectories of the run it already is."""
+    path = parsed.path
     adapter = TauBenchAdapter()
     agreement = rule_agreement(parsed)
     run = existing_run(store, parsed.sha256)
@@ -609,9 +619,7 @@ def write_trajectories(
 
 def mark_imported(records: Sequence[ScoreRecord]) -> list[ScoreRecord]:
     """tau.reward rows that carry tau-bench's published value are stored as imported."""
-    return [
-        replace(r, imported=True) if _published(r.detail) else r for r in records
-    ]
+    return [replace(r, imported=True) if _published(r.detail) else r for r in records]
 
 
 def _published(detail: Mapping[str, Any] | None) -> bool:

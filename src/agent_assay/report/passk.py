@@ -62,9 +62,9 @@ def pass_hat_exact(counts: Sequence[tuple[int, int]], k: int) -> Fraction:
 
 def pass_at_exact(counts: Sequence[tuple[int, int]], k: int) -> Fraction:
     """Mean over items of 1 - C(n-c, k)/C(n, k), exactly."""
-    return sum(
-        (1 - Fraction(comb(n - c, k), comb(n, k)) for n, c in counts), Fraction(0)
-    ) / len(counts)
+    return sum((1 - Fraction(comb(n - c, k), comb(n, k)) for n, c in counts), Fraction(0)) / len(
+        counts
+    )
 
 
 @dataclass(frozen=True)
@@ -401,8 +401,15 @@ def render_passk(report: PassKReport) -> str:
             f"{fmt(twin.value)} {fmt_ci(twin.ci)} ({twin.tool_calls} tool calls); it is run "
             "once per item, so this is its pass^k at every k",
         ]
-        table = _table("k", "run pass^k", "95% CI", f"{twin.agent}", "95% CI", "twin margin",
-                       "intervals overlap")
+        table = _table(
+            "k",
+            "run pass^k",
+            "95% CI",
+            f"{twin.agent}",
+            "95% CI",
+            "twin margin",
+            "intervals overlap",
+        )
         for t in twin.points:
             table.add_row(
                 str(t.k),
@@ -418,7 +425,13 @@ def render_passk(report: PassKReport) -> str:
     if report.reference and scored:
         ref = report.reference
         table = _table(
-            "metric", "kind", "n", "mean", f"mean where {ref} = 1", "n", f"mean where {ref} = 0",
+            "metric",
+            "kind",
+            "n",
+            "mean",
+            f"mean where {ref} = 1",
+            "n",
+            f"mean where {ref} = 0",
             "n",
         )
         for b in scored:
@@ -504,8 +517,13 @@ def passk_json(report: PassKReport) -> dict[str, Any]:
                 "ci": _interval(t.ci),
                 "tool_calls": t.tool_calls,
                 "per_k": [
-                    {"k": p.k, "run": p.run, "run_ci": _interval(p.run_ci), "margin": p.margin,
-                     "overlap": p.overlap}
+                    {
+                        "k": p.k,
+                        "run": p.run,
+                        "run_ci": _interval(p.run_ci),
+                        "margin": p.margin,
+                        "overlap": p.overlap,
+                    }
                     for p in t.points
                 ],
             }

@@ -1,0 +1,182 @@
+"""pass^k on an imported run reproduces tau-bench's own numbers for gpt-4o-airline.json.
+
+pass^k is compared with == against the exact fractions (21/50, 41/150, 11/50,
+1/5) rounded once to float: the report computes in rational arithmetic and
+rounds once, so equality is exact. tau-bench computes the same mean in floats,
+summing C(c,k)/C(n,k) over tasks; that sum depends on the order of the tasks and
+can differ in the last bit, so it is compared with math.isclose at 1e-12.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from fractions import Fraction
+from math import comb, isclose
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent_assay.importers.tau_bench import import_results
+from agent_assay.model import Run
+from agent_assay.report.passk import (
+    PassKReport,
+    passk_json,
+    passk_report,
+    render_passk,
+    wilson_score,
+)
+from agent_assay.stats import wilson
+from agent_assay.store import Store, open_store
+from tests.importers.test_tau_bench_parse import real_file, run_cli
+
+EXACT_PASS_HAT = {1: Fraction(21, 50), 2: Fraction(41, 150), 3: Fraction(11, 50), 4: Fraction(1, 5)}
+
+
+@pytest.fixture(scope="module")
+def imported(tmp_path_factory: pytest.TempPathFactory) -> tuple[Store, Run]:
+    store = open_store(str(tmp_path_factory.mktemp("tau_report") / "assay.db"))
+    return store, import_results(store, real_file()).run
+
+
+@pytest.fixture(scope="module")
+def report(imported: tuple[Store, Run]) -> PassKReport:
+    return passk_report(*imported)
+
+
+def _tau_bench_style(path: Path) -> dict[int, float]:
+    """pass^k the way tau-bench's own script averages it: a float sum over tasks."""
+    rewards: dict[int, list[float]] = defaultdict(list)
+    for r in json.loads(path.read_text(encoding="utf-8")):
+        rewards[r["task_id"]].append(r["reward"])
+    out = {}
+    for k in range(1, 5):
+        total = 0.0
+        for values in rewards.values():
+            c = sum(1 for v in values if v == 1.0)
+            total += comb(c, k) / comb(len(values), k)
+        out[k] = total / len(rewards)
+    return out
+
+
+def test_pass_hat_k_is_tau_benchs_own(report: PassKReport) -> None:
+    (reward,) = [c for c in report.curves if c.metric == "tau.reward"]
+    got = {p.k: p.pass_hat for p in reward.points}
+    assert got == {k: float(v) for k, v in EXACT_PASS_HAT.items()}
+    assert got == {1: 0.42, 2: 0.2733333333333333, 3: 0.22, 4: 0.2}
+    theirs = _tau_bench_style(real_file())
+    assert all(isclose(got[k], theirs[k], rel_tol=0, abs_tol=1e-12) for k in got)
+    assert all(p.n_items == 50 for p in reward.points)
+
+
+def test_pass_at_k_exact(report: PassKReport) -> None:
+    (reward,) = [c for c in report.curves if c.metric == "tau.reward"]
+    # tasks by passes c of 4 in the file; pass@k = 1 - C(4-c,k)/C(4,k), pass^k = C(c,k)/C(4,k)
+    counts = {0: 14, 1: 12, 2: 10, 3: 4, 4: 10}
+    by_task: dict[int, int] = defaultdict(int)
+    for r in json.loads(real_file().read_text(encoding="utf-8")):
+        by_task[r["task_id"]] += r["reward"] == 1.0
+    assert {c: list(by_task.values()).count(c) for c in range(5)} == counts
+    for p in reward.points:
+        exact = sum(n * (1 - Fraction(comb(4 - c, p.k), comb(4, p.k)))
+                    for c, n in counts.items()) / 50
+        assert p.pass_at == float(exact)
+        hat = sum(n * Fraction(comb(c, p.k), comb(4, p.k)) for c, n in counts.items()) / 50
+        assert p.pass_hat == float(hat)
+    assert reward.point(4).pass_at == 0.72
+
+
+def test_wilson_score_is_the_count_wilson_where_the_count_is_whole(report: PassKReport) -> None:
+    for successes, n in [(19, 50), (10, 50), (0, 43), (43, 43), (21, 50)]:
+        ours, scipys = wilson_score(successes / n, n), wilson(successes, n)
+        assert ours is not None and scipys is not None
+        assert all(isclose(a, b, abs_tol=1e-12) for a, b in zip(ours, scipys, strict=True))
+    (reward,) = [c for c in report.curves if c.metric == "tau.reward"]
+    assert reward.point(4).pass_hat_ci == wilson_score(0.2, 50)
+    low, high = reward.point(2).pass_hat_ci or (0, 0)
+    assert low < 41 / 150 < high
+
+
+def test_per_trial_and_consistency_across_trials(report: PassKReport) -> None:
+    (reward,) = [c for c in report.curves if c.metric == "tau.reward"]
+    assert reward.per_repetition == ((21, 50), (22, 50), (20, 50), (21, 50))
+    assert (reward.all_pass, reward.all_fail, reward.n_items) == (10, 14, 50)
+    assert reward.consistency == 24 / 50
+    assert reward.imported
+
+
+def test_null_agent_twin_margin_per_k(report: PassKReport) -> None:
+    (twin,) = [t for t in report.twins if t.metric == "tau.reward"]
+    assert (twin.agent, twin.passes, twin.n_items, twin.tool_calls) == ("do_nothing", 19, 50, 0)
+    assert twin.value == 0.38
+    assert twin.ci == wilson_score(0.38, 50)
+    assert [p.margin for p in twin.points] == [
+        float(EXACT_PASS_HAT[k]) - 0.38 for k in range(1, 5)
+    ]
+    assert [round(p.margin, 4) for p in twin.points] == [0.04, -0.1067, -0.16, -0.18]
+    assert [p.overlap for p in twin.points] == [True, True, True, True]
+    (recall,) = [t for t in report.twins if t.metric == "tools.recall"]
+    assert (recall.passes, recall.n_items) == (0, 43)
+    assert [p.overlap for p in recall.points] == [False, False, True, True]
+
+
+def test_harness_scorers_beside_the_published_reward(report: PassKReport) -> None:
+    beside = {b.metric: b for b in report.beside}
+    assert report.reference == "tau.reward"
+    assert beside["trajectory.exact"].mean == 14 / 200
+    assert (beside["trajectory.exact"].n_pass, beside["trajectory.exact"].n_fail) == (84, 116)
+    recall = beside["tools.recall"]
+    assert recall.n == 172  # 7 tasks have no gold action, so recall is n/a on their 28
+    assert recall.mean_pass is not None and recall.mean_fail is not None
+    assert recall.mean_pass > recall.mean_fail
+    assert beside["tools.missing"].mean == 166 / 200
+    assert beside["outcome.match"].n == 0
+    assert report.faults["malformed"] == []
+    assert [(f["item_id"], f["repetition"]) for f in report.faults["no_reward_info"]] == [
+        ("002", 2), ("009", 3), ("009", 4), ("033", 1), ("046", 4)
+    ]
+
+
+def test_report_passk_curve_flag(
+    imported: tuple[Store, Run],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    store, run = imported
+    db = str(store.engine.url.database)
+    code, out, _ = run_cli(["report", run.run_id, "--db", db, "--passk-curve"], monkeypatch,
+                           capsys)
+    assert code == 0
+    assert out.index("tau.reward * (imported)") < out.index("pass^k and pass@k, k = 1..4")
+    assert out.endswith(render_passk(passk_report(store, run)))
+    lines = out.splitlines()
+    assert any(line.split()[:6] == ["tau.reward", "(imported)", "1", "50", "0.4200", "[0.2938,"]
+               for line in lines)
+    assert any(line.split()[:4] == ["2", "50", "0.2733", "[0.1694,"] for line in lines)
+    assert ("null agent do_nothing on tau.reward: 19 of 50 = 0.3800 [0.2586, 0.5185] "
+            "(0 tool calls)") in out
+    assert "consistency across repetitions, tau.reward: 0.4800 [0.3480, 0.6149], n=50" in out
+    code, plain, _ = run_cli(["report", run.run_id, "--db", db], monkeypatch, capsys)
+    assert code == 0 and "pass^k and pass@k" not in plain
+    code, raw, _ = run_cli(["report", run.run_id, "--db", db, "--json", "--passk-curve"],
+                           monkeypatch, capsys)
+    payload: dict[str, Any] = json.loads(raw)
+    assert payload["passk_curve"] == json.loads(json.dumps(passk_json(passk_report(store, run))))
+    points = payload["passk_curve"]["curves"]["tau.reward"]["points"]
+    assert [p["pass_hat_k"] for p in points] == [0.42, 0.2733333333333333, 0.22, 0.2]
+
+
+def test_any_run_gets_a_curve(store: Store) -> None:
+    """The curve is generic: a toy run with k=3 gets k = 1..3 for its headline metrics."""
+    from agent_assay.runner import build_and_store_suite, execute_run, resolve_config, start_run
+    from tests.support.toy import ToyAdapter
+
+    adapter = ToyAdapter()
+    suite = build_and_store_suite(store, adapter, None)
+    run = start_run(store, adapter, suite, resolve_config(adapter, "good"), repeats=3, seed=0,
+                    items=list(suite.items))
+    execute_run(store, adapter, run, progress=False)
+    report = passk_report(store, run, null_agents=False)
+    assert report.curves and all(len(c.points) == 3 for c in report.curves)
+    assert "pass^k and pass@k, k = 1..3" in render_passk(report)
