@@ -133,6 +133,29 @@ def governance(rec: Recorder) -> None:
     rec.run("governance/report_mock", f"{CLI} report {run_id} --db $DB")
 
 
+TAU_FILE = "../shared/data/tau-bench/gpt-4o-airline.json"
+TAU_NOT_RUN = (
+    "identical_config",
+    "positive_control",
+    "random_agent",
+    "state_check_bites",
+    "mutation",
+)
+
+
+def tau_bench(rec: Recorder) -> None:
+    run_id = rec.run("tau_bench/import", f"{CLI} import tau-bench {TAU_FILE} --db $DB").strip()
+    rec.run("tau_bench/report", f"{CLI} report {run_id} --passk-curve --headline-only --db $DB")
+    rec.run("tau_bench/report_json", f"{CLI} report {run_id} --passk-curve --json --db $DB")
+    allow = " ".join(f"--allow-not-run {kind}" for kind in TAU_NOT_RUN)
+    rec.run(
+        "tau_bench/controls",
+        f"{CLI} controls run --adapter tau-bench --config gpt-4o-airline --run {run_id} "
+        f"{allow} --db $DB",
+        expect=2,
+    )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--db", default="run/artifacts.db")
@@ -145,6 +168,10 @@ def main() -> int:
     banking(recorder)
     synthworld(recorder)
     governance(recorder)
+    if Path(TAU_FILE).exists():
+        tau_bench(recorder)
+    else:
+        print(f"  tau_bench: skipped, {TAU_FILE} is absent", file=sys.stderr)
     return 0
 
 

@@ -66,7 +66,7 @@ def test_bands_have_derivations_and_nothing_is_declared_not_applicable() -> None
     assert bands["scorer_selftest"]["probe_items"] == 64
     assert bands["state_check_bites"]["probe_items"] == 64
     assert all(band["derivation"].strip() for band in bands.values())
-    assert not_applicable("governance") == {}
+    assert not_applicable("governance") == ({}, True)
 
 
 def test_mock_run_is_admissible_and_exits_zero(mock: Verdict) -> None:

@@ -34,8 +34,11 @@ def test_every_registered_control_has_a_band_with_a_derivation() -> None:
 def test_missing_band_value_is_named(tmp_path: Path) -> None:
     data = shipped()
     del data["defaults"]["null_agent"]["min_margin"]  # type: ignore[index]
-    with pytest.raises(AssayError, match=r"expected\.yaml: band for null_agent is missing "
-                                         r"'min_margin'"):
+    with pytest.raises(
+        AssayError,
+        match=r"expected\.yaml: band for null_agent is missing "
+        r"'min_margin'",
+    ):
         load_bands("banking", write(tmp_path, data))
 
 
@@ -64,3 +67,15 @@ def test_unknown_allow_not_run_kind_is_refused() -> None:
     with pytest.raises(AssayError, match="unknown control kind in --allow-not-run: judge"):
         check_allowed(["judge"])
     assert check_allowed(["judge_calibration"]) == frozenset({"judge_calibration"})
+
+
+def test_exit_codes_rank_failure_above_a_disallowed_not_run() -> None:
+    from agent_assay.controls.execute import controls_exit_code
+
+    passed = {"status": "PASSED"}
+    not_run = {"status": "NOT_RUN", "allowed_not_run": False}
+    allowed = {"status": "NOT_RUN", "allowed_not_run": True}
+    assert controls_exit_code(True, [passed, allowed]) == 0
+    assert controls_exit_code(False, [passed, not_run]) == 3
+    assert controls_exit_code(False, [{"status": "FAILED"}, not_run]) == 2
+    assert controls_exit_code(False, [{"status": "ERROR"}, passed]) == 2

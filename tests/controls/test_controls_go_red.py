@@ -27,7 +27,12 @@ from tests.support.toy import RichToyAdapter, ToyAdapter, ToyWorld
 def certify(store: Store, adapter: ToyAdapter, config: str = "good") -> dict[str, Any]:
     suite = build_and_store_suite(store, adapter, None)
     run = start_run(
-        store, adapter, suite, resolve_config(adapter, config), repeats=1, seed=0,
+        store,
+        adapter,
+        suite,
+        resolve_config(adapter, config),
+        repeats=1,
+        seed=0,
         items=select_items(suite),
     )
     execute_run(store, adapter, run, progress=False)
@@ -78,8 +83,9 @@ def test_scorer_that_always_says_one_fails_selftest_and_shuffled_gold(
 def test_state_scorer_that_ignores_state_fails_state_check_bites(
     store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def ignores_state(self: StateAssertions, gold: Gold, t: Trajectory,
-                      ctx: ScoringContext) -> ScoreValue:
+    def ignores_state(
+        self: StateAssertions, gold: Gold, t: Trajectory, ctx: ScoringContext
+    ) -> ScoreValue:
         return ScoreValue(1.0 if gold.assertions else None)
 
     monkeypatch.setattr(StateAssertions, "score", ignores_state)

@@ -53,8 +53,9 @@ def test_statuses_and_nothing_executed(certified: tuple[Store, Run, dict[str, An
     }
     stored = store.control_outcomes(run.run_id)
     for kind in DECLARED:
-        assert stored[kind].payload["allowed_not_run"] is True
-        assert outcomes[kind].reason == not_applicable("tau-bench")[kind]
+        # missing evidence is not waved through: each must be allowed by name
+        assert stored[kind].payload["allowed_not_run"] is False
+        assert outcomes[kind].reason == not_applicable("tau-bench")[0][kind]
     assert "cannot be re-executed" in outcomes["identical_config"].reason
     assert [r.run_id for r in store.list_runs()] == [run.run_id]  # no twin or replay runs
     # the self-test plants defects in gold recorded without executing (planting_base)
@@ -97,12 +98,14 @@ def test_controls_cli_with_and_without_allow_not_run(
     base = ["controls", "run", "--adapter", "tau-bench", "--config", run.config_name,
             "--run", run.run_id, "--db", db]
     code, out, _ = run_cli(base, monkeypatch, capsys)
-    assert code == 2
+    assert code == 2  # FAILED outranks the disallowed NOT_RUNs (which alone would give 3)
     assert "2 FAILED, 6 NOT_RUN, 1 PASSED, run INADMISSIBLE" in out
     assert "reason: failed control(s): shuffled_gold, null_agent" in out
-    allow = [a for kind in (*DECLARED, "scorer_selftest") for a in ("--allow-not-run", kind)]
+    assert "reason: control(s) NOT_RUN without allowance: " in out
+    allow = [a for kind in DECLARED for a in ("--allow-not-run", kind)]
     code, allowed, _ = run_cli(base + allow, monkeypatch, capsys)
-    assert code == 2 and allowed == out  # declared NOT_RUN is already allowed; nothing else is
+    assert code == 2 and "NOT_RUN without allowance" not in allowed
+    assert allowed.count("NOT_RUN (allowed)") == 6  # the five declared and judge_calibration
     assert len(store.list_runs()) == 1
 
 

@@ -42,7 +42,7 @@ def load_bands(adapter: str, path: Path = EXPECTED) -> dict[str, dict[str, Any]]
     bands: dict[str, dict[str, Any]] = {k: dict(v or {}) for k, v in data["defaults"].items()}
     overrides = (data.get("adapters") or {}).get(adapter) or {}
     for kind, band in overrides.items():
-        if kind == "not_applicable":
+        if kind in ("not_applicable", "allow_not_applicable"):
             continue
         bands[kind] = {**bands.get(kind, {}), **band}
     for kind, band in bands.items():
@@ -60,8 +60,13 @@ def load_bands(adapter: str, path: Path = EXPECTED) -> dict[str, dict[str, Any]]
     return bands
 
 
-def not_applicable(adapter: str, path: Path = EXPECTED) -> dict[str, str]:
-    """Controls this adapter declares NOT_RUN, with the reason written in expected.yaml."""
+def not_applicable(adapter: str, path: Path = EXPECTED) -> tuple[dict[str, str], bool]:
+    """Controls this adapter declares NOT_RUN (kind -> reason), and whether they count as
+    allowed without --allow-not-run (the adapter's `allow_not_applicable`, default true)."""
     data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    declared = ((data.get("adapters") or {}).get(adapter) or {}).get("not_applicable") or {}
-    return {str(k): str(v) for k, v in declared.items()}
+    section = (data.get("adapters") or {}).get(adapter) or {}
+    declared = section.get("not_applicable") or {}
+    allowed = section.get("allow_not_applicable", True)
+    if not isinstance(allowed, bool):
+        raise AssayError(f"{path}: {adapter}.allow_not_applicable must be true or false")
+    return {str(k): str(v) for k, v in declared.items()}, allowed

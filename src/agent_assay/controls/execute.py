@@ -49,11 +49,14 @@ def real_means(store: Store, run: Run) -> dict[str, float | None]:
 
 
 def allowed_not_run(
-    outcome: ControlOutcome, allowed: frozenset[str], declared: dict[str, str]
+    outcome: ControlOutcome,
+    allowed: frozenset[str],
+    declared: dict[str, str],
+    declared_allowed: bool,
 ) -> bool:
     if outcome.status != "NOT_RUN":
         return False
-    if outcome.kind in allowed or outcome.kind in declared:
+    if outcome.kind in allowed or (declared_allowed and outcome.kind in declared):
         return True
     return outcome.kind == "judge_calibration" and outcome.reason == NO_JUDGE
 
@@ -67,7 +70,7 @@ def run_controls(
     random_seeds: int | None = None,
 ) -> ControlsResult:
     bands = load_bands(adapter.name)
-    declared = not_applicable(adapter.name)
+    declared, declared_allowed = not_applicable(adapter.name)
     suite = store.get_suite(run.suite_hash)
     adapter.prepare(suite)
     by_id = suite.by_id()
@@ -112,7 +115,7 @@ def run_controls(
         payload = {
             **result.to_json(),
             "scorer_versions": versions,
-            "allowed_not_run": allowed_not_run(result, allowed, declared),
+            "allowed_not_run": allowed_not_run(result, allowed, declared, declared_allowed),
         }
         store.put_control_outcome(run.run_id, run.suite_hash, run.config_hash, payload)
         outcomes.append(result)
