@@ -25,7 +25,34 @@ def tag_count(text: str) -> tuple[int, int]:
     return int(match.group(1)), int(match.group(2))
 
 
+def tau_pass_hat(d: dict[str, Any]) -> list[float]:
+    return [p["pass_hat_k"] for p in d["passk_curve"]["curves"]["tau.reward"]["points"]]
+
+
+def tau_null(d: dict[str, Any]) -> tuple[int, int]:
+    null = next(n for n in d["passk_curve"]["null_agents"] if n["metric"] == "tau.reward")
+    return null["passes"], null["n_items"]
+
+
 CLAIMS = [
+    Claim(
+        "tau-bench's published pass^1..4 for gpt-4o airline are reproduced exactly",
+        "tau_bench/report_json.txt",
+        tau_pass_hat,
+        [21 / 50, 41 / 150, 11 / 50, 1 / 5],
+    ),
+    Claim(
+        "a do-nothing agent earns the airline reward on 19 of 50 tasks (0.38)",
+        "tau_bench/report_json.txt",
+        tau_null,
+        (19, 50),
+    ),
+    Claim(
+        "the imported run is inadmissible: null_agent and shuffled_gold fail",
+        "tau_bench/controls.txt",
+        lambda t: "reason: failed control(s): shuffled_gold, null_agent" in t,
+        True,
+    ),
     Claim(
         "the harness reproduces synthbank's own aggregate scores exactly",
         "banking/reproduction_detail.json",
