@@ -11,9 +11,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from agent_assay.errors import AssayError
+from agent_assay.yamlfile import read_yaml
 
 EXPECTED = Path(__file__).with_name("expected.yaml")
 
@@ -29,14 +28,7 @@ REQUIRED_NUMBERS: Mapping[str, tuple[str, ...]] = {
 
 def load_bands(adapter: str, path: Path = EXPECTED) -> dict[str, dict[str, Any]]:
     """Each control kind's band for `adapter`: defaults overlaid with the adapter's overrides."""
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except FileNotFoundError as exc:
-        raise AssayError(f"{path}: bands file not found") from exc
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f":{mark.line + 1}" if mark is not None else ""
-        raise AssayError(f"{path}{where}: malformed YAML: {getattr(exc, 'problem', exc)}") from exc
+    data = read_yaml(path, "bands file")
     if not isinstance(data, dict) or not isinstance(data.get("defaults"), dict):
         raise AssayError(f"{path}: expected a mapping with a 'defaults' section")
     bands: dict[str, dict[str, Any]] = {k: dict(v or {}) for k, v in data["defaults"].items()}
@@ -63,7 +55,7 @@ def load_bands(adapter: str, path: Path = EXPECTED) -> dict[str, dict[str, Any]]
 def not_applicable(adapter: str, path: Path = EXPECTED) -> tuple[dict[str, str], bool]:
     """Controls this adapter declares NOT_RUN (kind -> reason), and whether they count as
     allowed without --allow-not-run (the adapter's `allow_not_applicable`, default true)."""
-    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    data = read_yaml(path, "bands file") or {}
     section = (data.get("adapters") or {}).get(adapter) or {}
     declared = section.get("not_applicable") or {}
     allowed = section.get("allow_not_applicable", True)

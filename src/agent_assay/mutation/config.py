@@ -10,10 +10,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from agent_assay.errors import AssayError
 from agent_assay.mutation.operators import CLASSIC, OPERATORS, REQUIRED_PARAMS
+from agent_assay.yamlfile import read_yaml
 
 
 @dataclass(frozen=True)
@@ -50,14 +49,7 @@ DEFAULT = MutantSet(
 
 
 def load_mutants(path: Path) -> MutantSet:
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except FileNotFoundError as exc:
-        raise AssayError(f"{path}: mutant set not found") from exc
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f":{mark.line + 1}" if mark is not None else ""
-        raise AssayError(f"{path}{where}: malformed YAML: {getattr(exc, 'problem', exc)}") from exc
+    data = read_yaml(path, "mutant set")
     if not isinstance(data, dict) or not isinstance(data.get("operators"), list):
         raise AssayError(f"{path}: expected a mapping with an 'operators' list")
     specs = []
