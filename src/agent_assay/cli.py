@@ -143,7 +143,12 @@ def run_command(
     run_id_file: Path | None,
     db: str,
 ) -> None:
-    """Run the agent over items × repetitions into the store; prints the run id."""
+    """Run the agent over items × repetitions into the store; prints the run id.
+
+    Exits 1 ("error: N items crashed: <first error>") after storing everything when any
+    item crashed because the agent could not be reached; an agent that raises is a
+    measured failure, stored as a crashed trajectory, and exits 0.
+    """
     default_db_dir(db)
     store = open_store(db)
     if resume_id:
@@ -168,6 +173,11 @@ def run_command(
     if run_id_file:
         run_id_file.write_text(run.run_id + "\n")
     click.echo(run.run_id)
+    if result.unreachable:
+        # Everything is stored (the crashed items too); the exit says the measurement failed.
+        raise AssayError(
+            f"{result.crashed} items crashed: {result.first_unreachable}"
+        )
 
 
 @cli.command("score")
@@ -277,7 +287,7 @@ def controls_run(
     random_seeds: int | None,
     db: str,
 ) -> int:
-    """Run every control; exit 0 admissible, 2 on FAILED or ERROR, 3 on a disallowed NOT_RUN."""
+    """Run every control; exit 0 admissible, 3 on a disallowed NOT_RUN, else 2 on FAILED/ERROR."""
     allowed = check_allowed(allow)
     default_db_dir(db)
     store = open_store(db)

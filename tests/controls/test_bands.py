@@ -69,7 +69,7 @@ def test_unknown_allow_not_run_kind_is_refused() -> None:
     assert check_allowed(["judge_calibration"]) == frozenset({"judge_calibration"})
 
 
-def test_exit_codes_rank_failure_above_a_disallowed_not_run() -> None:
+def test_exit_codes_say_an_incomplete_verdict_before_a_negative_one() -> None:
     from agent_assay.controls.execute import controls_exit_code
 
     passed = {"status": "PASSED"}
@@ -77,5 +77,6 @@ def test_exit_codes_rank_failure_above_a_disallowed_not_run() -> None:
     allowed = {"status": "NOT_RUN", "allowed_not_run": True}
     assert controls_exit_code(True, [passed, allowed]) == 0
     assert controls_exit_code(False, [passed, not_run]) == 3
-    assert controls_exit_code(False, [{"status": "FAILED"}, not_run]) == 2
+    assert controls_exit_code(False, [{"status": "FAILED"}, not_run]) == 3
+    assert controls_exit_code(False, [{"status": "FAILED"}, allowed]) == 2
     assert controls_exit_code(False, [{"status": "ERROR"}, passed]) == 2

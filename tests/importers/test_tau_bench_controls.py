@@ -98,7 +98,7 @@ def test_controls_cli_with_and_without_allow_not_run(
     base = ["controls", "run", "--adapter", "tau-bench", "--config", run.config_name,
             "--run", run.run_id, "--db", db]
     code, out, _ = run_cli(base, monkeypatch, capsys)
-    assert code == 2  # FAILED outranks the disallowed NOT_RUNs (which alone would give 3)
+    assert code == 3  # NOT_RUN without allowance: the verdict is incomplete, said first
     assert "2 FAILED, 6 NOT_RUN, 1 PASSED, run INADMISSIBLE" in out
     assert "reason: failed control(s): shuffled_gold, null_agent" in out
     assert "reason: control(s) NOT_RUN without allowance: " in out

@@ -123,10 +123,11 @@ def run_controls(
 
 
 def controls_exit_code(admissible: bool, payloads: Iterable[Mapping[str, Any]]) -> int:
-    """0 admissible; 2 on any FAILED or ERROR; 3 on a NOT_RUN that is not allowed."""
+    """0 admissible; 3 when a control is NOT_RUN without allowance (the verdict is not
+    complete yet, so that is said first); otherwise 2 on any FAILED or ERROR."""
     statuses = [(p["status"], bool(p.get("allowed_not_run"))) for p in payloads]
-    if any(s in ("FAILED", "ERROR") for s, _ in statuses):
-        return 2
     if any(s == "NOT_RUN" and not ok for s, ok in statuses):
         return 3
+    if any(s in ("FAILED", "ERROR") for s, _ in statuses):
+        return 2
     return 0 if admissible else 2
