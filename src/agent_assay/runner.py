@@ -33,6 +33,9 @@ class RunResult:
     written: int
     skipped: int
     crashed: int
+    unreachable: int = 0
+    """Of the crashed, how many because the agent could not be reached."""
+    first_unreachable: str | None = None
 
 
 def scorers_for(adapter: AgentAdapter) -> tuple[Scorer, ...]:
@@ -191,7 +194,8 @@ def execute_run(
         for item_id, rep in todo
     )
     show = sys.stderr.isatty() if progress is None else progress
-    written = crashed = 0
+    written = crashed = unreachable = 0
+    first_unreachable: str | None = None
     try:
         with terminal_progress(f"run {run.run_id[:8]}", len(todo), show) as tick:
             for trajectory in make_executor(adapter, workers, suite).run(tasks):
@@ -202,6 +206,9 @@ def execute_run(
                 written += 1
                 if trajectory.crashed:
                     crashed += 1
+                    if trajectory.meta.get("agent_unreachable"):
+                        unreachable += 1
+                        first_unreachable = first_unreachable or trajectory.error
                     store.append_event(
                         run.run_id,
                         "item_crashed",
@@ -218,7 +225,14 @@ def execute_run(
     store.append_event(
         run.run_id, "complete", {"written": written, "skipped": len(slots) - len(todo)}
     )
-    return RunResult(run=run, written=written, skipped=len(slots) - len(todo), crashed=crashed)
+    return RunResult(
+        run=run,
+        written=written,
+        skipped=len(slots) - len(todo),
+        crashed=crashed,
+        unreachable=unreachable,
+        first_unreachable=first_unreachable,
+    )
 
 
 def certifiable_run(

@@ -132,5 +132,5 @@ def test_controls_pass_on_the_mock_subset(store: Store) -> None:
 
 def test_unknown_config_names_the_available_ones() -> None:
     with pytest.raises(AssayError, match=r"unknown config 'gpt' for adapter banking \(available: "
-                                         r"mock, mock-noisy\)"):
+                                         r"mock, mock-noisy, smollm2-t0, smollm2-t07\)"):
         resolve_config(BankingAdapter(), "gpt")

@@ -9,6 +9,7 @@ world, that identifiers compare case-blind, that identity verification
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from time import perf_counter
@@ -17,6 +18,15 @@ from typing import Any
 import synthbank
 from agent_assay.adapters.protocol import NullAgent
 from agent_assay.errors import AssayError
+from agent_assay.hashing import stable_seed
+from agent_assay.llm import (
+    AgentLoop,
+    LoopSettings,
+    ToolOutcome,
+    ToolSpec,
+    resolve_endpoint,
+    trajectory_of,
+)
 from agent_assay.model import (
     Config,
     Cost,
@@ -38,6 +48,62 @@ from synthbank.world import DEFAULT_SEED, build_world
 FREE = Cost(0.0, "scripted agent: no model calls, nothing billed")
 Agent = Callable[[PublicRequest, Environment], None]
 
+MODEL_INSTRUCTIONS = """\
+You are the customer-support agent of a retail bank. The caller is already authenticated; \
+their customer id comes with their message, and you may act only on that customer's own \
+accounts and cards.
+First call get_customer with the caller's customer id, then use the other tools to do \
+what the caller asks, with ids taken from the tool results.
+If the caller asks about another person's accounts, cards or data, call refuse_request. \
+If the caller needs a human colleague (a complaint, closing an account, a bereavement, a \
+credit request, a power of attorney), call escalate_to_human.
+When you are done, reply to the caller in one or two sentences."""
+"""The system prompt of every model config; its hash is a config parameter. It is the
+same for every item (the caller's id is in the user message), so a server that caches the
+prompt prefix evaluates it once."""
+MODEL_REQUEST = "[authenticated caller: customer {caller}]\n{request}"
+
+SMOLLM2 = "SmolLM2-135M-Instruct.Q4_1"
+"""The model name the local server is started with (its --model_alias)."""
+TERMINAL_TOOLS = ("escalate_to_human", "refuse_request")
+REQUEST_TIMEOUT_S = 120.0
+REQUEST_ATTEMPTS = 3
+RETRY_BACKOFF_S = 0.5
+
+
+def model_config(model: str, temperature: float) -> dict[str, Any]:
+    """Every parameter that can change what the model does is here, so the hash moves with it.
+
+    Tool results go back as a user message: llama-cpp-python's chatml-function-calling
+    template (the local server's) renders a ``tool`` message as an empty turn, so a model
+    behind it would never see a result. Free strings are capped at 64 characters in the
+    schemas sent (the longest id or street is far shorter): that server constrains
+    arguments with a grammar and ignores max_tokens for them, so an unclosed string would
+    otherwise run to the end of the context window. Seed is recorded and sent; that server
+    ignores it when tools are offered."""
+    return {
+        "agent": "model",
+        "model": model,
+        "temperature": temperature,
+        "seed": 0,
+        "max_turns": 6,
+        "max_tokens": 256,
+        "tool_choice": "auto",
+        "tool_result_role": "user",
+        "terminal_tools": list(TERMINAL_TOOLS),
+        "max_string_length": 64,
+        "prompt_sha256": hashlib.sha256(
+            (MODEL_INSTRUCTIONS + MODEL_REQUEST).encode("utf-8")
+        ).hexdigest(),
+        "bank_seed": DEFAULT_SEED,
+    }
+
+
+MODEL_CONFIGS: dict[str, dict[str, Any]] = {
+    "smollm2-t0": model_config(SMOLLM2, 0.0),
+    "smollm2-t07": model_config(SMOLLM2, 0.7),
+}
+
 
 def item_from_script(script: Script) -> Item:
     return Item(
@@ -53,7 +119,9 @@ def item_from_script(script: Script) -> Item:
 
 
 class BankingAdapter:
-    """Configs: `mock` (deterministic scripted agent) and `mock-noisy` (defects vary by repeat)."""
+    """Configs: `mock` (deterministic scripted agent), `mock-noisy` (defects vary by repeat),
+    and model configs (`smollm2-t0`, `smollm2-t07`) that run agent_assay.llm's loop against
+    an OpenAI-compatible endpoint (AA_MODEL_BASE_URL, default the local server)."""
 
     name = "banking"
 
@@ -76,15 +144,24 @@ class BankingAdapter:
 
     def configs(self) -> Mapping[str, Mapping[str, Any]]:
         common = {"agent": "mock", "bank_seed": DEFAULT_SEED, "defect_seed": 0}
-        return {"mock": {**common, "noisy": False}, "mock-noisy": {**common, "noisy": True}}
+        return {
+            "mock": {**common, "noisy": False},
+            "mock-noisy": {**common, "noisy": True},
+            **MODEL_CONFIGS,
+        }
 
     def deterministic(self, config: Config) -> bool:
+        """Only the noise-free mock; no model config claims repeats are identical."""
+        if config.params.get("agent") == "model":
+            return False
         return not bool(config.params.get("noisy"))
 
     # ---- running ---------------------------------------------------------------
     def run_item(
         self, item: PublicItem, config: Config, *, seed: int, repetition: int
     ) -> Trajectory:
+        if config.params.get("agent") == "model":
+            return self._model_episode(item, config, seed, repetition)
         noisy = bool(config.params["noisy"])
         # The deterministic mock's defects are fixed by the config's defect_seed, so every
         # repetition is the same agent; the noisy mock draws them from the per-item seed.
@@ -130,6 +207,48 @@ class BankingAdapter:
             cost=FREE,
         )
 
+    def _model_episode(
+        self, item: PublicItem, config: Config, seed: int, repetition: int
+    ) -> Trajectory:
+        """One episode of agent_assay.llm's loop; synthbank's Environment executes each call."""
+        started = perf_counter()
+        params = config.params
+        caller = str(item.input["caller"])
+        env = Environment(build_world(int(params["bank_seed"])), caller)
+
+        def execute(tool: str, args: dict[str, Any]) -> ToolOutcome:
+            result = env.call(tool, args)
+            return ToolOutcome(result.ok, result.data, result.error)
+
+        settings = LoopSettings(
+            temperature=float(params["temperature"]),
+            max_turns=int(params["max_turns"]),
+            seed=stable_seed(params["seed"], seed) % 2**31,
+            tool_choice=str(params["tool_choice"]),
+            max_tokens=int(params["max_tokens"]),
+            timeout_s=REQUEST_TIMEOUT_S,
+            max_attempts=REQUEST_ATTEMPTS,
+            backoff_s=RETRY_BACKOFF_S,
+            terminal_tools=frozenset(params["terminal_tools"]),
+            tool_result_role="user" if params["tool_result_role"] == "user" else "tool",
+            max_string_length=int(params["max_string_length"]),
+        )
+        loop = AgentLoop(resolve_endpoint(params), settings)
+        tools = [
+            ToolSpec(spec.name, spec.description, spec.parameters)
+            for _, spec in sorted(TOOL_SPECS.items())
+        ]
+        request = MODEL_REQUEST.format(caller=caller, request=item.input["request"])
+        result = loop.run(MODEL_INSTRUCTIONS, request, tools, execute)
+        return trajectory_of(
+            result,
+            item_id=item.item_id,
+            repetition=repetition,
+            final_state=env.snapshot(),
+            outcome=env.outcome(),
+            latency_ms=(perf_counter() - started) * 1000.0,
+        )
+
     # ---- facts for scorers and controls ---------------------------------------
     def arg_normalisers(self) -> Mapping[str, Mapping[str, tuple[str, ...]]]:
         """Identifiers are case-blind and whitespace-tolerant; free text is compared as is."""
@@ -152,16 +271,25 @@ class BankingAdapter:
         return build_world(DEFAULT_SEED if seed is None else seed).snapshot()
 
     def environment(self, config: Config) -> Mapping[str, Any]:
-        return {
+        facts = {
             "adapter": self.name,
             "adapter_version": self.version,
             "system": "synthbank",
             "system_version": synthbank.__version__,
             "bank_seed": config.params["bank_seed"],
         }
+        if config.params.get("agent") == "model":
+            endpoint = resolve_endpoint(config.params)
+            facts |= {
+                "model": endpoint.model,
+                "model_base_url": endpoint.base_url,
+                "model_loopback": endpoint.loopback,
+            }
+        return facts
 
     def affects_results(self) -> frozenset[str]:
-        return frozenset({"adapter_version", "system_version", "bank_seed"})
+        """Model facts count only for model runs: the set is intersected with a run's env."""
+        return frozenset({"adapter_version", "system_version", "bank_seed", "model"})
 
     def extra_scorers(self) -> Sequence[Scorer]:
         return ()
@@ -177,4 +305,6 @@ class BankingAdapter:
         return build_world(DEFAULT_SEED).identifiers()
 
     def nondeterministic_fields(self) -> tuple[str, ...]:
-        return ("latency_ms", "latency.total_ms")
+        """Wall-clock latency, and `meta`: the mock leaves it empty, and a model run keeps its
+        per-request records there (latencies, token counts, the final answer's text)."""
+        return ("latency_ms", "latency.total_ms", "meta")
