@@ -20,6 +20,7 @@ Usage:
     python tools/llm_runs.py [--db run/llm.db]      # everything (the server must answer)
     python tools/llm_runs.py subset [--out DIR]      # write the subset, print its ids
     python tools/llm_runs.py facts                   # the server and model file
+    python tools/llm_runs.py reports [--db run/llm.db]  # re-record what needs only the db
     python tools/llm_runs.py requests RUN_ID... --db DB [--json-out FILE]
     python tools/llm_runs.py reproducibility RUN_ID... --db DB [--json-out FILE]
 """
@@ -292,6 +293,34 @@ class Recorder:
         return done.stdout
 
 
+def record_reports(rec: Recorder, runs: dict[str, str]) -> None:
+    """The read-only outputs: they need the database, not the model."""
+    for short, _, _ in CONFIGS:
+        run_id = runs[short]
+        rec.run(f"llm/controls_{short}_json", f"{CLI} controls show {run_id} --json --db $DB")
+        rec.run(f"llm/report_{short}",
+                f"{CLI} report {run_id} --headline-only --passk-curve --db $DB")
+        rec.run(f"llm/report_{short}_json",
+                f"{CLI} report {run_id} --json --passk-curve --db $DB")
+    both = f"{runs['t07']} {runs['t0']}"
+    rec.run("llm/requests", f"{PY} {SELF} requests {both} --db $DB "
+            "--json-out reports/llm/requests_detail.json")
+    rec.run("llm/reproducibility", f"{PY} {SELF} reproducibility {both} --db $DB "
+            "--json-out reports/llm/reproducibility_detail.json")
+    rec.run("llm/runs_list", f"{CLI} runs list --db $DB")
+
+
+def reports_only(db: Path) -> int:
+    """Re-record the read-only outputs from an existing database (no model needed)."""
+    if not db.exists():
+        print(f"error: {db} not found; `make llm-runs` makes it", file=sys.stderr)
+        return 1
+    runs = {short: (REPORTS / "llm" / f"run_{short}.txt").read_text().strip()
+            for short, _, _ in CONFIGS}
+    record_reports(Recorder(str(db)), runs)
+    return 0
+
+
 def everything(db: Path) -> int:
     url = base_url()
     if models_answer(url) is None:
@@ -313,20 +342,10 @@ def everything(db: Path) -> int:
             f"llm/run_{short}", f"{CLI} run --config {config} {source} --repeats {k} --db $DB"
         ).strip()
     for short, config, _ in CONFIGS:
-        run_id = runs[short]
         rec.run(f"llm/controls_{short}",
-                f"{CLI} controls run --config {config} --run {run_id} --db $DB",
+                f"{CLI} controls run --config {config} --run {runs[short]} --db $DB",
                 expect=(0, 2, 3))
-        rec.run(f"llm/controls_{short}_json", f"{CLI} controls show {run_id} --json --db $DB")
-        rec.run(f"llm/report_{short}", f"{CLI} report {run_id} --passk-curve --db $DB")
-        rec.run(f"llm/report_{short}_json",
-                f"{CLI} report {run_id} --json --passk-curve --db $DB")
-    both = f"{runs['t07']} {runs['t0']}"
-    rec.run("llm/requests", f"{PY} {SELF} requests {both} --db $DB "
-            "--json-out reports/llm/requests_detail.json")
-    rec.run("llm/reproducibility", f"{PY} {SELF} reproducibility {both} --db $DB "
-            "--json-out reports/llm/reproducibility_detail.json")
-    rec.run("llm/runs_list", f"{CLI} runs list --db $DB")
+    record_reports(rec, runs)
     total = time.perf_counter() - started
     (REPORTS / "llm" / "timing.json").write_text(json.dumps(
         {"llm_runs_seconds": round(total, 1),
@@ -346,6 +365,8 @@ def main(argv: list[str] | None = None) -> int:
     subset = sub.add_parser("subset")
     subset.add_argument("--out", type=Path, default=SUBSET_DIR)
     sub.add_parser("facts")
+    reports = sub.add_parser("reports", help="re-record the read-only outputs, no model")
+    reports.add_argument("--db", default="run/llm.db")
     for name in ("requests", "reproducibility"):
         p = sub.add_parser(name)
         p.add_argument("run_ids", nargs="+")
@@ -356,6 +377,8 @@ def main(argv: list[str] | None = None) -> int:
         return subset_command(args.out)
     if args.command == "facts":
         return facts_command()
+    if args.command == "reports":
+        return reports_only(Path(args.db))
     if args.command == "requests":
         return requests_command(args.db, args.run_ids, args.json_out)
     if args.command == "reproducibility":
