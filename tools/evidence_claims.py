@@ -34,7 +34,32 @@ def tau_null(d: dict[str, Any]) -> tuple[int, int]:
     return null["passes"], null["n_items"]
 
 
+def statuses(d: dict[str, Any]) -> dict[str, str]:
+    return {kind: payload["status"] for kind, payload in d.items()}
+
+
 CLAIMS = [
+    Claim(
+        "SmolLM2-135M at temperature 0.7 is inadmissible: five controls fail",
+        "llm/controls_t07_json.txt",
+        lambda d: sorted(k for k, s in statuses(d).items() if s == "FAILED"),
+        ["identical_config", "mutation", "null_agent", "random_agent", "shuffled_gold"],
+    ),
+    Claim(
+        "at temperature 0 the same model passes identical_config yet stays inadmissible",
+        "llm/controls_t0_json.txt",
+        lambda d: (
+            statuses(d)["identical_config"],
+            sorted(k for k, s in statuses(d).items() if s == "FAILED"),
+        ),
+        ("PASSED", ["mutation", "null_agent", "random_agent", "shuffled_gold"]),
+    ),
+    Claim(
+        "at temperature 0.7 no item repeats its path across three attempts",
+        "llm/report_t07_json.txt",
+        lambda d: (d["consistency"]["value"], d["admissible"]),
+        (0.0, False),
+    ),
     Claim(
         "tau-bench's published pass^1..4 for gpt-4o airline are reproduced exactly",
         "tau_bench/report_json.txt",
