@@ -35,6 +35,7 @@ from agent_assay.runner import (
 )
 from agent_assay.stats import Interval, proportion_interval, wilson
 from agent_assay.store import open_store
+from govsim import AGENTS
 
 REWARD, VALID = "governance.reward", "governance.execution_valid"
 RUN_SEED = 0
@@ -61,7 +62,7 @@ def baselines(db: Path, source: Path | None = None) -> dict[str, Any]:
     suite = build_and_store_suite(store, adapter, source)
     items = select_items(suite)
     rows: dict[str, Any] = {}
-    for name in adapter.configs():
+    for name in AGENTS:  # the scripted baselines; the model configs need a server
         config = resolve_config(adapter, name)
         run = start_run(store, adapter, suite, config, repeats=1, seed=RUN_SEED, items=items)
         execute_run(store, adapter, run, progress=False)

@@ -90,9 +90,11 @@ def write_subset(out: Path) -> list[tuple[str, str]]:
 def subset_command(out: Path) -> int:
     chosen = write_subset(out)
     tags = Counter(tag for tag, _ in chosen)
-    print(f"{len(chosen)} items written to {out}: the first {ADVERSARIAL} adversarial items "
-          f"by id, then the first {PER_COMMON_TAG} by id of each of the {COMMON_TAGS} most "
-          "common other tags")
+    print(
+        f"{len(chosen)} items written to {out}: the first {ADVERSARIAL} adversarial items "
+        f"by id, then the first {PER_COMMON_TAG} by id of each of the {COMMON_TAGS} most "
+        "common other tags"
+    )
     print("per tag: " + ", ".join(f"{t} {n}" for t, n in tags.items()))
     for tag, item_id in chosen:
         print(f"{tag}\t{item_id}")
@@ -151,7 +153,8 @@ def open_db(db: str) -> Any:
 def twins_of(store: Any, run_id: str) -> list[Any]:
     """identical_config's two executions certifying `run_id`, in execution order."""
     twins = [
-        r for r in store.list_runs()
+        r
+        for r in store.list_runs()
         if r.env.get("control") == "identical_config" and r.env.get("certifies") == run_id
     ]
     return sorted(twins, key=lambda r: int(r.env.get("execution", 0)))[-2:]
@@ -175,8 +178,9 @@ def request_stats(trajectories: Sequence[Any]) -> dict[str, Any]:
         "retried_requests": sum(r["attempts"] > 1 for r in requests),
         "tool_calls": len(steps),
         "failed_tool_calls": sum(not s.ok for s in steps),
-        "malformed_tool_calls": sum(int(t.meta.get("malformed_tool_calls", 0))
-                                    for t in trajectories),
+        "malformed_tool_calls": sum(
+            int(t.meta.get("malformed_tool_calls", 0)) for t in trajectories
+        ),
         "stops": dict(sorted(Counter(str(t.meta.get("stop")) for t in trajectories).items())),
         "episode_seconds_mean": (
             statistics.fmean(t.latency_ms for t in trajectories) / 1000 if trajectories else None
@@ -189,25 +193,58 @@ def requests_command(db: str, run_ids: Sequence[str], json_out: Path | None) -> 
     rows = []
     for run_id in run_ids:
         run = store.get_run(run_id)
-        for label, r in [("run", run), *[(f"twin{i}", t) for i, t in
-                                         enumerate(twins_of(store, run_id), 1)]]:
+        for label, r in [
+            ("run", run),
+            *[(f"twin{i}", t) for i, t in enumerate(twins_of(store, run_id), 1)],
+        ]:
             stats = request_stats(store.trajectories(r.run_id))
-            rows.append({"run_id": r.run_id, "config": r.config_name, "role": label,
-                         "repeats": r.repeats} | stats)
-    header = ("config", "role", "k", "traj", "crashed", "requests", "req/traj", "median ms",
-              "p90 ms", "prompt tok", "calls", "failed", "malformed", "stops")
+            rows.append(
+                {"run_id": r.run_id, "config": r.config_name, "role": label, "repeats": r.repeats}
+                | stats
+            )
+    header = (
+        "config",
+        "role",
+        "k",
+        "traj",
+        "crashed",
+        "requests",
+        "req/traj",
+        "median ms",
+        "p90 ms",
+        "prompt tok",
+        "calls",
+        "failed",
+        "malformed",
+        "stops",
+    )
     print("\t".join(header))
     for row in rows:
-        print("\t".join(str(x) for x in (
-            row["config"], row["role"], row["repeats"], row["trajectories"], row["crashed"],
-            row["requests"], f"{row['requests_per_trajectory']:.2f}",
-            f"{row['latency_ms_median']:.0f}", f"{row['latency_ms_p90']:.0f}",
-            f"{row['prompt_tokens_mean']:.0f}", row["tool_calls"], row["failed_tool_calls"],
-            row["malformed_tool_calls"],
-            ", ".join(f"{k} {v}" for k, v in row["stops"].items()),
-        )))
-    print("per request: the server's answer time as the client saw it; prompt tok = mean "
-          "prompt tokens per request; failed includes malformed")
+        print(
+            "\t".join(
+                str(x)
+                for x in (
+                    row["config"],
+                    row["role"],
+                    row["repeats"],
+                    row["trajectories"],
+                    row["crashed"],
+                    row["requests"],
+                    f"{row['requests_per_trajectory']:.2f}",
+                    f"{row['latency_ms_median']:.0f}",
+                    f"{row['latency_ms_p90']:.0f}",
+                    f"{row['prompt_tokens_mean']:.0f}",
+                    row["tool_calls"],
+                    row["failed_tool_calls"],
+                    row["malformed_tool_calls"],
+                    ", ".join(f"{k} {v}" for k, v in row["stops"].items()),
+                )
+            )
+        )
+    print(
+        "per request: the server's answer time as the client saw it; prompt tok = mean "
+        "prompt tokens per request; failed includes malformed"
+    )
     if json_out:
         json_out.write_text(json.dumps({"runs": rows}, sort_keys=True, indent=2) + "\n")
     return 0
@@ -215,8 +252,7 @@ def requests_command(db: str, run_ids: Sequence[str], json_out: Path | None) -> 
 
 def share(pairs: Sequence[tuple[str, str]]) -> dict[str, Any]:
     same = sum(a == b for a, b in pairs)
-    return {"items": len(pairs), "identical": same,
-            "share": same / len(pairs) if pairs else None}
+    return {"items": len(pairs), "identical": same, "share": same / len(pairs) if pairs else None}
 
 
 def reproducibility_command(db: str, run_ids: Sequence[str], json_out: Path | None) -> int:
@@ -241,20 +277,27 @@ def reproducibility_command(db: str, run_ids: Sequence[str], json_out: Path | No
         ]
         items = list(run.item_ids)
         rows = {
-            "back_to_back": share([
-                (paths[(i, r)], paths[(i, r + 1)])
-                for i in items for r in range(1, run.repeats)
-            ]),
+            "back_to_back": share(
+                [(paths[(i, r)], paths[(i, r + 1)]) for i in items for r in range(1, run.repeats)]
+            ),
         }
         if len(twin_paths) == 2:
             rows["separated"] = share([(twin_paths[0][i], twin_paths[1][i]) for i in items])
             rows["run_vs_twin"] = share([(paths[(i, 1)], twin_paths[0][i]) for i in items])
         for name, row in rows.items():
-            print(f"{run.config_name}\t{config.params.get('temperature')}\t{name}\t"
-                  f"{row['items']}\t{row['identical']}\t{row['share']:.4f}")
-        out.append({"run_id": run_id, "config": run.config_name,
-                    "temperature": config.params.get("temperature"),
-                    "twins": [t.run_id for t in twins], **rows})
+            print(
+                f"{run.config_name}\t{config.params.get('temperature')}\t{name}\t"
+                f"{row['items']}\t{row['identical']}\t{row['share']:.4f}"
+            )
+        out.append(
+            {
+                "run_id": run_id,
+                "config": run.config_name,
+                "temperature": config.params.get("temperature"),
+                "twins": [t.run_id for t in twins],
+                **rows,
+            }
+        )
     print("identical = byte-identical proposal paths (tools and arguments, in order)")
     if json_out:
         json_out.write_text(json.dumps({"runs": out}, sort_keys=True, indent=2) + "\n")
@@ -286,9 +329,7 @@ class Recorder:
             "seconds": round(seconds, 1),
             "stderr_tail": done.stderr.strip().splitlines()[-3:],
         }
-        target.with_suffix(".json").write_text(
-            json.dumps(sidecar, sort_keys=True, indent=2) + "\n"
-        )
+        target.with_suffix(".json").write_text(json.dumps(sidecar, sort_keys=True, indent=2) + "\n")
         print(f"  {name}: exit {done.returncode} in {seconds:.0f} s", file=sys.stderr)
         return done.stdout
 
@@ -298,15 +339,20 @@ def record_reports(rec: Recorder, runs: dict[str, str]) -> None:
     for short, _, _ in CONFIGS:
         run_id = runs[short]
         rec.run(f"llm/controls_{short}_json", f"{CLI} controls show {run_id} --json --db $DB")
-        rec.run(f"llm/report_{short}",
-                f"{CLI} report {run_id} --headline-only --passk-curve --db $DB")
-        rec.run(f"llm/report_{short}_json",
-                f"{CLI} report {run_id} --json --passk-curve --db $DB")
+        rec.run(
+            f"llm/report_{short}", f"{CLI} report {run_id} --headline-only --passk-curve --db $DB"
+        )
+        rec.run(f"llm/report_{short}_json", f"{CLI} report {run_id} --json --passk-curve --db $DB")
     both = f"{runs['t07']} {runs['t0']}"
-    rec.run("llm/requests", f"{PY} {SELF} requests {both} --db $DB "
-            "--json-out reports/llm/requests_detail.json")
-    rec.run("llm/reproducibility", f"{PY} {SELF} reproducibility {both} --db $DB "
-            "--json-out reports/llm/reproducibility_detail.json")
+    rec.run(
+        "llm/requests",
+        f"{PY} {SELF} requests {both} --db $DB --json-out reports/llm/requests_detail.json",
+    )
+    rec.run(
+        "llm/reproducibility",
+        f"{PY} {SELF} reproducibility {both} --db $DB "
+        "--json-out reports/llm/reproducibility_detail.json",
+    )
     rec.run("llm/runs_list", f"{CLI} runs list --db $DB")
 
 
@@ -315,8 +361,9 @@ def reports_only(db: Path) -> int:
     if not db.exists():
         print(f"error: {db} not found; `make llm-runs` makes it", file=sys.stderr)
         return 1
-    runs = {short: (REPORTS / "llm" / f"run_{short}.txt").read_text().strip()
-            for short, _, _ in CONFIGS}
+    runs = {
+        short: (REPORTS / "llm" / f"run_{short}.txt").read_text().strip() for short, _, _ in CONFIGS
+    }
     record_reports(Recorder(str(db)), runs)
     return 0
 
@@ -324,8 +371,10 @@ def reports_only(db: Path) -> int:
 def everything(db: Path) -> int:
     url = base_url()
     if models_answer(url) is None:
-        print(f"error: no model server answers at {url}/models; start one with "
-              "`make local-model`", file=sys.stderr)
+        print(
+            f"error: no model server answers at {url}/models; start one with `make local-model`",
+            file=sys.stderr,
+        )
         return 1
     db.parent.mkdir(parents=True, exist_ok=True)
     for suffix in ("", "-wal", "-shm"):
@@ -342,18 +391,29 @@ def everything(db: Path) -> int:
             f"llm/run_{short}", f"{CLI} run --config {config} {source} --repeats {k} --db $DB"
         ).strip()
     for short, config, _ in CONFIGS:
-        rec.run(f"llm/controls_{short}",
-                f"{CLI} controls run --config {config} --run {runs[short]} --db $DB",
-                expect=(0, 2, 3))
+        rec.run(
+            f"llm/controls_{short}",
+            f"{CLI} controls run --config {config} --run {runs[short]} --db $DB",
+            expect=(0, 2, 3),
+        )
     record_reports(rec, runs)
     total = time.perf_counter() - started
-    (REPORTS / "llm" / "timing.json").write_text(json.dumps(
-        {"llm_runs_seconds": round(total, 1),
-         "commands": {p.stem: json.loads(p.read_text())["seconds"]
-                      for p in sorted((REPORTS / "llm").glob("*.json"))
-                      if p.stem not in ("timing", "requests_detail", "reproducibility_detail")
-                      and "seconds" in json.loads(p.read_text())}},
-        sort_keys=True, indent=2) + "\n")
+    (REPORTS / "llm" / "timing.json").write_text(
+        json.dumps(
+            {
+                "llm_runs_seconds": round(total, 1),
+                "commands": {
+                    p.stem: json.loads(p.read_text())["seconds"]
+                    for p in sorted((REPORTS / "llm").glob("*.json"))
+                    if p.stem not in ("timing", "requests_detail", "reproducibility_detail")
+                    and "seconds" in json.loads(p.read_text())
+                },
+            },
+            sort_keys=True,
+            indent=2,
+        )
+        + "\n"
+    )
     print(f"llm-runs: done in {total:.0f} s; artifacts in {REPORTS / 'llm'}", file=sys.stderr)
     return 0
 

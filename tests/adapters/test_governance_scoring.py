@@ -22,7 +22,7 @@ from agent_assay.errors import AssayError
 from agent_assay.model import Gold, Item, Suite, Trajectory
 from agent_assay.runner import resolve_config, scoring_context
 from agent_assay.scoring.base import ScoringContext
-from govsim import validate
+from govsim import AGENTS, validate
 
 REWARD, VALID, EXCESS, DEFECTS = (
     GovernanceReward(),
@@ -75,7 +75,7 @@ def test_every_scorer_is_named_versioned_defined_and_plants() -> None:
 def test_scores_equal_govsims_own_verdict_for_every_agent(
     adapter: GovernanceAdapter, suite: Suite, ctx: ScoringContext
 ) -> None:
-    for name in adapter.configs():
+    for name in AGENTS:
         config = resolve_config(adapter, name)
         for item in suite.items[:12]:
             t = adapter.run_item(item.public(), config, seed=0, repetition=1)

@@ -9,7 +9,6 @@ world, that identifiers compare case-blind, that identity verification
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from time import perf_counter
@@ -18,15 +17,14 @@ from typing import Any
 import synthbank
 from agent_assay.adapters.protocol import NullAgent
 from agent_assay.errors import AssayError
-from agent_assay.hashing import stable_seed
 from agent_assay.llm import (
     AgentLoop,
-    LoopSettings,
     ToolOutcome,
     ToolSpec,
     resolve_endpoint,
     trajectory_of,
 )
+from agent_assay.llm.configs import loop_settings, model_params
 from agent_assay.model import (
     Config,
     Cost,
@@ -66,37 +64,17 @@ MODEL_REQUEST = "[authenticated caller: customer {caller}]\n{request}"
 SMOLLM2 = "SmolLM2-135M-Instruct.Q4_1"
 """The model name the local server is started with (its --model_alias)."""
 TERMINAL_TOOLS = ("escalate_to_human", "refuse_request")
-REQUEST_TIMEOUT_S = 120.0
-REQUEST_ATTEMPTS = 3
-RETRY_BACKOFF_S = 0.5
 
 
 def model_config(model: str, temperature: float) -> dict[str, Any]:
-    """Every parameter that can change what the model does is here, so the hash moves with it.
-
-    Tool results go back as a user message: llama-cpp-python's chatml-function-calling
-    template (the local server's) renders a ``tool`` message as an empty turn, so a model
-    behind it would never see a result. Free strings are capped at 64 characters in the
-    schemas sent (the longest id or street is far shorter): that server constrains
-    arguments with a grammar and ignores max_tokens for them, so an unclosed string would
-    otherwise run to the end of the context window. Seed is recorded and sent; that server
-    ignores it when tools are offered."""
-    return {
-        "agent": "model",
-        "model": model,
-        "temperature": temperature,
-        "seed": 0,
-        "max_turns": 6,
-        "max_tokens": 256,
-        "tool_choice": "auto",
-        "tool_result_role": "user",
-        "terminal_tools": list(TERMINAL_TOOLS),
-        "max_string_length": 64,
-        "prompt_sha256": hashlib.sha256(
-            (MODEL_INSTRUCTIONS + MODEL_REQUEST).encode("utf-8")
-        ).hexdigest(),
-        "bank_seed": DEFAULT_SEED,
-    }
+    """A banking model config: the shared model parameters plus the bank's seed."""
+    params = model_params(
+        model,
+        temperature,
+        prompt=MODEL_INSTRUCTIONS + MODEL_REQUEST,
+        terminal_tools=TERMINAL_TOOLS,
+    )
+    return {**params, "bank_seed": DEFAULT_SEED}
 
 
 MODEL_CONFIGS: dict[str, dict[str, Any]] = {
@@ -220,19 +198,7 @@ class BankingAdapter:
             result = env.call(tool, args)
             return ToolOutcome(result.ok, result.data, result.error)
 
-        settings = LoopSettings(
-            temperature=float(params["temperature"]),
-            max_turns=int(params["max_turns"]),
-            seed=stable_seed(params["seed"], seed) % 2**31,
-            tool_choice=str(params["tool_choice"]),
-            max_tokens=int(params["max_tokens"]),
-            timeout_s=REQUEST_TIMEOUT_S,
-            max_attempts=REQUEST_ATTEMPTS,
-            backoff_s=RETRY_BACKOFF_S,
-            terminal_tools=frozenset(params["terminal_tools"]),
-            tool_result_role="user" if params["tool_result_role"] == "user" else "tool",
-            max_string_length=int(params["max_string_length"]),
-        )
+        settings = loop_settings(params, seed)
         loop = AgentLoop(resolve_endpoint(params), settings)
         tools = [
             ToolSpec(spec.name, spec.description, spec.parameters)

@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, fields, is_dataclass
+from dataclasses import dataclass, fields, is_dataclass, replace
 from datetime import date
 from functools import cache
 from pathlib import Path
@@ -57,6 +57,8 @@ from agent_assay.adapters.governance_scoring import (
 )
 from agent_assay.adapters.protocol import NullAgent
 from agent_assay.errors import AssayError
+from agent_assay.llm import AgentLoop, ToolOutcome, ToolSpec, resolve_endpoint, trajectory_of
+from agent_assay.llm.configs import loop_settings, model_params
 from agent_assay.model import (
     Config,
     Cost,
@@ -85,12 +87,32 @@ from govsim import (
     validate,
 )
 from govsim.state import EpisodeState
+from govsim.toolspecs import tools_for
 
 FREE = Cost(0.0, "scripted govsim agent: no model calls, nothing billed")
 AGENT_SEED = 0
 OUTCOME_VALID = "executed_valid"
 SPEC_FIELDS = ("seed", "split", "n", "difficulty")
 MAX_WORLDS = 10_000
+MODEL_INSTRUCTIONS = """\
+You are the corporate secretary of a fictional company. Get the requested action validly \
+authorised and executed. Find the governing records with search_records and read_record, \
+check registers with inspect_register, create the action with the create tool named in \
+the request, record each authorisation the records require with record_authorization, \
+and finish with execute_action. Use only ids that tool results give you."""
+"""The system prompt of every governance model config; its hash is a config parameter."""
+MODEL_REQUEST = "{prompt}\nentity: {entity_id}; as of {as_of_date}; create tool: {create_tool}"
+MODEL_CONFIGS: dict[str, dict[str, Any]] = {
+    name: model_params(
+        "SmolLM2-135M-Instruct.Q4_1",
+        temperature,
+        prompt=MODEL_INSTRUCTIONS + MODEL_REQUEST,
+        terminal_tools=("execute_action",),
+    )
+    for name, temperature in (("smollm2-t0", 0.0), ("smollm2-t07", 0.7))
+}
+"""Model configs: the same knobs as the banking adapter's (see agent_assay.llm.configs)."""
+
 DETERMINISTIC = frozenset(
     {"random", "search_only", "naive_max_approval", "keyword_heuristic", "oracle_replay", "mock"}
 )
@@ -414,7 +436,7 @@ class GovernanceAdapter:
         self._tasks = tuple(_WORLDS[item.item_id][1] for item in suite.items)
 
     def configs(self) -> Mapping[str, Mapping[str, Any]]:
-        return {
+        scripted = {
             name: {
                 "agent": name,
                 "role": spec.role,
@@ -424,6 +446,7 @@ class GovernanceAdapter:
             }
             for name, spec in AGENTS.items()
         }
+        return {**scripted, **MODEL_CONFIGS}
 
     def deterministic(self, config: Config) -> bool:
         return str(config.params.get("agent")) in DETERMINISTIC
@@ -433,6 +456,8 @@ class GovernanceAdapter:
         self, item: PublicItem, config: Config, *, seed: int, repetition: int
     ) -> Trajectory:
         name = str(config.params["agent"])
+        if name == "model":
+            return self._model_episode(item, config, seed, repetition)
         if name not in AGENTS:
             raise AssayError(f"unknown govsim agent {name!r} (known: {', '.join(AGENTS)})")
         agent, agent_seed = AGENTS[name], int(config.params["agent_seed"])
@@ -483,6 +508,47 @@ class GovernanceAdapter:
             meta={**meta, "validator": verdict},
         )
 
+    def _model_episode(
+        self, item: PublicItem, config: Config, seed: int, repetition: int
+    ) -> Trajectory:
+        """One episode of agent_assay.llm's loop; govsim's Environment executes each call."""
+        started = perf_counter()
+        task = self.task_of(item)
+        env = Environment(task)
+
+        def execute(tool: str, args: dict[str, Any]) -> ToolOutcome:
+            envelope = env.call(tool, args)
+            return ToolOutcome(
+                bool(envelope.get("ok")), envelope.get("result"), envelope.get("error")
+            )
+
+        public = task.public()
+        tools = [ToolSpec(s.name, s.description, s.parameters) for s in tools_for(public.family)]
+        request = MODEL_REQUEST.format(
+            prompt=public.prompt,
+            entity_id=public.entity_id,
+            as_of_date=public.as_of_date,
+            create_tool=public.create_tool,
+        )
+        loop = AgentLoop(resolve_endpoint(config.params), loop_settings(config.params, seed))
+        result = loop.run(MODEL_INSTRUCTIONS, request, tools, execute)
+        final = env.snapshot()
+        report = validate(task, final)
+        trajectory = trajectory_of(
+            result,
+            item_id=item.item_id,
+            repetition=repetition,
+            final_state=final,
+            outcome=outcome_of(report),
+            latency_ms=(perf_counter() - started) * 1000.0,
+        )
+        verdict = {
+            "reward": report.reward,
+            "valid": report.valid,
+            "defects": [d.code.value for d in report.defects],
+        }
+        return replace(trajectory, meta={**trajectory.meta, "validator": verdict})
+
     def task_of(self, item: PublicItem) -> Task:
         """The hidden world behind a public item: generated in this process, never sent."""
         task_id = str(item.input.get("task_id", item.item_id))
@@ -526,10 +592,22 @@ class GovernanceAdapter:
             "positive_control": bool(config.params.get("positive_control")),
             "agent_seed": config.params.get("agent_seed"),
             "govsim_repetition": "harness repetition - 1",
+            **self._model_facts(config),
+        }
+
+    @staticmethod
+    def _model_facts(config: Config) -> dict[str, Any]:
+        if config.params.get("agent") != "model":
+            return {}
+        endpoint = resolve_endpoint(config.params)
+        return {
+            "model": endpoint.model,
+            "model_base_url": endpoint.base_url,
+            "model_loopback": endpoint.loopback,
         }
 
     def affects_results(self) -> frozenset[str]:
-        return frozenset({"adapter_version", "govsim_digest", "agent_seed"})
+        return frozenset({"adapter_version", "govsim_digest", "agent_seed", "model"})
 
     def extra_scorers(self) -> Sequence[Scorer]:
         return governance_scorers()
@@ -545,7 +623,9 @@ class GovernanceAdapter:
         return public_pools(self._worlds())
 
     def nondeterministic_fields(self) -> tuple[str, ...]:
-        return ("latency_ms", "latency.total_ms")
+        """Latency, and meta: a model run's meta holds each request's timing (the
+        validator's verdict there is compared anyway, as the reward score)."""
+        return ("latency_ms", "latency.total_ms", "meta")
 
     def _worlds(self) -> tuple[Task, ...]:
         if self._tasks is None:

@@ -297,8 +297,7 @@ class AgentLoop:
                 if turn == 1:  # the opening request itself: the setup is wrong, not the agent
                     raise
                 # e.g. the conversation outgrew the context window: the episode ends here
-                return self._result(steps, "rejected", None, records, malformed,
-                                    rejected=str(exc))
+                return self._result(steps, "rejected", None, records, malformed, rejected=str(exc))
             records.append(record)
             calls = list(getattr(message, "tool_calls", None) or [])
             if not calls:
@@ -314,26 +313,28 @@ class AgentLoop:
                 if args is None:
                     malformed += 1
                     outcome = ToolOutcome(False, None, f"malformed tool-call arguments: {problem}")
-                    steps.append(Step(ToolCall(name, {MALFORMED_KEY: raw}), False, None,
-                                      outcome.error))
+                    steps.append(
+                        Step(ToolCall(name, {MALFORMED_KEY: raw}), False, None, outcome.error)
+                    )
                 elif name not in offered:
                     outcome = ToolOutcome(False, None, f"unknown tool: {name}")
                     steps.append(Step(ToolCall(name, args), False, None, outcome.error))
                 else:
                     outcome = execute(name, args)
-                    steps.append(Step(ToolCall(name, args), outcome.ok, outcome.result,
-                                      outcome.error))
+                    steps.append(
+                        Step(ToolCall(name, args), outcome.ok, outcome.result, outcome.error)
+                    )
                 if self.settings.tool_result_role == "tool":
                     messages.append(
-                        {"role": "tool", "tool_call_id": call_id,
-                         "content": tool_feedback(outcome)}
+                        {"role": "tool", "tool_call_id": call_id, "content": tool_feedback(outcome)}
                     )
                 else:
                     results.append(f"Result of functions.{name}:\n{tool_feedback(outcome)}")
                 if outcome.ok and name in self.settings.terminal_tools:
                     left = len(calls) - index - 1
-                    return self._result(steps, "terminal_tool", message.content, records,
-                                        malformed, left)
+                    return self._result(
+                        steps, "terminal_tool", message.content, records, malformed, left
+                    )
             if results:
                 messages.append({"role": "user", "content": "\n\n".join(results)})
         return self._result(steps, "turn_budget", None, records, malformed)
@@ -359,9 +360,7 @@ class AgentLoop:
             rejected=rejected,
         )
 
-    def _body(
-        self, messages: list[dict[str, Any]], specs: list[dict[str, Any]]
-    ) -> dict[str, Any]:
+    def _body(self, messages: list[dict[str, Any]], specs: list[dict[str, Any]]) -> dict[str, Any]:
         s = self.settings
         body: dict[str, Any] = {
             "model": self.endpoint.model,
