@@ -11,44 +11,15 @@ import pytest
 
 from agent_assay.adapters.governance import GovernanceAdapter
 from agent_assay.controls.bands import load_bands, not_applicable
-from agent_assay.controls.execute import controls_exit_code, run_controls
-from agent_assay.integrity.admissibility import assess
-from agent_assay.runner import (
-    build_and_store_suite,
-    execute_run,
-    resolve_config,
-    select_items,
-    start_run,
-)
 from agent_assay.store import Store, open_store
+from tests.support.certify import certify as certify_run
 
 Verdict = dict[str, Any]
 
 
 def certify(store: Store, config: str) -> Verdict:
-    adapter = GovernanceAdapter()
-    suite = build_and_store_suite(store, adapter, None)
-    run = start_run(
-        store,
-        adapter,
-        suite,
-        resolve_config(adapter, config),
-        repeats=1,
-        seed=0,
-        items=select_items(suite),
-    )
-    execute_run(store, adapter, run, progress=False)
-    result = run_controls(store, adapter, run)
-    stored = store.control_outcomes(run.run_id)
-    verdict = assess(store, run)
-    payloads = [stored[o.kind].payload for o in result.outcomes]
-    return {
-        "outcomes": {o.kind: o for o in result.outcomes},
-        "admissible": verdict.admissible,
-        "reasons": verdict.reasons,
-        "exit": controls_exit_code(verdict.admissible, payloads),
-        "payloads": {p["kind"]: p for p in payloads},
-    }
+    got = certify_run(store, GovernanceAdapter(), config)
+    return {**got, "outcomes": got["by_kind"]}
 
 
 @pytest.fixture(scope="module")

@@ -7,41 +7,19 @@ from typing import Any
 
 import pytest
 
-from agent_assay.controls.execute import controls_exit_code, run_controls
+from agent_assay.controls.execute import controls_exit_code
 from agent_assay.integrity.admissibility import assess
 from agent_assay.model import Config, Gold, PublicItem, ToolCall, Trajectory
-from agent_assay.runner import (
-    build_and_store_suite,
-    execute_run,
-    resolve_config,
-    select_items,
-    start_run,
-)
 from agent_assay.scoring.base import ScoreValue, ScoringContext
 from agent_assay.scoring.path import ExactPath
 from agent_assay.scoring.state import StateAssertions
 from agent_assay.store import Store
+from tests.support.certify import certify as certify_run
 from tests.support.toy import RichToyAdapter, ToyAdapter, ToyWorld
 
 
 def certify(store: Store, adapter: ToyAdapter, config: str = "good") -> dict[str, Any]:
-    suite = build_and_store_suite(store, adapter, None)
-    run = start_run(
-        store,
-        adapter,
-        suite,
-        resolve_config(adapter, config),
-        repeats=1,
-        seed=0,
-        items=select_items(suite),
-    )
-    execute_run(store, adapter, run, progress=False)
-    result = run_controls(store, adapter, run)
-    return {
-        "run": run,
-        "by_kind": {o.kind: o for o in result.outcomes},
-        "payloads": [o.payload for o in store.control_outcomes(run.run_id).values()],
-    }
+    return certify_run(store, adapter, config)
 
 
 def test_sound_setup_is_admissible(store: Store) -> None:
@@ -60,7 +38,7 @@ def test_sound_setup_is_admissible(store: Store) -> None:
     }
     verdict = assess(store, got["run"])
     assert verdict.admissible, verdict.reasons
-    assert controls_exit_code(verdict.admissible, got["payloads"]) == 0
+    assert controls_exit_code(verdict.admissible, list(got["payloads"].values())) == 0
 
 
 def test_scorer_that_always_says_one_fails_selftest_and_shuffled_gold(
@@ -77,7 +55,7 @@ def test_scorer_that_always_says_one_fails_selftest_and_shuffled_gold(
     shuffled = got["by_kind"]["shuffled_gold"]
     assert shuffled.status == "FAILED"
     assert shuffled.measured["metrics"]["trajectory.exact"]["after"] == 1.0
-    assert controls_exit_code(False, got["payloads"]) == 2
+    assert controls_exit_code(False, list(got["payloads"].values())) == 2
 
 
 def test_state_scorer_that_ignores_state_fails_state_check_bites(
