@@ -41,7 +41,10 @@ def _tune_sqlite(engine: Engine) -> None:
         dbapi_connection.isolation_level = None  # we issue BEGIN ourselves
         cursor = dbapi_connection.cursor()
         cursor.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-        cursor.execute("PRAGMA journal_mode = WAL")
+        # switching the journal mode needs an exclusive lock; ask only when it is not WAL yet,
+        # so a second process opening a busy database never contends for that lock
+        if str(cursor.execute("PRAGMA journal_mode").fetchone()[0]).lower() != "wal":
+            cursor.execute("PRAGMA journal_mode = WAL")
         cursor.execute("PRAGMA synchronous = NORMAL")
         cursor.execute("PRAGMA foreign_keys = ON")
         cursor.close()

@@ -303,21 +303,7 @@ class Store:
             )
             trajectory_id = int(cursor.lastrowid)
             cursor.executemany(
-                _SCORE_INSERT,
-                [
-                    (
-                        trajectory_id,
-                        run_id,
-                        r.item_id,
-                        r.repetition,
-                        r.scorer,
-                        r.scorer_version,
-                        r.value,
-                        canonical_json(dict(r.detail)) if r.detail else None,
-                        r.imported,
-                    )
-                    for r in scores
-                ],
+                _SCORE_INSERT, [_score_params(trajectory_id, run_id, r) for r in scores]
             )
             cursor.close()
         return trajectory_id
@@ -382,7 +368,10 @@ class Store:
                 ).where(schema.trajectories.c.run_id == run_id)
             ):
                 slots.setdefault(row.item_id, {})[row.repetition] = row.id
-            conn.execute(schema.scores.insert(), _score_rows(run_id, slots, records))
+            conn.exec_driver_sql(
+                _SCORE_INSERT,
+                [_score_params(slots[r.item_id][r.repetition], run_id, r) for r in records],
+            )
         return len(records)
 
     # ---- control outcomes -------------------------------------------------
@@ -491,23 +480,19 @@ _SCORE_INSERT = _insert_sql(
 )
 
 
-def _score_rows(
-    run_id: str, slots: Mapping[str, Mapping[int, int]], records: Sequence[ScoreRecord]
-) -> list[dict[str, Any]]:
-    return [
-        {
-            "trajectory_id": slots[r.item_id][r.repetition],
-            "run_id": run_id,
-            "item_id": r.item_id,
-            "repetition": r.repetition,
-            "scorer": r.scorer,
-            "scorer_version": r.scorer_version,
-            "value": r.value,
-            "detail": canonical_json(dict(r.detail)) if r.detail else None,
-            "imported": r.imported,
-        }
-        for r in records
-    ]
+def _score_params(trajectory_id: int, run_id: str, r: ScoreRecord) -> tuple[Any, ...]:
+    """One score row in _SCORE_INSERT's column order."""
+    return (
+        trajectory_id,
+        run_id,
+        r.item_id,
+        r.repetition,
+        r.scorer,
+        r.scorer_version,
+        r.value,
+        canonical_json(dict(r.detail)) if r.detail else None,
+        r.imported,
+    )
 
 
 def open_store(db: str, *, migrate: bool = False) -> Store:
