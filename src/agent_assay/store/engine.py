@@ -5,6 +5,8 @@ write lock up front so two processes never deadlock upgrading a read lock, and
 the busy timeout makes the second writer wait instead of failing.
 """
 
+import sqlite3
+import time
 from pathlib import Path
 from typing import Any
 
@@ -44,7 +46,7 @@ def _tune_sqlite(engine: Engine) -> None:
         # switching the journal mode needs an exclusive lock; ask only when it is not WAL yet,
         # so a second process opening a busy database never contends for that lock
         if str(cursor.execute("PRAGMA journal_mode").fetchone()[0]).lower() != "wal":
-            cursor.execute("PRAGMA journal_mode = WAL")
+            _switch_to_wal(cursor)
         cursor.execute("PRAGMA synchronous = NORMAL")
         cursor.execute("PRAGMA foreign_keys = ON")
         cursor.close()
@@ -52,3 +54,23 @@ def _tune_sqlite(engine: Engine) -> None:
     @event.listens_for(engine, "begin")
     def _on_begin(conn: Any) -> None:
         conn.exec_driver_sql("BEGIN IMMEDIATE")
+
+
+WAL_ATTEMPTS = 100
+WAL_RETRY_S = 0.05
+
+
+def _switch_to_wal(cursor: Any) -> None:
+    """Switch a new database to WAL, waiting out another process that is creating it too.
+
+    The switch needs an exclusive lock and SQLite can refuse it at once, busy timeout or
+    not, while a second process runs the first migration; a bounded retry absorbs that.
+    """
+    for attempt in range(WAL_ATTEMPTS):
+        try:
+            cursor.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or attempt == WAL_ATTEMPTS - 1:
+                raise
+            time.sleep(WAL_RETRY_S)
