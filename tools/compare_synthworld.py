@@ -61,7 +61,7 @@ def compare_config(
     means = {m.name: m.mean_of_k for m in summarise(store, run).metrics}
     details = [
         r.detail
-        for r in store.latest_scores(run.run_id)
+        for r in store.current_scores(run.run_id)
         if r.scorer == "synthworld.provenance_exact"
     ]
     package = evaluate_rows(source, {t.item_id: t.final_state for t in trajectories})

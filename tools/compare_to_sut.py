@@ -54,7 +54,7 @@ def harness_view(run_id: str, db: str) -> tuple[dict[str, Any], dict[str, dict[s
     if config.params.get("noisy"):
         raise AssayError(f"run {run_id} uses {config.name}; only the deterministic mock compares")
     values: dict[str, dict[str, float | None]] = defaultdict(dict)
-    for row in store.latest_scores(run_id):
+    for row in store.current_scores(run_id):
         if row.repetition == 1:
             values[row.item_id][row.scorer] = row.value
     scripts: dict[str, dict[str, Any]] = {}

@@ -67,7 +67,7 @@ def baselines(db: Path, source: Path | None = None) -> dict[str, Any]:
         run = start_run(store, adapter, suite, config, repeats=1, seed=RUN_SEED, items=items)
         execute_run(store, adapter, run, progress=False)
         per_item: dict[str, dict[str, float]] = {}
-        for row in store.latest_scores(run.run_id):
+        for row in store.current_scores(run.run_id):
             if row.scorer in (REWARD, VALID) and row.value is not None:
                 per_item.setdefault(row.item_id, {})[row.scorer] = row.value
         rewards = [per_item[i][REWARD] for i in run.item_ids]

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import click
+from sqlalchemy.exc import DatabaseError
 
 from agent_assay.adapters.protocol import AgentAdapter
 from agent_assay.adapters.registry import DEFAULT_ADAPTER, list_adapters, load_adapter
@@ -21,6 +22,7 @@ from agent_assay.controls.execute import check_allowed, controls_exit_code, run_
 from agent_assay.errors import AssayError
 from agent_assay.integrity.admissibility import assess
 from agent_assay.integrity.comparability import compare_runs
+from agent_assay.integrity.verify import verify_store
 from agent_assay.model import Run
 from agent_assay.mutation.config import load_mutants
 from agent_assay.mutation.engine import pass_payloads, run_pass
@@ -30,10 +32,12 @@ from agent_assay.report.gates import (
     control_table,
     report_json,
     report_text,
+    tampered_lines,
 )
 from agent_assay.report.mutation_render import mutant_text, mutation_text
 from agent_assay.report.passk import passk_json, passk_report, passk_text
 from agent_assay.report.summary import summarise
+from agent_assay.report.verify_render import unreadable_store, verify_text
 from agent_assay.rescoring import rescore
 from agent_assay.runner import (
     build_and_store_suite,
@@ -44,8 +48,11 @@ from agent_assay.runner import (
     start_run,
 )
 from agent_assay.store import open_store
+from agent_assay.store.bundle import bundle_summary, export_bundle, is_bundle, load_bundle
 from agent_assay.store.engine import make_engine
 from agent_assay.store.migrations import LATEST, apply
+from agent_assay.store.schema_check import repair as repair_schema
+from agent_assay.store.schema_check import schema_findings
 from agent_assay.store.store import Store
 
 DEFAULT_DB = "run/assay.db"
@@ -184,32 +191,59 @@ def run_command(
 @click.argument("run_id")
 @db_option
 def score_command(run_id: str, db: str) -> None:
-    """Re-score a stored run; rows identical to the stored ones are not appended again."""
+    """Re-score a stored run; when anything differs, a new scoring generation is recorded."""
     store = open_store(db)
     run = store.get_run(run_id)
     result = rescore(store, load_adapter(run.adapter), run_id)
-    click.echo(f"appended {result.appended} score rows; {result.unchanged} unchanged")
+    if result.written:
+        click.echo(
+            f"re-scored run {run_id}: {result.changed} row(s) changed, {result.unchanged} "
+            f"unchanged; generation {result.generation} written ({result.written} rows)"
+        )
+    else:
+        click.echo(
+            f"re-scored run {run_id}: all {result.unchanged} rows unchanged; "
+            f"no new generation (current: {result.generation})"
+        )
+
+
+def open_target(target: str, db: str) -> tuple[Store, str]:
+    """A run id in --db, or the path of an evidence bundle (loaded into memory)."""
+    path = Path(target)
+    if path.is_file() and is_bundle(path):
+        store, header = load_bundle(path)
+        click.echo(bundle_summary(header), err=True)
+        return store, str(header["run_id"])
+    return open_store(db), target
 
 
 @cli.command("report")
-@click.argument("run_id")
+@click.argument("run_id", metavar="RUN")
 @click.option("--json", "as_json", is_flag=True, help="Emit the summary as JSON.")
 @click.option("--headline-only", is_flag=True, help="Only the adapter's headline metrics.")
 @click.option("--passk-curve", is_flag=True, help="Append pass^k and pass@k for k = 1..k.")
 @db_option
 def report_command(
     run_id: str, as_json: bool, headline_only: bool, passk_curve: bool, db: str
-) -> None:
-    """Summarise a stored run; an inadmissible run's report opens with the reasons."""
-    store = open_store(db)
+) -> int:
+    """Summarise a stored run (RUN is a run id, or an evidence bundle written by `export`).
+
+    The report opens with the verdict: TAMPERED (exit 2, no number shown) when the run's
+    stored evidence fails its own chain, then the reasons an inadmissible run is one.
+    """
+    store, run_id = open_target(run_id, db)
     run = store.get_run(run_id)
+    verdict = assess(store, run)
     if as_json:
-        curve = {"passk_curve": passk_json(passk_report(store, run))} if passk_curve else {}
-        click.echo(json.dumps(report_json(store, run) | curve, sort_keys=True, indent=2))
+        curve = {}
+        if passk_curve and not verdict.tampered:
+            curve = {"passk_curve": passk_json(passk_report(store, run))}
+        click.echo(json.dumps(report_json(store, run, verdict) | curve, sort_keys=True, indent=2))
     else:
-        click.echo(report_text(store, run, headline_only=headline_only), nl=False)
-        if passk_curve:
+        click.echo(report_text(store, run, verdict, headline_only=headline_only), nl=False)
+        if passk_curve and not verdict.tampered:
             click.echo(passk_text(store, run), nl=False)
+    return 2 if verdict.tampered else 0
 
 
 @cli.group("controls")
@@ -327,8 +361,11 @@ def controls_show(run_id: str, as_json: bool, db: str) -> None:
         payloads = {kind: o.payload for kind, o in outcomes.items()}
         click.echo(json.dumps(payloads, sort_keys=True, indent=2))
         return
+    verdict = assess(store, run)
+    if verdict.tampered:
+        click.echo("\n".join(tampered_lines(run, verdict.integrity)))
     click.echo(control_table([o.payload for o in outcomes.values()]), nl=False)
-    click.echo("\n".join(admissibility_lines(assess(store, run))))
+    click.echo("\n".join(admissibility_lines(verdict)))
 
 
 @cli.command("mutate")
@@ -410,7 +447,7 @@ def compare_command(run_a: str, run_b: str, force: bool, db: str) -> int:
     store = open_store(db)
     comparison = compare_runs(store, run_a, run_b)
     click.echo(comparison_text(comparison, forced=force), nl=False)
-    return 0 if comparison.sound or force else 2
+    return 0 if comparison.sound or (force and not comparison.tampered) else 2
 
 
 @cli.group("runs")
@@ -447,17 +484,85 @@ def adapters_list() -> None:
 
 
 @cli.command("migrate")
+@click.option(
+    "--repair", is_flag=True, help="Restore missing or altered triggers and indexes (recorded)."
+)
 @db_option
-def migrate_command(db: str) -> None:
-    """Upgrade an older store in place; every existing row is kept."""
-    applied = apply(make_engine(db))
+def migrate_command(repair: bool, db: str) -> int:
+    """Upgrade an older store in place (every row is kept), then check its schema.
+
+    A dropped or altered trigger or index is reported (exit 2) and, with --repair,
+    restored; the repair is recorded in the store and shown by `verify`.
+    """
+    engine = make_engine(db)
+    applied = apply(engine)
     if applied:
         click.echo(f"applied migration(s) {', '.join(map(str, applied))}; schema now {LATEST}")
+    if repair:
+        done = repair_schema(engine)
+        for name in done.restored:
+            click.echo(f"restored {name}")
+        for name in done.refused:
+            click.echo(f"could not restore {name}: the table holds rows it forbids "
+                       "(`agent-assay verify` names them)")
+        if done.restored or done.refused:
+            click.echo("the repair is recorded in the store; `agent-assay verify` shows it")
+    with engine.connect() as conn:
+        problems = schema_findings(conn)
+    for finding in problems:
+        click.echo(f"schema: {finding.line()}")
+    if problems:
+        return 2
+    if not applied and not repair:
+        click.echo(f"schema already at version {LATEST}, every trigger and index in place")
+    return 0
+
+
+@cli.command("verify")
+@click.argument("target", required=False, metavar="[RUN | BUNDLE]")
+@click.option(
+    "--skip-rescore", is_flag=True, help="Check chain, hashes and certificates, not the scores."
+)
+@db_option
+def verify_command(target: str | None, skip_rescore: bool, db: str) -> int:
+    """Re-derive everything stored for RUN (default: every run), or for an evidence bundle.
+
+    Prints one line per finding and exits 0 only when nothing is off (2 otherwise).
+    """
+    if target is None:
+        store, run_ids = open_existing_store(db), None
     else:
-        click.echo(f"schema already at version {LATEST}; nothing to do")
+        store, run_id = open_target(target, db) if Path(target).is_file() else (
+            open_existing_store(db), target)
+        run_ids = [run_id]
+    result = verify_store(store, run_ids, None if skip_rescore else load_adapter)
+    click.echo(verify_text(result, rescored=not skip_rescore), nl=False)
+    return 0 if result.ok else 2
+
+
+@cli.command("export")
+@click.argument("run_id", metavar="RUN")
+@click.argument("path", metavar="FILE", type=click.Path(path_type=Path, dir_okay=False))
+@db_option
+def export_command(run_id: str, path: Path, db: str) -> None:
+    """Write RUN's evidence bundle (rows, chain, suite, config, certificates) to FILE."""
+    store = open_existing_store(db)
+    count = export_bundle(store, run_id, path)
+    head = store.head(run_id)
+    click.echo(
+        f"wrote {path}: run {run_id}, {count} rows, chain head "
+        f"{head.seq if head else 0} {head.digest if head else ''}"
+    )
 
 
 cli.add_command(import_group)
+
+
+def open_existing_store(db: str) -> Store:
+    """A store that must already exist: checking a typo'd path must not create one."""
+    if "://" not in db and not Path(db).exists():
+        raise AssayError(f"no store at --db {db}")
+    return open_store(db)
 
 
 def main() -> None:
@@ -467,6 +572,9 @@ def main() -> None:
     except AssayError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(exc.exit_code)
+    except DatabaseError as exc:
+        click.echo(f"error: {unreadable_store(exc)}", err=True)
+        sys.exit(2)
     except click.exceptions.Abort:
         click.echo("aborted", err=True)
         sys.exit(130)

@@ -1,8 +1,11 @@
 """Re-score a stored run without re-running its agent.
 
 Scorers are pure, so re-scoring an unchanged run must reproduce every stored
-row; only rows that differ (a new scorer version, a changed value) are
-appended, which is what lets a scorer upgrade be audited rather than silent.
+row, and then nothing is written. When anything differs (a new scorer
+version, a changed value or detail, a scorer added or removed) the run gets a
+new scoring generation holding a full set of rows, recorded with the scorer
+set that produced it; readers take that generation from then on, and the
+earlier ones stay in the store, so a scorer upgrade is audited, never silent.
 """
 
 from __future__ import annotations
@@ -10,30 +13,48 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from agent_assay.adapters.protocol import AgentAdapter
-from agent_assay.runner import score_records, scorers_for, scoring_context
+from agent_assay.runner import score_records, scorer_manifest, scorers_for, scoring_context
 from agent_assay.store.store import ScoreRecord, Store
 
 
 @dataclass(frozen=True)
 class RescoreResult:
-    appended: int
+    generation: int
+    """The run's current generation after re-scoring (unchanged when nothing differed)."""
+    written: int
+    changed: int
     unchanged: int
 
 
-def rescore(store: Store, adapter: AgentAdapter, run_id: str) -> RescoreResult:
+def fresh_scores(store: Store, adapter: AgentAdapter, run_id: str) -> list[ScoreRecord]:
+    """Every stored trajectory of `run_id` scored again by the adapter's scorers now."""
     run = store.get_run(run_id)
-    items = store.get_suite(run.suite_hash).by_id()
+    suite = store.get_suite(run.suite_hash)
+    adapter.prepare(suite)
+    items = suite.by_id()
     scorers = scorers_for(adapter)
     ctx = scoring_context(adapter)
-    latest = {r.key(): r for r in store.latest_scores(run_id)}
-    fresh: list[ScoreRecord] = []
-    unchanged = 0
-    for trajectory in store.trajectories(run_id):
-        for record in score_records(scorers, items[trajectory.item_id], trajectory, ctx):
-            previous = latest.get(record.key())
-            if previous is not None and previous.same_result(record):
-                unchanged += 1
-            else:
-                fresh.append(record)
-    store.append_scores(run_id, fresh)
-    return RescoreResult(appended=len(fresh), unchanged=unchanged)
+    return [
+        record
+        for trajectory in store.trajectories(run_id)
+        for record in score_records(scorers, items[trajectory.item_id], trajectory, ctx)
+    ]
+
+
+def rescore(store: Store, adapter: AgentAdapter, run_id: str) -> RescoreResult:
+    current = {r.slot_key(): r for r in store.current_scores(run_id)}
+    fresh = fresh_scores(store, adapter, run_id)
+    unchanged = sum(
+        1 for r in fresh if r.slot_key() in current and current[r.slot_key()].same_result(r)
+    )
+    changed = len(fresh) - unchanged
+    removed = len(current.keys() - {r.slot_key() for r in fresh})
+    if not changed and not removed:
+        return RescoreResult(store.current_generation(run_id), 0, 0, unchanged)
+    generation = store.append_generation(
+        run_id,
+        f"re-scored: {changed} rows changed, {removed} removed",
+        scorer_manifest(scorers_for(adapter)),
+        fresh,
+    )
+    return RescoreResult(generation, len(fresh), changed + removed, unchanged)

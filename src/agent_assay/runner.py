@@ -25,6 +25,7 @@ from agent_assay.model import Config, Item, Run, Suite, Trajectory
 from agent_assay.scoring.base import Scorer, ScoringContext
 from agent_assay.scoring.registry import default_scorers, score_all
 from agent_assay.store.store import ScoreRecord, Store
+from agent_assay.version import harness_version
 
 
 @dataclass(frozen=True)
@@ -62,6 +63,7 @@ def score_records(
             scorer_version=scorer.version,
             value=result.value,
             detail=result.detail,
+            imported=result.imported,
         )
         for scorer, result in score_all(scorers, item.gold, trajectory, ctx)
     ]
@@ -136,18 +138,43 @@ def start_run(
     )
 
 
+def scorer_manifest(scorers: Sequence[Scorer]) -> list[dict[str, str]]:
+    """Name, version, kind and definition of each scorer: what a stored number means."""
+    return [
+        {"name": s.name, "version": s.version, "kind": s.kind, "definition": s.definition}
+        for s in scorers
+    ]
+
+
 def run_manifest(
     adapter: AgentAdapter, config: Config, scorers: Sequence[Scorer]
 ) -> dict[str, object]:
-    """What a report needs to read a run without loading its adapter: scorer kinds, headline."""
+    """What a report needs to read a run without loading its adapter: scorer kinds, headline,
+    and the versions of the adapter and the harness that made it."""
     return {
-        "scorers": [
-            {"name": s.name, "version": s.version, "kind": s.kind, "definition": s.definition}
-            for s in scorers
-        ],
+        "scorers": scorer_manifest(scorers),
         "headline": list(adapter.headline_metrics()),
         "deterministic": adapter.deterministic(config),
+        "adapter_version": adapter.version,
+        "harness_version": harness_version(),
     }
+
+
+def check_scorer_set(store: Store, run: Run, scorers: Sequence[Scorer]) -> None:
+    """Refuse to add rows scored by a scorer set other than the one the run's scores have:
+    a run would otherwise mix versions inside one generation."""
+    recorded = {s["name"]: s["version"] for s in store.manifest(run.run_id).get("scorers", [])}
+    now = {s.name: s.version for s in scorers}
+    if recorded and recorded != now:
+        changed = sorted(
+            f"{name} {recorded.get(name, 'absent')} -> {now.get(name, 'absent')}"
+            for name in recorded.keys() | now.keys()
+            if recorded.get(name) != now.get(name)
+        )
+        raise AssayError(
+            f"run {run.run_id} was scored by another scorer set ({'; '.join(changed)}): "
+            f"re-score it first with `agent-assay score {run.run_id}`"
+        )
 
 
 ProgressHook = Callable[[int, int], None]
@@ -188,6 +215,7 @@ def execute_run(
     slots = [(i, r) for i in run.item_ids for r in range(1, run.repeats + 1)]
     todo = [s for s in slots if s not in stored]
     scorers = scorers_for(adapter)
+    check_scorer_set(store, run, scorers)
     ctx = scoring_context(adapter)
     tasks = (
         Task(items[item_id].public(), config, stable_seed(run.seed, item_id, rep), rep)

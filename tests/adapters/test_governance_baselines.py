@@ -114,7 +114,7 @@ def test_cli_run_of_oracle_replay_scores_one_everywhere(tmp_path: Path) -> None:
     store = open_store(str(db))
     values = {
         row.item_id: row.value
-        for row in store.latest_scores(run_id)
+        for row in store.current_scores(run_id)
         if row.scorer == "governance.reward"
     }
     assert len(values) == 64 and set(values.values()) == {1.0}

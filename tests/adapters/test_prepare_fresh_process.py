@@ -27,5 +27,5 @@ def test_governance_custom_suite_runs_from_a_fresh_adapter(store: Store, tmp_pat
     governance._WORLDS.clear()
     result = execute_run(store, GovernanceAdapter(), run, progress=False)
     assert result.crashed == 0
-    rewards = [r.value for r in store.latest_scores(run.run_id) if r.scorer == "governance.reward"]
+    rewards = [r.value for r in store.current_scores(run.run_id) if r.scorer == "governance.reward"]
     assert rewards == [1.0, 1.0, 1.0]

@@ -136,7 +136,7 @@ def comparable_scores(db: str, run_id: str) -> dict[tuple[str, int, str], object
     try:
         return {
             (r.item_id, r.repetition, r.scorer): (r.value, r.detail, r.scorer_version)
-            for r in store.latest_scores(run_id)
+            for r in store.current_scores(run_id)
             if r.scorer != "latency.total_ms"
         }
     finally:

@@ -40,7 +40,7 @@ def test_toy_run_stores_every_slot_with_thirteen_scores(store: Store, toy: ToyAd
     assert store.count_rows("trajectories") == 12
     assert store.count_rows("scores") == 12 * 13
     per_slot: dict[tuple[str, int], set[str]] = {}
-    for record in store.latest_scores(run.run_id):
+    for record in store.current_scores(run.run_id):
         per_slot.setdefault((record.item_id, record.repetition), set()).add(record.scorer)
     assert len(per_slot) == 12
     assert all(names == SCORER_NAMES for names in per_slot.values())
@@ -49,12 +49,17 @@ def test_toy_run_stores_every_slot_with_thirteen_scores(store: Store, toy: ToyAd
             "SELECT count(*) FROM scores GROUP BY trajectory_id").fetchall()
     assert [n for (n,) in counts] == [13] * 12
     assert [e.event for e in store.events(run.run_id)] == ["started", "complete"]
-    assert store.events(run.run_id)[-1].detail == {"written": 12, "skipped": 0}
+    complete = dict(store.events(run.run_id)[-1].detail)
+    # the terminal event records the chain head it closes on: block 1 (the run), 12 trajectories
+    closed_on = store.ledger(run.run_id)[12]
+    assert complete.pop("head") == {"seq": 13, "digest": closed_on.digest}
+    assert closed_on.kind == "trajectory"
+    assert complete == {"written": 12, "skipped": 0}
 
 
 def test_wrong_arg_run_scores_are_hand_computed(store: Store, toy: ToyAdapter) -> None:
     run = toy_run(store, toy, "wrong_arg")
-    scores = {(r.item_id, r.scorer): r.value for r in store.latest_scores(run.run_id)}
+    scores = {(r.item_id, r.scorer): r.value for r in store.current_scores(run.run_id)}
     for item in ITEMS:
         # the right tools in the right order on the next lamp along
         assert scores[(item, "trajectory.exact")] == 1.0
@@ -97,7 +102,7 @@ def test_crashy_run_records_crashes_and_keeps_others(store: Store, toy: ToyAdapt
         ("on-L2", 1), ("on-L2", 2)]
     assert all("lamp L2 is haunted" in e.detail["error"] for e in crash_events)
     scores = {(r.item_id, r.repetition, r.scorer): r.value
-              for r in store.latest_scores(run.run_id)}
+              for r in store.current_scores(run.run_id)}
     assert len(scores) == 8 * 13
     # a crash counts against the agent
     assert scores[("on-L2", 1, "trajectory.exact")] == 0.0
@@ -150,7 +155,7 @@ def test_resume_after_interrupt_stores_exactly_the_missing_slots(store: Store) -
     assert store.stored_slots(run.run_id) == all_slots
     assert store.count_rows("trajectories") == 8
     assert store.count_rows("scores") == 8 * 13
-    per_slot = Counter((r.item_id, r.repetition) for r in store.latest_scores(run.run_id))
+    per_slot = Counter((r.item_id, r.repetition) for r in store.current_scores(run.run_id))
     assert set(per_slot.values()) == {13}
     assert summarise(store, run).status.state == "complete"
 

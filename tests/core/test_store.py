@@ -14,12 +14,19 @@ import pytest
 from agent_assay.errors import AssayError
 from agent_assay.model import Config
 from agent_assay.store import Store, migrations, open_store, schema
-from agent_assay.store.engine import database_url, make_engine
+from agent_assay.store.chain_check import check_run_chain
+from agent_assay.store.engine import database_url
+from agent_assay.store.schema_check import reference_objects, repair, schema_findings
 from agent_assay.store.store import ScoreRecord
+from tests.support.legacy import copy_as_version, schema_version
 from tests.support.toy import ToyAdapter
 from tests.support.toyrun import ROOT, agent_assay, cli_env, toy_run
 
 TABLES = sorted(schema.metadata.tables)
+
+
+def reference_objects_tables() -> list[str]:
+    return [name for kind, name in reference_objects() if kind == "table"]
 
 
 def row_counts(db: Path) -> dict[str, int]:
@@ -31,33 +38,28 @@ def row_counts(db: Path) -> dict[str, int]:
 
 @pytest.fixture(scope="module")
 def populated_db(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """A database where every table has at least one row."""
+    """A database where every table has at least one row, each written by the harness."""
     db = tmp_path_factory.mktemp("appendonly") / "assay.db"
     store = open_store(str(db))
     toy = ToyAdapter()
     run = toy_run(store, toy, "crashy", repeats=2)
+    store.put_control_outcome(
+        run.run_id, run.suite_hash, run.config_hash,
+        {"kind": "shuffled_gold", "version": "1", "status": "PASSED"},
+    )
+    store.put_mutation_rows(run.run_id, [("drop_step", {"pass_id": "p"})])
+    record = ScoreRecord("on-L1", 1, "outcome.match", "9", 0.25, {"why": "test"})
+    store.append_generation(run.run_id, "test", [], [record])
+    with store.engine.begin() as conn:
+        conn.exec_driver_sql("DROP TRIGGER runs_no_update")
+    assert repair(store.engine).restored == ("trigger runs_no_update",)
     store.close()
-    con = sqlite3.connect(db)
-    with con:
-        con.execute(
-            "INSERT INTO control_outcomes (run_id, kind, version, status, suite_hash, "
-            "config_hash, payload, created_at) VALUES (?, 'shuffled_gold', '1', 'pass', ?, ?, "
-            "'{}', '2024-01-01T00:00:00+00:00')",
-            (run.run_id, run.suite_hash, run.config_hash),
-        )
-        con.execute(
-            "INSERT INTO mutation_results (run_id, operator, payload, created_at) "
-            "VALUES (?, 'drop_step', '{}', '2024-01-01T00:00:00+00:00')",
-            (run.run_id,),
-        )
-    con.close()
     yield db
 
 
-def test_metadata_lists_every_migrated_table() -> None:
-    migrated = {t.name for m in migrations.MIGRATIONS for t in m.tables}
-    assert migrated == set(TABLES)
-    assert len(TABLES) == 11
+def test_metadata_lists_every_table_a_migration_creates() -> None:
+    assert set(reference_objects_tables()) == set(TABLES)
+    assert len(TABLES) == 14
 
 
 @pytest.mark.parametrize("table", TABLES)
@@ -134,19 +136,50 @@ def test_run_env_and_events_are_stored(store: Store) -> None:
     assert [r.run_id for r in store.list_runs()] == [run.run_id]
 
 
-def test_latest_scores_takes_newest_row(store: Store) -> None:
-    toy = ToyAdapter()
-    run = toy_run(store, toy, "good")
-    before = store.count_rows("scores")
+def test_a_second_score_row_in_one_generation_is_refused(store: Store) -> None:
+    run = toy_run(store, ToyAdapter(), "good")
+    con = sqlite3.connect(store.engine.url.database or "")
+    copy = (
+        "INSERT INTO scores (trajectory_id, run_id, item_id, repetition, scorer, scorer_version, "
+        "value, detail, imported, block, digest, generation) SELECT trajectory_id, run_id, "
+        "item_id, repetition, scorer, scorer_version, 1.0, detail, imported, {block}, digest, "
+        "{generation} FROM scores WHERE value = 0"
+    )
+    newest = f"(SELECT max(seq) FROM ledger WHERE run_id = '{run.run_id}')"
+    try:
+        # copied rows name an old block; naming the newest block, the slot is taken;
+        # a generation that was never recorded is refused too
+        for block, generation, message in (
+            ("block", "generation", "must join its run's newest ledger block"),
+            (newest, "generation", "UNIQUE constraint failed"),
+            (newest, "1", "re-scoring generation must be recorded"),
+        ):
+            with pytest.raises(sqlite3.DatabaseError, match=message):
+                con.execute(copy.format(block=block, generation=generation))
+            con.rollback()
+    finally:
+        con.close()
+    assert store.count_rows("scores") == 4 * 13
+
+
+def test_a_new_generation_replaces_what_readers_see(store: Store) -> None:
+    run = toy_run(store, ToyAdapter(), "good")
+    before = store.current_scores(run.run_id)
     record = ScoreRecord("on-L1", 1, "outcome.match", "9", 0.25, {"why": "test"})
-    assert store.append_scores(run.run_id, [record]) == 1
-    assert store.append_scores(run.run_id, []) == 0
-    assert store.count_rows("scores") == before + 1
-    latest = [r for r in store.latest_scores(run.run_id) if r.scorer == "outcome.match"]
-    by_item = {r.item_id: r for r in latest}
-    assert len(latest) == 4
-    assert by_item["on-L1"] == record
-    assert by_item["on-L2"].scorer_version == "1"
+    assert store.append_generation(run.run_id, "test", [], [record]) == 1
+    assert store.current_scores(run.run_id) == [record]
+    assert store.current_generation(run.run_id) == 1
+    assert len(before) == 4 * 13
+    with pytest.raises(AssayError, match="no trajectory nope/1 to re-score"):
+        store.append_generation(run.run_id, "test", [], [ScoreRecord("nope", 1, "x", "1", 1.0)])
+    assert store.current_generation(run.run_id) == 1
+
+
+def test_a_score_must_be_finite(store: Store) -> None:
+    run = toy_run(store, ToyAdapter(), "good")
+    bad = ScoreRecord("on-L1", 1, "outcome.match", "1", float("nan"))
+    with pytest.raises(AssayError, match=r"scorer outcome\.match returned nan for on-L1/1"):
+        store.append_generation(run.run_id, "test", [], [bad])
 
 
 def test_two_processes_write_concurrently(tmp_path: Path) -> None:
@@ -175,51 +208,61 @@ def test_two_processes_write_concurrently(tmp_path: Path) -> None:
         assert [e.event for e in store.events(run_id)] == ["started", "complete"]
 
 
-def test_migration_from_version_1(tmp_path: Path) -> None:
-    db = tmp_path / "old.db"
-    engine = make_engine(str(db))
-    assert migrations.apply(engine, target=1) == [1]
-    old = Store(engine)
+@pytest.mark.parametrize("version", [1, 2])
+def test_migration_keeps_every_row_and_seals_each_run(tmp_path: Path, version: int) -> None:
+    current = tmp_path / "current.db"
+    store = open_store(str(current))
     toy = ToyAdapter()
-    toy_run(old, toy, "crashy", repeats=2)
-    toy_run(old, toy, "good")
-    engine.dispose()
+    runs = [toy_run(store, toy, "crashy", repeats=2), toy_run(store, toy, "good")]
+    store.close()
+    db = tmp_path / "old.db"
+    copy_as_version(current, db, version)
     before = row_counts(db)
-    assert "control_outcomes" not in before and "mutation_results" not in before
-    assert all(before[t] > 0 for t in before), before
-    assert before["schema_migrations"] == 1
+    assert schema_version(db) == version
+    assert all(before[t] > 0 for t in before if t not in ("control_outcomes", "mutation_results"))
 
     with pytest.raises(AssayError) as refused:
         open_store(str(db))
     message = str(refused.value)
     assert f"agent-assay migrate --db {db}" in message
-    assert "schema version 1" in message and "\n" not in message
+    assert f"schema version {version}" in message and "\n" not in message
 
     done = agent_assay("migrate", "--db", str(db), env=cli_env(), cwd=tmp_path)
     assert done.returncode == 0, done.stderr
-    assert "applied migration(s) 2; schema now 2" in done.stdout
+    applied = ", ".join(str(v) for v in range(version + 1, migrations.LATEST + 1))
+    assert f"applied migration(s) {applied}; schema now {migrations.LATEST}" in done.stdout
 
     after = row_counts(db)
-    assert after.pop("control_outcomes") == 0
-    assert after.pop("mutation_results") == 0
-    assert after.pop("schema_migrations") == 2
+    assert after.pop("ledger") == len(runs)  # one seal per run
+    for new in ("score_generations", "store_repairs", "control_outcomes", "mutation_results"):
+        assert after.pop(new) == before.pop(new, 0)
+    assert after.pop("schema_migrations") == migrations.LATEST
     before.pop("schema_migrations")
     assert after == before
-    with sqlite3.connect(db) as con:
-        versions = [r[0] for r in con.execute("SELECT version FROM schema_migrations")]
-        triggers = {r[0] for r in con.execute(
-            "SELECT name FROM sqlite_master WHERE type='trigger'")}
-    assert sorted(versions) == [1, 2]
-    assert {f"{t}_no_{v}" for t in TABLES for v in ("update", "delete")} <= triggers
 
-    store = open_store(str(db))  # now accepted
-    assert len(store.list_runs()) == 2
-    assert migrations.apply(store.engine) == []
+    migrated = open_store(str(db))  # now accepted, with the reference schema
+    with migrated.engine.connect() as conn:
+        assert schema_findings(conn) == []
+    assert migrations.apply(migrated.engine) == []
+    for run in runs:
+        check = check_run_chain(migrated, run.run_id)
+        assert check.findings == ()
+        assert [e.kind for e in check.ledger] == ["seal"]
+    # the sealed run keeps growing on its chain
+    migrated.append_event(runs[0].run_id, "resumed", {})
+    assert check_run_chain(migrated, runs[0].run_id).findings == ()
+    # and an edit to a sealed row is seen
+    with migrated.engine.begin() as conn:
+        conn.exec_driver_sql("DROP TRIGGER scores_no_update")
+        conn.exec_driver_sql("UPDATE scores SET value = 0.5 WHERE id = 1")
+    problems = [f.line() for f in check_run_chain(migrated, runs[0].run_id).findings]
+    assert problems == ["scores rows sealed at migration: content changed since the seal"]
 
 
 def test_open_store_creates_latest_schema(store: Store) -> None:
     with store.engine.connect() as conn:
-        assert migrations.current_version(conn) == migrations.LATEST == 2
+        assert migrations.current_version(conn) == migrations.LATEST == 3
+        assert schema_findings(conn) == []
 
 
 def test_missing_database_directory_is_one_line_error(tmp_path: Path) -> None:
@@ -256,7 +299,7 @@ def test_open_store_refuses_a_newer_schema(tmp_path: Path) -> None:
     db = tmp_path / "future.db"
     open_store(str(db)).engine.dispose()
     with sqlite3.connect(db) as con:
-        con.execute("INSERT INTO schema_migrations VALUES (3, 'from the future', 'now')")
+        con.execute("INSERT INTO schema_migrations VALUES (4, 'from the future', 'now')")
     with pytest.raises(AssayError, match="newer than this agent-assay"):
         open_store(str(db))
 

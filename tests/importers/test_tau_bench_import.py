@@ -151,7 +151,7 @@ def test_scores_published_reward_imported_and_harness_scorers_computed(
 ) -> None:
     store, run_id, _ = imported
     run = store.get_run(run_id)
-    rows = store.latest_scores(run_id)
+    rows = store.current_scores(run_id)
     reward = [r for r in rows if r.scorer == "tau.reward"]
     assert len(reward) == 200 and all(r.imported for r in reward)
     assert all(r.detail == {"source": PUBLISHED} for r in reward)
@@ -190,7 +190,7 @@ def test_second_import_adds_nothing_and_names_the_run(
 def test_rescoring_an_imported_run_appends_nothing(imported: tuple[Store, str, str]) -> None:
     store, run_id, _ = imported
     result = rescore(store, TauBenchAdapter(), run_id)
-    assert result.appended == 0
+    assert (result.written, result.changed, result.generation) == (0, 0, 0)
     assert result.unchanged == 200 * len(scorers_for(TauBenchAdapter()))
 
 

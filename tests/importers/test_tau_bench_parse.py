@@ -340,7 +340,7 @@ def test_bad_tool_arguments_mark_that_trajectory_malformed(tmp_path: Path, store
     assert "malformed trajectories: 2" in text
     assert "001/1: traj[2].tool_calls[0].function.arguments: not valid JSON" in text
     # the published reward is kept: the fault is in the record, not in what tau-bench judged
-    rewards = {(r.item_id, r.repetition): r for r in store.latest_scores(imported.run.run_id)
+    rewards = {(r.item_id, r.repetition): r for r in store.current_scores(imported.run.run_id)
                if r.scorer == "tau.reward"}
     assert rewards[("001", 1)].value == 1.0 and rewards[("001", 1)].imported
 

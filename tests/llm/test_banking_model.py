@@ -130,7 +130,7 @@ def test_malformed_arguments_score_as_failures(
         [step] = t.steps
         assert not step.ok and step.error.startswith("malformed tool-call arguments")
         assert t.outcome == "no_action" and t.meta["malformed_tool_calls"] == 1
-    scores = {(r.item_id, r.scorer): r.value for r in store.latest_scores(run.run_id)}
+    scores = {(r.item_id, r.scorer): r.value for r in store.current_scores(run.run_id)}
     assert {v for (_, s), v in scores.items() if s == "trajectory.exact"} == {0.0}
 
 

@@ -149,7 +149,7 @@ class TauReward:
     def score(self, gold: Gold, trajectory: Trajectory, ctx: ScoringContext) -> ScoreValue:
         published = trajectory.meta.get("published_reward")
         if published is not None and trajectory.meta.get("gold_sha256") == gold_digest(gold):
-            return ScoreValue(float(published), {"source": PUBLISHED})
+            return ScoreValue(float(published), {"source": PUBLISHED}, imported=True)
         value, reason = reward_rule(gold, trajectory)
         return ScoreValue(value, {"source": "reward rule", "reason": reason})
 

@@ -15,6 +15,7 @@ from typing import Any
 from agent_assay.adapters.protocol import AgentAdapter
 from agent_assay.controls.bands import load_bands, not_applicable
 from agent_assay.controls.base import ControlContext, ControlOutcome
+from agent_assay.controls.certificate import certificate, intact_evidence, runs_made_for
 from agent_assay.controls.judge_calibration import NO_JUDGE
 from agent_assay.controls.measure import means
 from agent_assay.controls.registry import all_controls, control_kinds
@@ -42,7 +43,7 @@ def check_allowed(kinds: Iterable[str]) -> frozenset[str]:
 
 def real_means(store: Store, run: Run) -> dict[str, float | None]:
     table: dict[str, dict[str, list[float]]] = {}
-    for row in store.latest_scores(run.run_id):
+    for row in store.current_scores(run.run_id):
         if row.value is not None:
             table.setdefault(row.scorer, {}).setdefault(row.item_id, []).append(row.value)
     return means(table)
@@ -69,6 +70,8 @@ def run_controls(
     allowed: frozenset[str] = frozenset(),
     random_seeds: int | None = None,
 ) -> ControlsResult:
+    check_adapter_made(store, adapter, run)
+    evidence = intact_evidence(store, run)
     bands = load_bands(adapter.name)
     declared, declared_allowed = not_applicable(adapter.name)
     suite = store.get_suite(run.suite_hash)
@@ -93,6 +96,7 @@ def run_controls(
     versions = {s.name: s.version for s in scorers}
     outcomes: list[ControlOutcome] = []
     for control in all_controls():
+        runs_before = store.run_ids()
         if control.kind in declared:
             result = ControlOutcome(
                 control.kind,
@@ -116,10 +120,28 @@ def run_controls(
             **result.to_json(),
             "scorer_versions": versions,
             "allowed_not_run": allowed_not_run(result, allowed, declared, declared_allowed),
+            "certificate": certificate(
+                evidence, run, versions, adapter.version, runs_made_for(store, run, runs_before)
+            ),
         }
         store.put_control_outcome(run.run_id, run.suite_hash, run.config_hash, payload)
         outcomes.append(result)
     return ControlsResult(tuple(outcomes), allowed)
+
+
+def check_adapter_made(store: Store, adapter: AgentAdapter, run: Run) -> None:
+    """Controls judge a run with the adapter that made it, at the version that made it."""
+    if run.adapter != adapter.name:
+        raise AssayError(
+            f"run {run.run_id} was made by adapter {run.adapter}, not {adapter.name}: "
+            f"pass --adapter {run.adapter}"
+        )
+    made_by = store.manifest(run.run_id).get("adapter_version", run.env.get("adapter_version"))
+    if made_by is not None and made_by != adapter.version:
+        raise AssayError(
+            f"run {run.run_id} was made by {run.adapter} {made_by}; the installed adapter is "
+            f"{adapter.version}: certify it with the version that made it"
+        )
 
 
 def controls_exit_code(admissible: bool, payloads: Iterable[Mapping[str, Any]]) -> int:

@@ -25,7 +25,7 @@ def stored_values(ctx: ControlContext, run_id: str, skip: set[str]) -> dict[str,
         for path, value in flatten(t.to_json()).items():
             if path.split(".")[0] not in skip:
                 values[f"{t.item_id}/{t.repetition}/trajectory.{path}"] = value
-    for row in ctx.store.latest_scores(run_id):
+    for row in ctx.store.current_scores(run_id):
         if row.scorer not in skip:
             values[f"{row.item_id}/{row.repetition}/score.{row.scorer}"] = row.value
     return values

@@ -26,7 +26,7 @@ import hashlib
 import json
 import math
 from collections import defaultdict
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO, Any
@@ -35,7 +35,6 @@ from agent_assay.adapters.tau_bench import (
     ADAPTER,
     AIRLINE_TOOLS,
     DOMAIN,
-    PUBLISHED,
     TauBenchAdapter,
     gold_digest,
     reward_rule,
@@ -44,7 +43,7 @@ from agent_assay.errors import AssayError
 from agent_assay.hashing import canonical_json
 from agent_assay.model import Config, Cost, Gold, Item, Run, Step, Suite, ToolCall, Trajectory
 from agent_assay.runner import score_records, scorers_for, scoring_context, start_run
-from agent_assay.store.store import ScoreRecord, Store
+from agent_assay.store.store import Store
 
 CHUNK = 1 << 16
 WHITESPACE = " \t\n\r"
@@ -600,7 +599,7 @@ def write_trajectories(
     todo = [t for t in parsed.trajectories if (t.item_id, t.repetition) not in stored]
     for done, trajectory in enumerate(todo, start=1):
         records = score_records(scorers, items[trajectory.item_id], trajectory, ctx)
-        store.write_trajectory(run.run_id, trajectory, mark_imported(records))
+        store.write_trajectory(run.run_id, trajectory, records)
         if trajectory.meta.get("malformed"):
             store.append_event(
                 run.run_id,
@@ -616,11 +615,3 @@ def write_trajectories(
             on_progress(done, len(todo))
     return len(todo)
 
-
-def mark_imported(records: Sequence[ScoreRecord]) -> list[ScoreRecord]:
-    """tau.reward rows that carry tau-bench's published value are stored as imported."""
-    return [replace(r, imported=True) if _published(r.detail) else r for r in records]
-
-
-def _published(detail: Mapping[str, Any] | None) -> bool:
-    return bool(detail) and detail is not None and detail.get("source") == PUBLISHED

@@ -1,8 +1,12 @@
-"""Admissible iff zero invariant violations and every control PASSED (or allowed NOT_RUN).
+"""Admissible iff the store is intact, zero invariant violations, and every control PASSED
+(or allowed NOT_RUN) with a certificate that still matches the stored evidence.
 
-Decided from the store alone: the run's status, its manifest, and the newest
-stored outcome of every registered control. The reasons are listed, in the
-order a reader should fix them.
+Decided from the store alone. First the cheap integrity check (the schema's
+triggers and indexes, the run's chain, every row re-hashed): a store that
+fails it is TAMPERED and nothing else is decided, since its rows cannot be
+trusted to decode. Then the run's status, its manifest, and the newest stored
+outcome of every registered control, each bound to the evidence it judged.
+The reasons are listed in the order a reader should fix them.
 """
 
 from __future__ import annotations
@@ -10,9 +14,32 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from agent_assay.controls.registry import control_kinds
+from agent_assay.findings import Finding
+from agent_assay.integrity.certificates import void_reasons
 from agent_assay.model import Run
 from agent_assay.report.summary import manifest_of, run_status
+from agent_assay.store.chain_check import ChainCheck, check_run_chain
+from agent_assay.store.schema_check import schema_findings
 from agent_assay.store.store import Store, StoredOutcome
+
+
+@dataclass(frozen=True)
+class Integrity:
+    """The cheap check `report`, `compare` and `controls show` make every time."""
+
+    findings: tuple[Finding, ...]
+    check: ChainCheck
+
+    @property
+    def tampered(self) -> bool:
+        return bool(self.findings)
+
+
+def integrity(store: Store, run: Run) -> Integrity:
+    with store.engine.connect() as conn:
+        found = schema_findings(conn)
+    check = check_run_chain(store, run.run_id)
+    return Integrity((*found, *check.findings), check)
 
 
 @dataclass(frozen=True)
@@ -20,9 +47,21 @@ class Admissibility:
     admissible: bool
     reasons: tuple[str, ...]
     outcomes: dict[str, StoredOutcome]
+    integrity: Integrity
+
+    @property
+    def tampered(self) -> bool:
+        return self.integrity.tampered
 
 
-def assess(store: Store, run: Run) -> Admissibility:
+def assess(store: Store, run: Run, state: Integrity | None = None) -> Admissibility:
+    state = state or integrity(store, run)
+    if state.tampered:
+        reason = (
+            f"the store fails its integrity check ({len(state.findings)} finding(s)): "
+            f"run `agent-assay verify {run.run_id}`"
+        )
+        return Admissibility(False, (reason,), {}, state)
     reasons: list[str] = []
     status = run_status(store, run, store.trajectories(run.run_id))
     if status.state != "complete":
@@ -44,12 +83,13 @@ def assess(store: Store, run: Run) -> Admissibility:
     missing = [k for k in control_kinds() if k not in outcomes]
     if missing:
         reasons.append(f"control(s) never run for this run: {', '.join(missing)}")
+    void: dict[str, list[str]] = {}
     for kind, o in outcomes.items():
-        if o.suite_hash != run.suite_hash or o.config_hash != run.config_hash:
-            reasons.append(f"{kind} was judged on a different suite or config")
-        if o.payload.get("scorer_versions", {}) != versions:
-            reasons.append(f"{kind} was judged with different scorer versions than the run's")
-    return Admissibility(not reasons, tuple(reasons), outcomes)
+        for why in void_reasons(store, run, o, state.check, versions):
+            void.setdefault(why, []).append(kind)
+    for why, kinds in void.items():
+        reasons.append(f"certificate void ({', '.join(kinds)}): {why}")
+    return Admissibility(not reasons, tuple(reasons), outcomes, state)
 
 
 def single_pass_refusal(store: Store, run: Run) -> tuple[str, ...]:

@@ -3,8 +3,10 @@
 Reasons: SUITE_MISMATCH (different suite hash or item selection),
 SCORER_MISMATCH (scorer names or versions differ), ENV_MISMATCH (an
 environment field the adapter marks as affecting results differs),
-RUN_INADMISSIBLE (either run fails its controls). Any reason refuses the
-comparison; --force shows it anyway with every line stamped unsound.
+RUN_INADMISSIBLE (either run fails its controls, or a certificate no longer
+matches its evidence), STORE_TAMPERED (either run's stored evidence fails its
+own chain). Any reason refuses the comparison; --force shows it anyway with
+every line stamped unsound, except STORE_TAMPERED, where no number is read.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from scipy import stats as sps
 
 from agent_assay.errors import AssayError
 from agent_assay.hashing import stable_seed
-from agent_assay.integrity.admissibility import assess
+from agent_assay.integrity.admissibility import Admissibility, Integrity, assess
 from agent_assay.model import Run
 from agent_assay.report.summary import manifest_of
 from agent_assay.stats import Interval, bootstrap_mean
@@ -51,17 +53,25 @@ class Comparison:
     metrics: tuple[PairedMetric, ...]
     only_in_a: tuple[str, ...]
     only_in_b: tuple[str, ...]
+    integrity_a: Integrity
+    integrity_b: Integrity
 
     @property
     def sound(self) -> bool:
         return not self.mismatches
+
+    @property
+    def tampered(self) -> bool:
+        return self.integrity_a.tampered or self.integrity_b.tampered
 
 
 def _scorer_versions(store: Store, run: Run) -> dict[str, str]:
     return {s["name"]: s["version"] for s in manifest_of(store, run).get("scorers", [])}
 
 
-def mismatches(store: Store, a: Run, b: Run) -> list[Mismatch]:
+def mismatches(
+    store: Store, a: Run, b: Run, verdicts: Sequence[Admissibility] | None = None
+) -> list[Mismatch]:
     found: list[Mismatch] = []
     if a.suite_hash != b.suite_hash:
         found.append(Mismatch("SUITE_MISMATCH", f"suite_hash {a.suite_hash} != {b.suite_hash}"))
@@ -89,9 +99,16 @@ def mismatches(store: Store, a: Run, b: Run) -> list[Mismatch]:
                 "; ".join(f"{k}: {va_!r} vs {vb_!r}" for k, (va_, vb_) in env_diff.items()),
             )
         )
-    for run in (a, b):
-        verdict = assess(store, run)
-        if not verdict.admissible:
+    for run, verdict in zip((a, b), verdicts or [assess(store, a), assess(store, b)], strict=True):
+        if verdict.tampered:
+            first = verdict.integrity.findings[0].line()
+            found.append(
+                Mismatch(
+                    "STORE_TAMPERED",
+                    f"{run.run_id}: {len(verdict.integrity.findings)} finding(s), first: {first}",
+                )
+            )
+        elif not verdict.admissible:
             found.append(
                 Mismatch("RUN_INADMISSIBLE", f"{run.run_id}: {'; '.join(verdict.reasons)}")
             )
@@ -100,7 +117,7 @@ def mismatches(store: Store, a: Run, b: Run) -> list[Mismatch]:
 
 def _item_means(store: Store, run: Run) -> dict[str, dict[str, list[float]]]:
     table: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
-    for row in store.latest_scores(run.run_id):
+    for row in store.current_scores(run.run_id):
         if row.value is not None:
             table[row.scorer][row.item_id].append(row.value)
     return table
@@ -143,7 +160,10 @@ def compare_runs(store: Store, run_a: str, run_b: str) -> Comparison:
     if run_a == run_b:
         raise AssayError(f"cannot compare run {run_a} with itself")
     a, b = store.get_run(run_a), store.get_run(run_b)
-    found = mismatches(store, a, b)
+    va, vb = assess(store, a), assess(store, b)
+    found = mismatches(store, a, b, (va, vb))
+    if va.tampered or vb.tampered:
+        return Comparison(a, b, tuple(found), (), (), (), va.integrity, vb.integrity)
     ta, tb = _item_means(store, a), _item_means(store, b)
     kinds = {
         s["name"]: s["kind"] for run in (a, b) for s in manifest_of(store, run).get("scorers", [])
@@ -166,6 +186,8 @@ def compare_runs(store: Store, run_a: str, run_b: str) -> Comparison:
         tuple(metrics),
         tuple(sorted(ta.keys() - tb.keys())),
         tuple(sorted(tb.keys() - ta.keys())),
+        va.integrity,
+        vb.integrity,
     )
 
 

@@ -12,7 +12,13 @@ from typing import Any
 from rich import box
 from rich.table import Table
 
-from agent_assay.integrity.admissibility import Admissibility, assess, single_pass_refusal
+from agent_assay.findings import summarise_findings
+from agent_assay.integrity.admissibility import (
+    Admissibility,
+    Integrity,
+    assess,
+    single_pass_refusal,
+)
 from agent_assay.integrity.comparability import Comparison, tested_count
 from agent_assay.model import Run
 from agent_assay.report.render import console_text, fmt, fmt_ci, render_text, summary_json
@@ -33,7 +39,32 @@ def control_table(outcomes: Sequence[Mapping[str, Any]]) -> str:
     return console_text(table)
 
 
+TAMPER_LINES = 12
+
+
+def tampered_lines(run: Run, state: Integrity) -> list[str]:
+    """The banner of a run whose stored evidence fails its own chain: no number follows."""
+    return [
+        f"!!! TAMPERED -- the stored evidence of run {run.run_id} does not match its own "
+        "chain; no number is shown",
+        *(f"    {line}" for line in summarise_findings(state.findings, TAMPER_LINES)),
+        f"    run `agent-assay verify {run.run_id}` for the full check",
+    ]
+
+
+def evidence_line(state: Integrity) -> str:
+    head = state.check.evidence.head
+    if head is None:
+        return "evidence chain: none"
+    return (
+        f"evidence chain: {head.seq} blocks, head sha256 {head.digest} "
+        "(publish it beside the numbers; `agent-assay verify` re-derives them)"
+    )
+
+
 def admissibility_lines(verdict: Admissibility) -> list[str]:
+    if verdict.tampered:
+        return ["!!! INADMISSIBLE -- " + verdict.reasons[0]]
     if verdict.admissible:
         return ["ADMISSIBLE -- zero invariant violations; every control PASSED or allowed NOT_RUN"]
     lines = ["!!! INADMISSIBLE -- the numbers below are not reportable evidence"]
@@ -54,6 +85,14 @@ def single_pass_lines(reasons: Sequence[str]) -> list[str]:
 
 def comparison_text(c: Comparison, *, forced: bool) -> str:
     lines: list[str] = []
+    for run, state in ((c.run_a, c.integrity_a), (c.run_b, c.integrity_b)):
+        if state.tampered:
+            lines += tampered_lines(run, state)
+    if c.tampered:
+        lines.append("COMPARISON REFUSED")
+        lines += [f"  {mismatch.code}: {mismatch.detail}" for mismatch in c.mismatches]
+        lines.append("Nothing was compared, and --force cannot compare a tampered store.")
+        return "\n".join(lines) + "\n"
     stamp = f"  [{UNSOUND}]" if not c.sound else ""
     if not c.sound:
         lines.append("COMPARISON REFUSED" if not forced else f"{UNSOUND}: forced with --force")
@@ -84,19 +123,37 @@ def comparison_text(c: Comparison, *, forced: bool) -> str:
     return "\n".join(lines) + "\n"
 
 
-def report_text(store: Store, run: Run, *, headline_only: bool = False) -> str:
-    """The run report with its gates: admissibility first, then any single-pass refusal."""
+def report_text(
+    store: Store, run: Run, verdict: Admissibility | None = None, *, headline_only: bool = False
+) -> str:
+    """The run report with its gates: integrity and admissibility first, then any
+    single-pass refusal; a tampered run gets its findings and no number at all."""
+    verdict = verdict or assess(store, run)
+    if verdict.tampered:
+        lines = [*tampered_lines(run, verdict.integrity), *admissibility_lines(verdict)]
+        return "\n".join(lines) + "\n"
     banner = [
-        *admissibility_lines(assess(store, run)),
+        *admissibility_lines(verdict),
+        evidence_line(verdict.integrity),
         *single_pass_lines(single_pass_refusal(store, run)),
     ]
     return render_text(summarise(store, run), headline_only=headline_only, banner=banner)
 
 
-def report_json(store: Store, run: Run) -> dict[str, Any]:
-    verdict = assess(store, run)
-    return summary_json(summarise(store, run)) | {
+def report_json(
+    store: Store, run: Run, verdict: Admissibility | None = None
+) -> dict[str, Any]:
+    verdict = verdict or assess(store, run)
+    gate = {
         "admissible": verdict.admissible,
         "inadmissible_reasons": list(verdict.reasons),
+        "tampered": verdict.tampered,
+        "integrity_findings": [f.line() for f in verdict.integrity.findings],
+    }
+    if verdict.tampered:
+        return {"run_id": run.run_id} | gate
+    head = verdict.integrity.check.evidence.head
+    return summary_json(summarise(store, run)) | gate | {
+        "chain_head": head.to_json() if head else None,
         "single_pass_refused": list(single_pass_refusal(store, run)),
     }

@@ -314,7 +314,7 @@ def passk_report(store: Store, run: Run, *, null_agents: bool = True) -> PassKRe
     headline = [h for h in manifest.get("headline", []) if h in meta]
     kinds: dict[str, ScoreKind] = {n: m.get("kind", "measure") for n, m in meta.items()}
     rows_by_metric: dict[str, list[ScoreRecord]] = defaultdict(list)
-    for row in store.latest_scores(run.run_id):
+    for row in store.current_scores(run.run_id):
         rows_by_metric[row.scorer].append(row)
         kinds.setdefault(row.scorer, "measure")
     shown = [h for h in headline if kinds[h] != "measure" and rows_by_metric.get(h)]

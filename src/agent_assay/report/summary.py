@@ -96,10 +96,7 @@ def run_status(store: Store, run: Run, trajectories: Sequence[Trajectory]) -> Ru
 
 
 def manifest_of(store: Store, run: Run) -> Mapping[str, Any]:
-    for event in store.events(run.run_id):
-        if event.event == "started":
-            return event.detail
-    return {}
+    return store.manifest(run.run_id)
 
 
 def _metric(
@@ -183,7 +180,7 @@ def summarise(store: Store, run: Run) -> RunSummary:
     scorer_meta: dict[str, Any] = {s["name"]: s for s in manifest.get("scorers", [])}
     headline = set(manifest.get("headline", []))
     rows_by_metric: dict[str, list[ScoreRecord]] = defaultdict(list)
-    for row in store.latest_scores(run.run_id):
+    for row in store.current_scores(run.run_id):
         rows_by_metric[row.scorer].append(row)
     order = [n for n in scorer_meta if n in rows_by_metric] + sorted(
         n for n in rows_by_metric if n not in scorer_meta

@@ -26,6 +26,8 @@ class ScoreValue:
 
     value: float | None
     detail: Mapping[str, Any] | None = None
+    imported: bool = False
+    """True when the value was carried in from elsewhere (a published result), not computed."""
 
 
 CallKey = tuple[str, tuple[tuple[str, str, Any], ...]]

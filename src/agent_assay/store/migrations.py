@@ -1,60 +1,174 @@
 """Schema migrations: each one adds, none rewrites, and every row survives.
 
-A migration is a version number, a description and the tables it creates.
-Applying one creates its tables and their append-only triggers, then records
-itself as a new row in `schema_migrations` (which is append-only too).
+A migration is a version, a description and a step. A fresh store runs every
+step from 1, exactly as an old store being upgraded does, so both end with
+the same schema. Migration 3 chains the run-scoped tables: it adds the chain
+columns, the ledger and the scoring generations, the triggers that refuse
+unchained rows, broken links and unrecorded generations, and it *seals* every
+run that already exists: one ledger block per run records the digests of its
+rows as they stood at the upgrade (rows cannot be rewritten, so they keep a
+NULL block and are checked against the seal).
 """
 
-from collections.abc import Sequence
+from __future__ import annotations
+
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from sqlalchemy import Connection, Engine, Table, inspect, select, text
+from sqlalchemy import Connection, Engine, MetaData, Table, inspect, select, text
+from sqlalchemy.schema import CreateColumn
 
 from agent_assay.errors import AssayError
-from agent_assay.store import schema
+from agent_assay.hashing import canonical_json
+from agent_assay.store import chain, schema
+
+
+def _era(era: int) -> MetaData:
+    return schema.define(MetaData(), era)
+
+
+def append_only_triggers(table: str) -> dict[str, str]:
+    """SQLite triggers that abort any UPDATE or DELETE on `table`."""
+    return {
+        f"{table}_no_{verb.lower()}": (
+            f"CREATE TRIGGER {table}_no_{verb.lower()} BEFORE {verb} ON {table} "
+            f"BEGIN SELECT RAISE(ABORT, '{table} is append-only: {verb} refused'); END"
+        )
+        for verb in ("UPDATE", "DELETE")
+    }
+
+
+def chain_triggers() -> dict[str, str]:
+    """Era 3's insert guards: a chained row joins its run's newest block and carries a digest;
+    a block extends its run's chain; a score generation above 0 must have been recorded."""
+    guards = {
+        f"{table}_chained": (
+            f"CREATE TRIGGER {table}_chained BEFORE INSERT ON {table} "
+            "WHEN NEW.block IS NULL OR NEW.digest IS NULL OR NEW.block IS NOT "
+            "(SELECT MAX(seq) FROM ledger WHERE run_id = NEW.run_id) "
+            f"BEGIN SELECT RAISE(ABORT, '{table}: a row must join its run''s newest ledger "
+            "block and carry its digest'); END"
+        )
+        for table in chain.CHAINED_TABLES
+    }
+    guards["ledger_links"] = (
+        "CREATE TRIGGER ledger_links BEFORE INSERT ON ledger "
+        "WHEN NEW.seq IS NOT 1 + COALESCE((SELECT MAX(seq) FROM ledger WHERE run_id = "
+        "NEW.run_id), 0) OR NEW.prev_digest IS NOT COALESCE((SELECT digest FROM ledger "
+        f"WHERE run_id = NEW.run_id AND seq = NEW.seq - 1), '{chain.GENESIS}') "
+        "BEGIN SELECT RAISE(ABORT, 'ledger: a block must extend its run''s chain'); END"
+    )
+    guards["scores_generation_recorded"] = (
+        "CREATE TRIGGER scores_generation_recorded BEFORE INSERT ON scores "
+        "WHEN NEW.generation > 0 AND NOT EXISTS (SELECT 1 FROM score_generations g "
+        "WHERE g.run_id = NEW.run_id AND g.generation = NEW.generation) "
+        "BEGIN SELECT RAISE(ABORT, 'scores: a re-scoring generation must be recorded "
+        "before its rows'); END"
+    )
+    return guards
+
+
+def expected_triggers() -> dict[str, str]:
+    """Every trigger the current schema has, by name."""
+    found: dict[str, str] = {}
+    for table in schema.metadata.tables:
+        found.update(append_only_triggers(table))
+    found.update(chain_triggers())
+    return found
+
+
+def _create_tables(conn: Connection, era: int) -> None:
+    """Create the tables new in `era` (with their indexes and append-only triggers)."""
+    before = set(_era(era - 1).tables) if era > 1 else set()
+    for table in _era(era).sorted_tables:
+        if table.name in before:
+            continue
+        table.create(conn, checkfirst=True)
+        for index in table.indexes:
+            index.create(conn, checkfirst=True)
+        for ddl in append_only_triggers(table.name).values():
+            conn.execute(text(ddl))
+
+
+def _add_columns(conn: Connection, old: Table, new: Table) -> None:
+    have = {c["name"] for c in inspect(conn).get_columns(old.name)}
+    for column in new.columns:
+        if column.name not in have:
+            ddl = CreateColumn(column).compile(dialect=conn.dialect)
+            conn.execute(text(f"ALTER TABLE {new.name} ADD COLUMN {ddl}"))
+    old_indexes = {i.name for i in old.indexes}
+    for index in new.indexes:
+        if index.name not in old_indexes:
+            index.create(conn, checkfirst=True)
+
+
+def _step_1(conn: Connection) -> None:
+    _create_tables(conn, 1)
+
+
+def _step_2(conn: Connection) -> None:
+    _create_tables(conn, 2)
+
+
+def _step_3(conn: Connection) -> None:
+    old, new = _era(2), _era(3)
+    for name, table in old.tables.items():
+        _add_columns(conn, table, new.tables[name])
+    _create_tables(conn, 3)
+    for ddl in chain_triggers().values():
+        conn.execute(text(ddl))
+    for run_id in conn.execute(select(schema.runs.c.run_id)).scalars().all():
+        seal_run(conn, run_id)
+
+
+def seal_run(conn: Connection, run_id: str) -> None:
+    """Record, as block 1 of `run_id`'s chain, the digests of its rows as they stand now."""
+    sealed: dict[str, dict[str, object]] = {}
+    for name in chain.CHAINED_TABLES:
+        table = schema.metadata.tables[name]
+        rows = conn.execute(select(table).where(table.c.run_id == run_id)).mappings()
+        digests = [chain.row_digest(name, chain.content_of(name, r)) for r in rows]
+        if digests:
+            sealed[name] = {"rows": len(digests), "digest": chain.set_digest(digests)}
+    detail = canonical_json({"sealed": sealed, "schema": 3})
+    digest = chain.block_digest(run_id, 1, "seal", chain.GENESIS, detail, ())
+    conn.execute(
+        schema.ledger.insert().values(
+            run_id=run_id,
+            seq=1,
+            kind="seal",
+            detail=detail,
+            prev_digest=chain.GENESIS,
+            digest=digest,
+            at=datetime.now(UTC).isoformat(),
+        )
+    )
 
 
 @dataclass(frozen=True)
 class Migration:
     version: int
     description: str
-    tables: Sequence[Table]
+    step: Callable[[Connection], None]
 
 
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         1,
         "core loop: suites, items, configs, runs, run events, environment, trajectories, scores",
-        (
-            schema.schema_migrations,
-            schema.suites,
-            schema.items,
-            schema.configs,
-            schema.runs,
-            schema.run_env,
-            schema.run_events,
-            schema.trajectories,
-            schema.scores,
-        ),
+        _step_1,
     ),
+    Migration(2, "controls and mutation: control_outcomes, mutation_results", _step_2),
     Migration(
-        2,
-        "controls and mutation: control_outcomes, mutation_results",
-        (schema.control_outcomes, schema.mutation_results),
+        3,
+        "evidence chain: a ledger per run, row digests, scoring generations; older runs sealed",
+        _step_3,
     ),
 )
 
 LATEST = MIGRATIONS[-1].version
-
-
-def append_only_triggers(table: str) -> list[str]:
-    """SQLite triggers that abort any UPDATE or DELETE on `table`."""
-    return [
-        f"CREATE TRIGGER IF NOT EXISTS {table}_no_{verb.lower()} BEFORE {verb} ON {table} "
-        f"BEGIN SELECT RAISE(ABORT, '{table} is append-only: {verb} refused'); END"
-        for verb in ("UPDATE", "DELETE")
-    ]
+assert LATEST == schema.LATEST_ERA
 
 
 def current_version(conn: Connection) -> int:
@@ -81,12 +195,7 @@ def apply(engine: Engine, target: int = LATEST) -> list[int]:
         for migration in MIGRATIONS:
             if migration.version <= have or migration.version > target:
                 continue
-            for table in migration.tables:
-                table.create(conn, checkfirst=True)
-                for index in table.indexes:
-                    index.create(conn, checkfirst=True)
-                for ddl in append_only_triggers(table.name):
-                    conn.execute(text(ddl))
+            migration.step(conn)
             conn.execute(
                 schema.schema_migrations.insert().values(
                     version=migration.version,
@@ -96,3 +205,4 @@ def apply(engine: Engine, target: int = LATEST) -> list[int]:
             )
             applied.append(migration.version)
     return applied
+

@@ -1,7 +1,14 @@
-"""Table definitions. Every table is append-only: status changes are new rows.
+"""Table definitions, by schema era. Every table is append-only: status changes are new rows.
 
-The tables are grouped by the migration that introduced them, so an older
-database can be upgraded by creating only what it lacks.
+`define(metadata, era)` declares the tables as they stood after migration
+`era`. The module-level tables are the current era's and are what queries
+use; migrations build older eras' shapes from the same function, so a fresh
+store and an upgraded one go through exactly the same steps and end with the
+same schema.
+
+Era 3 chains every run-scoped row (see `chain`): each carries the ledger
+block it arrived in and the digest of its content, and score rows carry the
+scoring generation they belong to.
 """
 
 from sqlalchemy import (
@@ -16,133 +23,202 @@ from sqlalchemy import (
     Table,
     Text,
     UniqueConstraint,
+    text,
 )
 
-metadata = MetaData()
+LATEST_ERA = 3
 
-schema_migrations = Table(
-    "schema_migrations",
-    metadata,
-    Column("version", Integer, primary_key=True),
-    Column("description", Text, nullable=False),
-    Column("applied_at", String(40), nullable=False),
-)
 
-suites = Table(
-    "suites",
-    metadata,
-    Column("suite_hash", String(64), primary_key=True),
-    Column("adapter", String(200), nullable=False),
-    Column("source", Text, nullable=False),
-    Column("n_items", Integer, nullable=False),
-    Column("created_at", String(40), nullable=False),
-)
+def chain_columns() -> list[Column[object]]:
+    """The columns era 3 adds to every run-scoped table (NULL on rows sealed at migration)."""
+    return [Column("block", Integer, nullable=True), Column("digest", String(64), nullable=True)]
 
-items = Table(
-    "items",
-    metadata,
-    Column("suite_hash", String(64), ForeignKey("suites.suite_hash"), primary_key=True),
-    Column("item_id", String(300), primary_key=True),
-    Column("position", Integer, nullable=False),
-    Column("item_hash", String(64), nullable=False),
-    Column("payload", Text, nullable=False),
-)
 
-configs = Table(
-    "configs",
-    metadata,
-    Column("config_hash", String(64), primary_key=True),
-    Column("adapter", String(200), nullable=False),
-    Column("name", String(200), nullable=False),
-    Column("payload", Text, nullable=False),
-)
+def define(metadata: MetaData, era: int = LATEST_ERA) -> MetaData:
+    """Declare every table of schema `era` on `metadata` and return it."""
+    chained = chain_columns if era >= 3 else list
+    Table(
+        "schema_migrations",
+        metadata,
+        Column("version", Integer, primary_key=True),
+        Column("description", Text, nullable=False),
+        Column("applied_at", String(40), nullable=False),
+    )
+    Table(
+        "suites",
+        metadata,
+        Column("suite_hash", String(64), primary_key=True),
+        Column("adapter", String(200), nullable=False),
+        Column("source", Text, nullable=False),
+        Column("n_items", Integer, nullable=False),
+        Column("created_at", String(40), nullable=False),
+    )
+    Table(
+        "items",
+        metadata,
+        Column("suite_hash", String(64), ForeignKey("suites.suite_hash"), primary_key=True),
+        Column("item_id", String(300), primary_key=True),
+        Column("position", Integer, nullable=False),
+        Column("item_hash", String(64), nullable=False),
+        Column("payload", Text, nullable=False),
+    )
+    Table(
+        "configs",
+        metadata,
+        Column("config_hash", String(64), primary_key=True),
+        Column("adapter", String(200), nullable=False),
+        Column("name", String(200), nullable=False),
+        Column("payload", Text, nullable=False),
+    )
+    Table(
+        "runs",
+        metadata,
+        Column("run_id", String(32), primary_key=True),
+        Column("adapter", String(200), nullable=False),
+        Column("suite_hash", String(64), ForeignKey("suites.suite_hash"), nullable=False),
+        Column("config_hash", String(64), ForeignKey("configs.config_hash"), nullable=False),
+        Column("config_name", String(200), nullable=False),
+        Column("repeats", Integer, nullable=False),
+        Column("seed", Integer, nullable=False),
+        Column("item_ids", Text, nullable=False),
+        Column("created_at", String(40), nullable=False),
+        *chained(),
+    )
+    Table(
+        "run_env",
+        metadata,
+        Column("run_id", String(32), ForeignKey("runs.run_id"), primary_key=True),
+        Column("key", String(200), primary_key=True),
+        Column("value", Text, nullable=False),
+        Column("affects_results", Boolean, nullable=False),
+        *chained(),
+    )
+    Table(
+        "run_events",
+        metadata,
+        Column("id", Integer, primary_key=True, autoincrement=True),
+        Column("run_id", String(32), ForeignKey("runs.run_id"), nullable=False),
+        Column("event", String(40), nullable=False),
+        Column("detail", Text, nullable=False),
+        Column("at", String(40), nullable=False),
+        *chained(),
+    )
+    Table(
+        "trajectories",
+        metadata,
+        Column("id", Integer, primary_key=True, autoincrement=True),
+        Column("run_id", String(32), ForeignKey("runs.run_id"), nullable=False),
+        Column("item_id", String(300), nullable=False),
+        Column("repetition", Integer, nullable=False),
+        Column("crashed", Boolean, nullable=False),
+        Column("payload", Text, nullable=False),
+        Column("created_at", String(40), nullable=False),
+        *chained(),
+        UniqueConstraint("run_id", "item_id", "repetition", name="uq_trajectory_slot"),
+    )
+    scores = Table(
+        "scores",
+        metadata,
+        Column("id", Integer, primary_key=True, autoincrement=True),
+        Column("trajectory_id", Integer, ForeignKey("trajectories.id"), nullable=False),
+        Column("run_id", String(32), nullable=False),
+        Column("item_id", String(300), nullable=False),
+        Column("repetition", Integer, nullable=False),
+        Column("scorer", String(200), nullable=False),
+        Column("scorer_version", String(40), nullable=False),
+        Column("value", Float, nullable=True),
+        Column("detail", Text, nullable=True),
+        Column("imported", Boolean, nullable=False, default=False),
+        *chained(),
+        *([Column("generation", Integer, nullable=False, server_default="0")] if era >= 3 else []),
+    )
+    Index("ix_scores_run", scores.c.run_id, scores.c.scorer)
+    if era >= 3:
+        # One row per (trajectory, scorer) in each scoring generation; rows sealed at
+        # migration (block NULL) are exempt, since older stores kept re-scored rows side by side.
+        Index(
+            "uq_scores_generation",
+            scores.c.trajectory_id,
+            scores.c.scorer,
+            scores.c.generation,
+            unique=True,
+            sqlite_where=text("block IS NOT NULL"),
+            postgresql_where=text("block IS NOT NULL"),
+        )
+    if era < 2:
+        return metadata
+    outcomes = Table(
+        "control_outcomes",
+        metadata,
+        Column("id", Integer, primary_key=True, autoincrement=True),
+        Column("run_id", String(32), ForeignKey("runs.run_id"), nullable=False),
+        Column("kind", String(100), nullable=False),
+        Column("version", String(40), nullable=False),
+        Column("status", String(20), nullable=False),
+        Column("suite_hash", String(64), nullable=False),
+        Column("config_hash", String(64), nullable=False),
+        Column("payload", Text, nullable=False),
+        Column("created_at", String(40), nullable=False),
+        *chained(),
+    )
+    Index("ix_control_outcomes_run", outcomes.c.run_id, outcomes.c.kind)
+    Table(
+        "mutation_results",
+        metadata,
+        Column("id", Integer, primary_key=True, autoincrement=True),
+        Column("run_id", String(32), ForeignKey("runs.run_id"), nullable=False),
+        Column("operator", String(100), nullable=False),
+        Column("payload", Text, nullable=False),
+        Column("created_at", String(40), nullable=False),
+        *chained(),
+    )
+    if era < 3:
+        return metadata
+    Table(
+        "ledger",
+        metadata,
+        Column("run_id", String(32), primary_key=True),
+        Column("seq", Integer, primary_key=True, autoincrement=False),
+        Column("kind", String(40), nullable=False),
+        Column("detail", Text, nullable=False),
+        Column("prev_digest", String(64), nullable=False),
+        Column("digest", String(64), nullable=False),
+        Column("at", String(40), nullable=False),
+    )
+    Table(
+        "score_generations",
+        metadata,
+        Column("run_id", String(32), ForeignKey("runs.run_id"), primary_key=True),
+        Column("generation", Integer, primary_key=True, autoincrement=False),
+        Column("reason", Text, nullable=False),
+        Column("scorers", Text, nullable=False),
+        Column("at", String(40), nullable=False),
+        *chained(),
+    )
+    Table(
+        "store_repairs",
+        metadata,
+        Column("id", Integer, primary_key=True, autoincrement=True),
+        Column("restored", Text, nullable=False),
+        Column("detail", Text, nullable=False),
+        Column("at", String(40), nullable=False),
+    )
+    return metadata
 
-runs = Table(
-    "runs",
-    metadata,
-    Column("run_id", String(32), primary_key=True),
-    Column("adapter", String(200), nullable=False),
-    Column("suite_hash", String(64), ForeignKey("suites.suite_hash"), nullable=False),
-    Column("config_hash", String(64), ForeignKey("configs.config_hash"), nullable=False),
-    Column("config_name", String(200), nullable=False),
-    Column("repeats", Integer, nullable=False),
-    Column("seed", Integer, nullable=False),
-    Column("item_ids", Text, nullable=False),
-    Column("created_at", String(40), nullable=False),
-)
 
-run_env = Table(
-    "run_env",
-    metadata,
-    Column("run_id", String(32), ForeignKey("runs.run_id"), primary_key=True),
-    Column("key", String(200), primary_key=True),
-    Column("value", Text, nullable=False),
-    Column("affects_results", Boolean, nullable=False),
-)
+metadata = define(MetaData())
 
-run_events = Table(
-    "run_events",
-    metadata,
-    Column("id", Integer, primary_key=True, autoincrement=True),
-    Column("run_id", String(32), ForeignKey("runs.run_id"), nullable=False),
-    Column("event", String(40), nullable=False),
-    Column("detail", Text, nullable=False),
-    Column("at", String(40), nullable=False),
-)
-
-trajectories = Table(
-    "trajectories",
-    metadata,
-    Column("id", Integer, primary_key=True, autoincrement=True),
-    Column("run_id", String(32), ForeignKey("runs.run_id"), nullable=False),
-    Column("item_id", String(300), nullable=False),
-    Column("repetition", Integer, nullable=False),
-    Column("crashed", Boolean, nullable=False),
-    Column("payload", Text, nullable=False),
-    Column("created_at", String(40), nullable=False),
-    UniqueConstraint("run_id", "item_id", "repetition", name="uq_trajectory_slot"),
-)
-
-scores = Table(
-    "scores",
-    metadata,
-    Column("id", Integer, primary_key=True, autoincrement=True),
-    Column("trajectory_id", Integer, ForeignKey("trajectories.id"), nullable=False),
-    Column("run_id", String(32), nullable=False),
-    Column("item_id", String(300), nullable=False),
-    Column("repetition", Integer, nullable=False),
-    Column("scorer", String(200), nullable=False),
-    Column("scorer_version", String(40), nullable=False),
-    Column("value", Float, nullable=True),
-    Column("detail", Text, nullable=True),
-    Column("imported", Boolean, nullable=False, default=False),
-)
-
-Index("ix_scores_run", scores.c.run_id, scores.c.scorer)
-
-# Introduced by migration 2.
-control_outcomes = Table(
-    "control_outcomes",
-    metadata,
-    Column("id", Integer, primary_key=True, autoincrement=True),
-    Column("run_id", String(32), ForeignKey("runs.run_id"), nullable=False),
-    Column("kind", String(100), nullable=False),
-    Column("version", String(40), nullable=False),
-    Column("status", String(20), nullable=False),
-    Column("suite_hash", String(64), nullable=False),
-    Column("config_hash", String(64), nullable=False),
-    Column("payload", Text, nullable=False),
-    Column("created_at", String(40), nullable=False),
-)
-
-mutation_results = Table(
-    "mutation_results",
-    metadata,
-    Column("id", Integer, primary_key=True, autoincrement=True),
-    Column("run_id", String(32), ForeignKey("runs.run_id"), nullable=False),
-    Column("operator", String(100), nullable=False),
-    Column("payload", Text, nullable=False),
-    Column("created_at", String(40), nullable=False),
-)
-
-Index("ix_control_outcomes_run", control_outcomes.c.run_id, control_outcomes.c.kind)
+schema_migrations = metadata.tables["schema_migrations"]
+suites = metadata.tables["suites"]
+items = metadata.tables["items"]
+configs = metadata.tables["configs"]
+runs = metadata.tables["runs"]
+run_env = metadata.tables["run_env"]
+run_events = metadata.tables["run_events"]
+trajectories = metadata.tables["trajectories"]
+scores = metadata.tables["scores"]
+control_outcomes = metadata.tables["control_outcomes"]
+mutation_results = metadata.tables["mutation_results"]
+ledger = metadata.tables["ledger"]
+score_generations = metadata.tables["score_generations"]
+store_repairs = metadata.tables["store_repairs"]

@@ -1,31 +1,66 @@
 """Reads and appends. There is no update or delete method, and the triggers refuse them anyway.
 
-A trajectory and its scores are written in one transaction, so a crash can
-never leave a trajectory without its scores. Re-scoring appends new rows and
-readers take the newest row per (trajectory, scorer).
+Every append to a run is one ledger block (see `chain`): the run's creation,
+each event, each trajectory with its scores, a re-scoring, a control outcome,
+a mutation pass. A trajectory and its scores are one block and one
+transaction, so a crash never leaves a trajectory without its scores.
+
+Scores come in generations. Generation 0 is written with the trajectories; a
+re-scoring that changes anything records generation g+1 and writes a full set
+of rows for it. The database refuses a second row for a (trajectory, scorer)
+inside one generation and any row of a generation never recorded, and readers
+take the run's current generation only: there is no "newest row wins".
 """
 
 from __future__ import annotations
 
 import json
+import math
 import uuid
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Connection, Engine, func, select
+from sqlalchemy import Connection, Engine, RowMapping, Table, func, select
 from sqlalchemy.exc import DatabaseError
 
 from agent_assay.errors import AssayError
 from agent_assay.hashing import canonical_json
 from agent_assay.model import Config, Item, Run, Suite, Trajectory
-from agent_assay.store import migrations, schema
+from agent_assay.store import chain, migrations, schema
 from agent_assay.store.engine import make_engine
+
+TERMINAL_EVENTS = frozenset({"complete", "interrupted"})
+"""Events that record the chain head they close on."""
 
 
 def now() -> str:
     return datetime.now(UTC).isoformat()
+
+
+@dataclass(frozen=True, slots=True)
+class Head:
+    """The newest block of a run's chain."""
+
+    seq: int
+    digest: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"seq": self.seq, "digest": self.digest}
+
+
+@dataclass(frozen=True, slots=True)
+class LedgerEntry:
+    """One block of a run's chain, as stored (detail is the canonical JSON that was hashed)."""
+
+    seq: int
+    kind: str
+    detail: str
+    prev_digest: str
+    digest: str
+    at: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,11 +75,16 @@ class ScoreRecord:
     detail: Mapping[str, Any] | None = None
     imported: bool = False
 
-    def key(self) -> tuple[str, int, str, str]:
-        return (self.item_id, self.repetition, self.scorer, self.scorer_version)
+    def slot_key(self) -> tuple[str, int, str]:
+        return (self.item_id, self.repetition, self.scorer)
 
     def same_result(self, other: ScoreRecord) -> bool:
-        return self.value == other.value and (self.detail or None) == (other.detail or None)
+        return (
+            self.scorer_version == other.scorer_version
+            and self.value == other.value
+            and (self.detail or None) == (other.detail or None)
+            and self.imported == other.imported
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +96,7 @@ class StoredOutcome:
     config_hash: str
     payload: Mapping[str, Any]
     created_at: str
+    row_id: int = 0
 
     @property
     def kind(self) -> str:
@@ -66,21 +107,45 @@ class StoredOutcome:
         return str(self.payload["status"])
 
 
-def _stored_outcome(row: Any) -> StoredOutcome:
-    return StoredOutcome(
-        run_id=row.run_id,
-        suite_hash=row.suite_hash,
-        config_hash=row.config_hash,
-        payload=json.loads(row.payload),
-        created_at=row.created_at,
-    )
-
-
 @dataclass(frozen=True, slots=True)
 class RunEvent:
     event: str
     detail: Mapping[str, Any]
     at: str
+
+
+def decode_json(table: str, row_id: object, text: str | None) -> Any:
+    """Decode a stored JSON column; a row that does not decode is named, not a traceback."""
+    if text is None:
+        return None
+    try:
+        return json.loads(text)
+    except (TypeError, ValueError) as exc:
+        raise AssayError(f"{table} row {row_id}: stored JSON does not decode ({exc})") from exc
+
+
+def score_value(record: ScoreRecord) -> float | None:
+    """The value as the database will return it (REAL), refusing NaN and infinities."""
+    if record.value is None:
+        return None
+    value = float(record.value)
+    if not math.isfinite(value):
+        raise AssayError(
+            f"scorer {record.scorer} returned {record.value!r} for "
+            f"{record.item_id}/{record.repetition}: a score is a finite number or None"
+        )
+    return value
+
+
+def _stored_outcome(row: Any) -> StoredOutcome:
+    return StoredOutcome(
+        run_id=row.run_id,
+        suite_hash=row.suite_hash,
+        config_hash=row.config_hash,
+        payload=decode_json("control_outcomes", row.id, row.payload),
+        created_at=row.created_at,
+        row_id=row.id,
+    )
 
 
 class Store:
@@ -101,6 +166,67 @@ class Store:
             self._writer.close()
             self._writer = None
         self.engine.dispose()
+
+    # ---- the chain ---------------------------------------------------------
+    def head(self, run_id: str) -> Head | None:
+        with self.engine.connect() as conn:
+            return _head(conn, run_id)
+
+    def ledger(self, run_id: str) -> list[LedgerEntry]:
+        table = schema.ledger
+        with self.engine.connect() as conn:
+            rows = conn.execute(
+                select(table).where(table.c.run_id == run_id).order_by(table.c.seq)
+            ).all()
+        return [LedgerEntry(r.seq, r.kind, r.detail, r.prev_digest, r.digest, r.at) for r in rows]
+
+    def chained_rows(self, table: str, run_id: str) -> list[RowMapping]:
+        """Every stored row of `table` for `run_id`, raw (no decoding), in id order."""
+        t = schema.metadata.tables[table]
+        order = t.c.id if "id" in t.c else t.c.block
+        with self.engine.connect() as conn:
+            query = select(t).where(t.c.run_id == run_id).order_by(order)
+            return list(conn.execute(query).mappings())
+
+    def _append_block(
+        self,
+        conn: Connection,
+        run_id: str,
+        kind: str,
+        detail: Mapping[str, Any],
+        rows: Sequence[tuple[Table, dict[str, Any]]],
+    ) -> Head:
+        """Append one block to `run_id`'s chain inside the caller's transaction.
+
+        Each row is given its digest and block number, the block's digest covers them
+        all and the previous block's digest, and the ledger entry goes in first so the
+        database's guards see the block its rows join.
+        """
+        previous = _head(conn, run_id)
+        seq = previous.seq + 1 if previous else 1
+        prev = previous.digest if previous else chain.GENESIS
+        digests: list[str] = []
+        for table, values in rows:
+            digest = chain.row_digest(table.name, chain.content_of(table.name, values))
+            values["block"], values["digest"] = seq, digest
+            digests.append(digest)
+        counts = Counter(table.name for table, _ in rows)
+        detail_json = canonical_json({**detail, "rows": dict(sorted(counts.items()))})
+        digest = chain.block_digest(run_id, seq, kind, prev, detail_json, digests)
+        conn.execute(
+            schema.ledger.insert().values(
+                run_id=run_id,
+                seq=seq,
+                kind=kind,
+                detail=detail_json,
+                prev_digest=prev,
+                digest=digest,
+                at=now(),
+            )
+        )
+        for table in dict.fromkeys(table for table, _ in rows):
+            conn.execute(table.insert(), [values for t, values in rows if t is table])
+        return Head(seq, digest)
 
     # ---- suites, configs -------------------------------------------------
     def put_suite(self, suite: Suite) -> str:
@@ -144,11 +270,13 @@ class Store:
             if head is None:
                 raise AssayError(f"unknown suite hash: {suite_hash}")
             rows = conn.execute(
-                select(schema.items.c.payload)
+                select(schema.items.c.item_id, schema.items.c.payload)
                 .where(schema.items.c.suite_hash == suite_hash)
                 .order_by(schema.items.c.position)
-            ).scalars()
-            items = tuple(Item.from_json(json.loads(p)) for p in rows)
+            ).all()
+        items = tuple(
+            _decoded(Item.from_json, "items", r.item_id, r.payload) for r in rows
+        )
         return Suite(adapter=head.adapter, items=items, source=head.source)
 
     def put_config(self, config: Config) -> str:
@@ -177,8 +305,8 @@ class Store:
             ).scalar()
         if payload is None:
             raise AssayError(f"unknown config hash: {config_hash}")
-        data = json.loads(payload)
-        return Config(adapter=data["adapter"], name=data["name"], params=data["params"])
+        config: Config = _decoded(_config_from_json, "configs", config_hash, payload)
+        return config
 
     # ---- runs ------------------------------------------------------------
     def create_run(
@@ -196,37 +324,41 @@ class Store:
         started: Mapping[str, Any] | None = None,
         run_id: str | None = None,
     ) -> Run:
+        """Create a run: its row, its environment and its `started` event, as block 1."""
         run_id = run_id or uuid.uuid4().hex
         created = now()
         affects = frozenset(affects_results)
+        rows: list[tuple[Table, dict[str, Any]]] = [
+            (
+                schema.runs,
+                {
+                    "run_id": run_id,
+                    "adapter": adapter,
+                    "suite_hash": suite_hash,
+                    "config_hash": config_hash,
+                    "config_name": config_name,
+                    "repeats": repeats,
+                    "seed": seed,
+                    "item_ids": canonical_json(list(item_ids)),
+                    "created_at": created,
+                },
+            ),
+            *(
+                (
+                    schema.run_env,
+                    {
+                        "run_id": run_id,
+                        "key": key,
+                        "value": canonical_json(value),
+                        "affects_results": key in affects,
+                    },
+                )
+                for key, value in sorted(env.items())
+            ),
+            (schema.run_events, _event_row(run_id, "started", started or {})),
+        ]
         with self.engine.begin() as conn:
-            conn.execute(
-                schema.runs.insert().values(
-                    run_id=run_id,
-                    adapter=adapter,
-                    suite_hash=suite_hash,
-                    config_hash=config_hash,
-                    config_name=config_name,
-                    repeats=repeats,
-                    seed=seed,
-                    item_ids=canonical_json(list(item_ids)),
-                    created_at=created,
-                )
-            )
-            if env:
-                conn.execute(
-                    schema.run_env.insert(),
-                    [
-                        {
-                            "run_id": run_id,
-                            "key": key,
-                            "value": canonical_json(value),
-                            "affects_results": key in affects,
-                        }
-                        for key, value in sorted(env.items())
-                    ],
-                )
-        self.append_event(run_id, "started", started or {})
+            self._append_block(conn, run_id, "run", {}, rows)
         return self.get_run(run_id)
 
     def get_run(self, run_id: str) -> Run:
@@ -245,28 +377,43 @@ class Store:
             config_name=row.config_name,
             repeats=row.repeats,
             seed=row.seed,
-            item_ids=tuple(json.loads(row.item_ids)),
+            item_ids=tuple(decode_json("runs", run_id, row.item_ids)),
             created_at=row.created_at,
-            env={r.key: json.loads(r.value) for r in env_rows},
+            env={r.key: decode_json("run_env", f"{run_id}/{r.key}", r.value) for r in env_rows},
             affects_results=frozenset(r.key for r in env_rows if r.affects_results),
         )
 
-    def list_runs(self) -> list[Run]:
+    def run_ids(self) -> list[str]:
         with self.engine.connect() as conn:
-            ids = (
+            return list(
                 conn.execute(select(schema.runs.c.run_id).order_by(schema.runs.c.created_at))
                 .scalars()
                 .all()
             )
-        return [self.get_run(run_id) for run_id in ids]
 
-    def append_event(self, run_id: str, event: str, detail: Mapping[str, Any]) -> None:
+    def list_runs(self) -> list[Run]:
+        return [self.get_run(run_id) for run_id in self.run_ids()]
+
+    def append_event(self, run_id: str, event: str, detail: Mapping[str, Any]) -> Head:
+        """Append an event as its own block; a terminal event records the head it closes on."""
         with self.engine.begin() as conn:
-            conn.execute(
-                schema.run_events.insert().values(
-                    run_id=run_id, event=event, detail=canonical_json(dict(detail)), at=now()
-                )
+            if event in TERMINAL_EVENTS:
+                head = _head(conn, run_id)
+                detail = {**detail, "head": head.to_json() if head else None}
+            return self._append_block(
+                conn,
+                run_id,
+                "event",
+                {"event": event},
+                [(schema.run_events, _event_row(run_id, event, detail))],
             )
+
+    def manifest(self, run_id: str) -> dict[str, Any]:
+        """The run's manifest (its `started` event), with the scorer set of its current
+        scoring generation: what the stored numbers mean now."""
+        started = next((e.detail for e in self.events(run_id) if e.event == "started"), {})
+        rescored = self.generation_scorers(run_id)
+        return {**started, "scorers": rescored} if rescored is not None else dict(started)
 
     def events(self, run_id: str) -> list[RunEvent]:
         with self.engine.connect() as conn:
@@ -275,47 +422,71 @@ class Store:
                 .where(schema.run_events.c.run_id == run_id)
                 .order_by(schema.run_events.c.id)
             ).all()
-        return [RunEvent(r.event, json.loads(r.detail), r.at) for r in rows]
+        return [RunEvent(r.event, decode_json("run_events", r.id, r.detail), r.at) for r in rows]
 
     # ---- trajectories and scores ------------------------------------------
     def write_trajectory(
         self, run_id: str, trajectory: Trajectory, scores: Sequence[ScoreRecord]
     ) -> int:
-        """Append a trajectory and its scores atomically; return the trajectory row id.
+        """Append a trajectory and its scores as one block, atomically; return its row id.
 
         This is the hot path of every run, so it uses the driver's cursor inside the
-        SQLAlchemy transaction: the statements are fixed, and skipping per-call
-        statement compilation halves the harness's cost per trajectory.
+        SQLAlchemy transaction with fixed statements (no per-call compilation). The
+        scores join the run's current scoring generation, read inside the transaction.
         """
+        payload = canonical_json(trajectory.to_json())
+        created = now()
+        item_id, repetition = trajectory.item_id, trajectory.repetition
+        t_content = (run_id, item_id, repetition, int(trajectory.crashed), payload, created)
+        t_digest = chain.row_digest("trajectories", t_content)
         conn = self._writer_connection()
         with conn.begin():
             cursor = conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
-            cursor.execute(
-                _TRAJECTORY_INSERT,
-                (
+            head = cursor.execute(_HEAD_SQL, (run_id,)).fetchone()
+            generation = cursor.execute(_GENERATION_SQL, (run_id,)).fetchone()[0] or 0
+            seq, prev = (head[0] + 1, head[1]) if head else (1, chain.GENESIS)
+            rows = []
+            digests = [t_digest]
+            for r in scores:
+                content = (
                     run_id,
-                    trajectory.item_id,
-                    trajectory.repetition,
-                    trajectory.crashed,
-                    canonical_json(trajectory.to_json()),
-                    now(),
-                ),
+                    item_id,
+                    repetition,
+                    r.scorer,
+                    r.scorer_version,
+                    score_value(r),
+                    canonical_json(dict(r.detail)) if r.detail else None,
+                    int(r.imported),
+                    generation,
+                )
+                digest = chain.row_digest("scores", content)
+                digests.append(digest)
+                rows.append((*content, seq, digest))
+            detail = canonical_json(
+                {
+                    "rows": {"scores": len(rows), "trajectories": 1} if rows
+                    else {"trajectories": 1},
+                    "slot": [item_id, repetition],
+                    "steps": len(trajectory.steps),
+                }
             )
+            digest = chain.block_digest(run_id, seq, "trajectory", prev, detail, digests)
+            ledger = (run_id, seq, "trajectory", detail, prev, digest, created)
+            cursor.execute(_LEDGER_INSERT, ledger)
+            cursor.execute(_TRAJECTORY_INSERT, (*t_content, seq, t_digest))
             trajectory_id = int(cursor.lastrowid)
-            cursor.executemany(
-                _SCORE_INSERT, [_score_params(trajectory_id, run_id, r) for r in scores]
-            )
+            cursor.executemany(_SCORE_INSERT, [(trajectory_id, *row) for row in rows])
             cursor.close()
         return trajectory_id
 
     def trajectories(self, run_id: str) -> list[Trajectory]:
         with self.engine.connect() as conn:
-            payloads = conn.execute(
-                select(schema.trajectories.c.payload)
+            rows = conn.execute(
+                select(schema.trajectories.c.id, schema.trajectories.c.payload)
                 .where(schema.trajectories.c.run_id == run_id)
                 .order_by(schema.trajectories.c.item_id, schema.trajectories.c.repetition)
-            ).scalars()
-            return [Trajectory.from_json(json.loads(p)) for p in payloads]
+            ).all()
+        return [_decoded(Trajectory.from_json, "trajectories", r.id, r.payload) for r in rows]
 
     def stored_slots(self, run_id: str) -> set[tuple[str, int]]:
         with self.engine.connect() as conn:
@@ -326,20 +497,42 @@ class Store:
             ).all()
         return {(r.item_id, r.repetition) for r in rows}
 
-    def latest_scores(self, run_id: str) -> list[ScoreRecord]:
-        """The newest row per (item, repetition, scorer), whatever its version."""
-        newest = (
-            select(func.max(schema.scores.c.id))
-            .where(schema.scores.c.run_id == run_id)
-            .group_by(schema.scores.c.item_id, schema.scores.c.repetition, schema.scores.c.scorer)
-        )
+    def current_generation(self, run_id: str) -> int:
         with self.engine.connect() as conn:
+            return _current_generation(conn, run_id)
+
+    def generation_scorers(self, run_id: str) -> list[dict[str, Any]] | None:
+        """The scorer set (name, version, kind, definition) a re-scoring recorded; None at 0."""
+        table = schema.score_generations
+        with self.engine.connect() as conn:
+            row = conn.execute(
+                select(table.c.generation, table.c.scorers)
+                .where(table.c.run_id == run_id)
+                .order_by(table.c.generation.desc())
+                .limit(1)
+            ).first()
+        if row is None:
+            return None
+        return list(decode_json("score_generations", f"{run_id}/{row.generation}", row.scorers))
+
+    def current_scores(self, run_id: str) -> list[ScoreRecord]:
+        """One row per (item, repetition, scorer): the run's current scoring generation.
+
+        Inside a generation the database allows one row per (trajectory, scorer); rows
+        sealed from an older store may repeat, and there the newest sealed row counts.
+        """
+        table = schema.scores
+        with self.engine.connect() as conn:
+            generation = _current_generation(conn, run_id)
+            newest = (
+                select(func.max(table.c.id))
+                .where(table.c.run_id == run_id, table.c.generation == generation)
+                .group_by(table.c.item_id, table.c.repetition, table.c.scorer)
+            )
             rows = conn.execute(
-                select(schema.scores)
-                .where(schema.scores.c.id.in_(newest))
-                .order_by(
-                    schema.scores.c.item_id, schema.scores.c.repetition, schema.scores.c.scorer
-                )
+                select(table)
+                .where(table.c.id.in_(newest))
+                .order_by(table.c.item_id, table.c.repetition, table.c.scorer)
             ).all()
         return [
             ScoreRecord(
@@ -348,49 +541,86 @@ class Store:
                 scorer=r.scorer,
                 scorer_version=r.scorer_version,
                 value=r.value,
-                detail=json.loads(r.detail) if r.detail else None,
+                detail=decode_json("scores", r.id, r.detail),
                 imported=bool(r.imported),
             )
             for r in rows
         ]
 
-    def append_scores(self, run_id: str, records: Sequence[ScoreRecord]) -> int:
-        """Append re-scored rows for existing trajectories; return how many were written."""
-        if not records:
-            return 0
+    def append_generation(
+        self,
+        run_id: str,
+        reason: str,
+        scorers: Sequence[Mapping[str, Any]],
+        records: Sequence[ScoreRecord],
+    ) -> int:
+        """Record a new scoring generation and its full set of rows as one block; return it."""
         with self.engine.begin() as conn:
-            slots: dict[str, dict[int, int]] = {}
-            for row in conn.execute(
-                select(
-                    schema.trajectories.c.id,
-                    schema.trajectories.c.item_id,
-                    schema.trajectories.c.repetition,
-                ).where(schema.trajectories.c.run_id == run_id)
-            ):
-                slots.setdefault(row.item_id, {})[row.repetition] = row.id
-            conn.exec_driver_sql(
-                _SCORE_INSERT,
-                [_score_params(slots[r.item_id][r.repetition], run_id, r) for r in records],
-            )
-        return len(records)
+            generation = _current_generation(conn, run_id) + 1
+            slots = {
+                (r.item_id, r.repetition): r.id
+                for r in conn.execute(
+                    select(
+                        schema.trajectories.c.id,
+                        schema.trajectories.c.item_id,
+                        schema.trajectories.c.repetition,
+                    ).where(schema.trajectories.c.run_id == run_id)
+                )
+            }
+            rows: list[tuple[Table, dict[str, Any]]] = [
+                (
+                    schema.score_generations,
+                    {
+                        "run_id": run_id,
+                        "generation": generation,
+                        "reason": reason,
+                        "scorers": canonical_json([dict(s) for s in scorers]),
+                        "at": now(),
+                    },
+                )
+            ]
+            for r in records:
+                if (r.item_id, r.repetition) not in slots:
+                    raise AssayError(
+                        f"run {run_id} has no trajectory {r.item_id}/{r.repetition} to re-score"
+                    )
+                rows.append(
+                    (
+                        schema.scores,
+                        {
+                            "trajectory_id": slots[(r.item_id, r.repetition)],
+                            "run_id": run_id,
+                            "item_id": r.item_id,
+                            "repetition": r.repetition,
+                            "scorer": r.scorer,
+                            "scorer_version": r.scorer_version,
+                            "value": score_value(r),
+                            "detail": canonical_json(dict(r.detail)) if r.detail else None,
+                            "imported": bool(r.imported),
+                            "generation": generation,
+                        },
+                    )
+                )
+            self._append_block(conn, run_id, "rescore", {"generation": generation}, rows)
+        return generation
 
     # ---- control outcomes -------------------------------------------------
     def put_control_outcome(
         self, run_id: str, suite_hash: str, config_hash: str, payload: Mapping[str, Any]
-    ) -> None:
+    ) -> Head:
+        row = {
+            "run_id": run_id,
+            "kind": payload["kind"],
+            "version": payload["version"],
+            "status": payload["status"],
+            "suite_hash": suite_hash,
+            "config_hash": config_hash,
+            "payload": canonical_json(dict(payload)),
+            "created_at": now(),
+        }
         with self.engine.begin() as conn:
-            conn.execute(
-                schema.control_outcomes.insert(),
-                {
-                    "run_id": run_id,
-                    "kind": payload["kind"],
-                    "version": payload["version"],
-                    "status": payload["status"],
-                    "suite_hash": suite_hash,
-                    "config_hash": config_hash,
-                    "payload": canonical_json(dict(payload)),
-                    "created_at": now(),
-                },
+            return self._append_block(
+                conn, run_id, "control", {"kind": payload["kind"]}, [(schema.control_outcomes, row)]
             )
 
     def control_outcomes(self, run_id: str) -> dict[str, StoredOutcome]:
@@ -416,17 +646,24 @@ class Store:
 
     # ---- mutation results -------------------------------------------------
     def put_mutation_rows(self, run_id: str, rows: Sequence[tuple[str, Mapping[str, Any]]]) -> None:
-        """Append one mutation pass (its operator rows and summary) in one transaction."""
+        """Append one mutation pass (its operator rows and summary) as one block."""
+        created = now()
         with self.engine.begin() as conn:
-            conn.execute(
-                schema.mutation_results.insert(),
+            self._append_block(
+                conn,
+                run_id,
+                "mutation",
+                {},
                 [
-                    {
-                        "run_id": run_id,
-                        "operator": operator,
-                        "payload": canonical_json(dict(payload)),
-                        "created_at": now(),
-                    }
+                    (
+                        schema.mutation_results,
+                        {
+                            "run_id": run_id,
+                            "operator": operator,
+                            "payload": canonical_json(dict(payload)),
+                            "created_at": created,
+                        },
+                    )
                     for operator, payload in rows
                 ],
             )
@@ -435,14 +672,12 @@ class Store:
         """The rows of the newest mutation pass over `run_id`, summary last; [] if none."""
         table = schema.mutation_results
         with self.engine.connect() as conn:
-            rows = (
-                conn.execute(
-                    select(table.c.payload).where(table.c.run_id == run_id).order_by(table.c.id)
+            rows = conn.execute(
+                select(table.c.id, table.c.payload).where(table.c.run_id == run_id).order_by(
+                    table.c.id
                 )
-                .scalars()
-                .all()
-            )
-        payloads = [json.loads(p) for p in rows]
+            ).all()
+        payloads = [decode_json("mutation_results", r.id, r.payload) for r in rows]
         if not payloads:
             return []
         newest = payloads[-1]["pass_id"]
@@ -457,42 +692,59 @@ class Store:
             )
 
 
+def _event_row(run_id: str, event: str, detail: Mapping[str, Any]) -> dict[str, Any]:
+    return {"run_id": run_id, "event": event, "detail": canonical_json(dict(detail)), "at": now()}
+
+
+def _config_from_json(data: Mapping[str, Any]) -> Config:
+    return Config(adapter=data["adapter"], name=data["name"], params=data["params"])
+
+
+def _decoded(build: Any, table: str, row_id: object, text: str) -> Any:
+    """Decode a stored payload into its model object, naming the row when it does not fit."""
+    data = decode_json(table, row_id, text)
+    try:
+        return build(data)
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise AssayError(
+            f"{table} row {row_id}: stored payload does not fit its shape "
+            f"({type(exc).__name__}: {exc})"
+        ) from exc
+
+
+def _head(conn: Connection, run_id: str) -> Head | None:
+    row = conn.execute(
+        select(schema.ledger.c.seq, schema.ledger.c.digest)
+        .where(schema.ledger.c.run_id == run_id)
+        .order_by(schema.ledger.c.seq.desc())
+        .limit(1)
+    ).first()
+    return Head(int(row.seq), str(row.digest)) if row else None
+
+
+def _current_generation(conn: Connection, run_id: str) -> int:
+    table = schema.score_generations
+    value = conn.execute(
+        select(func.max(table.c.generation)).where(table.c.run_id == run_id)
+    ).scalar()
+    return int(value or 0)
+
+
 def _insert_sql(table: str, columns: Sequence[str]) -> str:
     return f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})"
 
 
+_HEAD_SQL = "SELECT seq, digest FROM ledger WHERE run_id = ? ORDER BY seq DESC LIMIT 1"
+_GENERATION_SQL = "SELECT MAX(generation) FROM score_generations WHERE run_id = ?"
+_LEDGER_INSERT = _insert_sql(
+    "ledger", ("run_id", "seq", "kind", "detail", "prev_digest", "digest", "at")
+)
 _TRAJECTORY_INSERT = _insert_sql(
-    "trajectories", ("run_id", "item_id", "repetition", "crashed", "payload", "created_at")
+    "trajectories", (*chain.CONTENT_COLUMNS["trajectories"], "block", "digest")
 )
 _SCORE_INSERT = _insert_sql(
-    "scores",
-    (
-        "trajectory_id",
-        "run_id",
-        "item_id",
-        "repetition",
-        "scorer",
-        "scorer_version",
-        "value",
-        "detail",
-        "imported",
-    ),
+    "scores", ("trajectory_id", *chain.CONTENT_COLUMNS["scores"], "block", "digest")
 )
-
-
-def _score_params(trajectory_id: int, run_id: str, r: ScoreRecord) -> tuple[Any, ...]:
-    """One score row in _SCORE_INSERT's column order."""
-    return (
-        trajectory_id,
-        run_id,
-        r.item_id,
-        r.repetition,
-        r.scorer,
-        r.scorer_version,
-        r.value,
-        canonical_json(dict(r.detail)) if r.detail else None,
-        r.imported,
-    )
 
 
 def open_store(db: str, *, migrate: bool = False) -> Store:

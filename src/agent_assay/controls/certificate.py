@@ -1,0 +1,68 @@
+"""What a control outcome certifies: the exact stored evidence it judged.
+
+A verdict without this is a label anyone can copy. With it, the verdict names
+the run, the chain head at judging time, the digests of the trajectories and
+of the scoring generation it judged, the suite, the config, the scorer set,
+the adapter and harness versions, and the head of every run the control made
+for itself (identical_config's twins). Admissibility holds only while all of
+these still match the store (`integrity.certificates`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from agent_assay.errors import AssayError
+from agent_assay.model import Run
+from agent_assay.store.chain_check import ChainCheck, check_run_chain
+from agent_assay.store.schema_check import schema_findings
+from agent_assay.store.store import Store
+from agent_assay.version import harness_version
+
+
+def intact_evidence(store: Store, run: Run) -> ChainCheck:
+    """The run's chain check; a run (or a store) that fails it is never certified."""
+    with store.engine.connect() as conn:
+        problems = schema_findings(conn)
+    check = check_run_chain(store, run.run_id)
+    problems += list(check.findings)
+    if problems:
+        raise AssayError(
+            f"run {run.run_id} fails its integrity check ({len(problems)} finding(s), first: "
+            f"{problems[0].line()}); nothing was certified. Run `agent-assay verify "
+            f"{run.run_id}` for the full list"
+        )
+    return check
+
+
+def certificate(
+    check: ChainCheck,
+    run: Run,
+    scorer_versions: Mapping[str, str],
+    adapter_version: str,
+    aux_heads: Mapping[str, Any],
+) -> dict[str, Any]:
+    return {
+        **check.evidence.to_json(),
+        "suite_hash": run.suite_hash,
+        "config_hash": run.config_hash,
+        "scorers": dict(sorted(scorer_versions.items())),
+        "adapter": run.adapter,
+        "adapter_version": adapter_version,
+        "harness_version": harness_version(),
+        "aux_runs": dict(sorted(aux_heads.items())),
+    }
+
+
+def runs_made_for(store: Store, run: Run, before: Sequence[str]) -> dict[str, Any]:
+    """Heads of the runs made since `before` that say they certify `run`."""
+    known = set(before)
+    made: dict[str, Any] = {}
+    for run_id in store.run_ids():
+        if run_id in known:
+            continue
+        if store.get_run(run_id).env.get("certifies") == run.run_id:
+            head = store.head(run_id)
+            made[run_id] = head.to_json() if head else None
+    return made

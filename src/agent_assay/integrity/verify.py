@@ -1,0 +1,319 @@
+"""`agent-assay verify`: re-derive everything a stored run claims, from what is stored.
+
+Beyond the cheap check every report makes (schema, chain, row digests) this
+re-hashes every item against its suite and the config against its hash,
+checks each trajectory's slot and step count against the run's items, k and
+ledger, checks that every trajectory has one score per scorer of the current
+generation, re-scores every stored trajectory with the recorded scorer
+versions and compares the stored rows with `==`, and checks that every
+certificate still matches the evidence it judged. It never raises on what it
+finds: each problem is one finding, and nothing is off only when there is none.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.exc import DatabaseError
+
+from agent_assay.adapters.protocol import AgentAdapter
+from agent_assay.errors import AssayError
+from agent_assay.findings import Finding
+from agent_assay.hashing import canonical_json
+from agent_assay.integrity.certificates import void_reasons
+from agent_assay.model import Config, Item, Run, Suite, Trajectory
+from agent_assay.rescoring import fresh_scores
+from agent_assay.runner import scorers_for
+from agent_assay.store import schema
+from agent_assay.store.chain_check import ChainCheck, check_run_chain
+from agent_assay.store.schema_check import schema_findings
+from agent_assay.store.store import TERMINAL_EVENTS, Store, decode_json
+
+AdapterLoader = Callable[[str], AgentAdapter]
+
+
+@dataclass
+class RunVerification:
+    run_id: str
+    findings: list[Finding] = field(default_factory=list)
+    blocks: int = 0
+    rows: int = 0
+    rederived: int = 0
+    imported: int = 0
+    certificates: int = 0
+    notes: list[str] = field(default_factory=list)
+
+    def add(self, where: str, problem: str) -> None:
+        self.findings.append(Finding(where, problem))
+
+
+@dataclass
+class Verification:
+    database: list[Finding] = field(default_factory=list)
+    runs: list[RunVerification] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def findings(self) -> list[Finding]:
+        return [*self.database, *(f for r in self.runs for f in r.findings)]
+
+    @property
+    def ok(self) -> bool:
+        return not self.findings
+
+
+def verify_store(
+    store: Store,
+    run_ids: Sequence[str] | None,
+    load_adapter: AdapterLoader | None,
+) -> Verification:
+    """Verify `run_ids` (every run when None); `load_adapter` None skips re-scoring."""
+    result = Verification()
+    try:
+        _database_checks(store, result)
+        known = store.run_ids()
+        if run_ids is None:
+            run_ids = known
+            _orphan_ledgers(store, known, result)
+        for run_id in run_ids:
+            if run_id not in known:
+                raise AssayError(f"unknown run id: {run_id}")
+            result.runs.append(verify_run(store, run_id, load_adapter))
+    except DatabaseError as exc:
+        result.database.append(Finding("database", f"cannot be read: {exc.orig}"))
+    return result
+
+
+def _database_checks(store: Store, result: Verification) -> None:
+    with store.engine.connect() as conn:
+        if conn.dialect.name == "sqlite":
+            lines = [r[0] for r in conn.exec_driver_sql("PRAGMA integrity_check(20)").all()]
+            if lines != ["ok"]:
+                result.database += [Finding("database integrity_check", line) for line in lines]
+        result.database += schema_findings(conn)
+        repairs = conn.execute(select(schema.store_repairs)).all()
+    for row in repairs:
+        result.notes.append(f"store repaired at {row.at}: restored {row.restored}")
+
+
+def _orphan_ledgers(store: Store, known: Sequence[str], result: Verification) -> None:
+    with store.engine.connect() as conn:
+        chained = set(conn.execute(select(schema.ledger.c.run_id).distinct()).scalars())
+    for run_id in sorted(chained - set(known)):
+        result.database.append(
+            Finding(f"ledger of run {run_id}", "has no runs row: the run was removed")
+        )
+
+
+def verify_run(store: Store, run_id: str, load_adapter: AdapterLoader | None) -> RunVerification:
+    out = RunVerification(run_id)
+    check = check_run_chain(store, run_id)
+    out.findings += check.findings
+    out.blocks, out.rows = check.blocks, check.rows
+    try:
+        run = store.get_run(run_id)
+        suite = _check_suite(store, run, out)
+        _check_config(store, run, out)
+        trajectories = _check_trajectories(store, run, check, out)
+        manifest = store.manifest(run_id)
+        _check_score_sets(store, run, manifest, trajectories, out)
+        if load_adapter is not None and suite is not None:
+            _rederive(store, run, manifest, load_adapter, out)
+        _check_certificates(store, run, check, manifest, out)
+    except AssayError as exc:
+        out.add(f"run {run_id}", f"could not be read further: {exc}")
+    return out
+
+
+def _check_suite(store: Store, run: Run, out: RunVerification) -> Suite | None:
+    with store.engine.connect() as conn:
+        head = conn.execute(
+            select(schema.suites).where(schema.suites.c.suite_hash == run.suite_hash)
+        ).first()
+        rows = conn.execute(
+            select(schema.items)
+            .where(schema.items.c.suite_hash == run.suite_hash)
+            .order_by(schema.items.c.position)
+        ).all()
+    if head is None:
+        out.add(f"suite {run.suite_hash}", "is not in the store")
+        return None
+    items: list[Item] = []
+    for row in rows:
+        where = f"item {row.item_id!r} of suite {run.suite_hash[:12]}"
+        try:
+            item = Item.from_json(decode_json("items", row.item_id, row.payload))
+        except (AssayError, KeyError, TypeError, ValueError, AttributeError) as exc:
+            out.add(where, f"payload does not decode ({exc})")
+            continue
+        if item.content_hash != row.item_hash or item.item_id != row.item_id:
+            out.add(where, "payload does not match its item hash (gold or input changed)")
+        items.append(item)
+    if len(rows) != head.n_items:
+        out.add(f"suite {run.suite_hash}", f"holds {len(rows)} items, recorded {head.n_items}")
+    suite = Suite(adapter=head.adapter, items=tuple(items), source=head.source)
+    if suite.suite_hash != run.suite_hash:
+        out.add(f"suite {run.suite_hash}", "its items no longer hash to the suite hash")
+    missing = sorted(set(run.item_ids) - {i.item_id for i in items})
+    if missing:
+        out.add(f"run {run.run_id}", f"names {len(missing)} item(s) not in its suite: "
+                f"{', '.join(missing[:5])}")
+    return suite
+
+
+def _check_config(store: Store, run: Run, out: RunVerification) -> None:
+    with store.engine.connect() as conn:
+        row = conn.execute(
+            select(schema.configs).where(schema.configs.c.config_hash == run.config_hash)
+        ).first()
+    where = f"config {run.config_hash}"
+    if row is None:
+        out.add(where, "is not in the store (the run's config hash was relabelled?)")
+        return
+    try:
+        data = decode_json("configs", run.config_hash, row.payload)
+        config = Config(adapter=data["adapter"], name=data["name"], params=data["params"])
+    except (AssayError, KeyError, TypeError) as exc:
+        out.add(where, f"payload does not decode ({exc})")
+        return
+    if config.config_hash != run.config_hash:
+        out.add(where, "payload does not match its hash (the config was edited)")
+    if (config.adapter, config.name) != (run.adapter, run.config_name):
+        out.add(
+            where,
+            f"is {config.adapter}/{config.name}, the run says {run.adapter}/{run.config_name}",
+        )
+
+
+def _check_trajectories(
+    store: Store, run: Run, check: ChainCheck, out: RunVerification
+) -> list[Trajectory]:
+    expected = {(i, r) for i in run.item_ids for r in range(1, run.repeats + 1)}
+    details: dict[int, Any] = {}
+    for entry in check.ledger:
+        if entry.kind == "trajectory":
+            try:
+                details[entry.seq] = decode_json("ledger", entry.seq, entry.detail)
+            except AssayError:
+                continue  # already a chain finding
+    found: list[Trajectory] = []
+    for row in store.chained_rows("trajectories", run.run_id):
+        slot = (row["item_id"], row["repetition"])
+        where = f"trajectory {slot[0]}/{slot[1]}"
+        if slot not in expected:
+            out.add(where, f"is outside the run's {len(run.item_ids)} items x k={run.repeats}")
+        try:
+            data = decode_json("trajectories", row["id"], row["payload"])
+            trajectory = Trajectory.from_json(data)
+        except (AssayError, KeyError, TypeError, ValueError, AttributeError) as exc:
+            out.add(where, f"payload does not decode ({exc})")
+            continue
+        if (trajectory.item_id, trajectory.repetition) != slot:
+            out.add(where, "its payload names another slot")
+        if bool(row["crashed"]) != trajectory.crashed:
+            out.add(where, "its crashed flag differs from its payload")
+        detail = details.get(row["block"]) if row["block"] is not None else None
+        if isinstance(detail, dict):
+            if detail.get("slot") != [slot[0], slot[1]]:
+                out.add(where, f"its ledger block {row['block']} records another slot")
+            if detail.get("steps") != len(trajectory.steps):
+                out.add(
+                    where,
+                    f"has {len(trajectory.steps)} steps, its ledger block records "
+                    f"{detail.get('steps')}",
+                )
+        found.append(trajectory)
+    terminal = [e.event for e in store.events(run.run_id) if e.event in TERMINAL_EVENTS]
+    missing = expected - {(t.item_id, t.repetition) for t in found}
+    if terminal[-1:] == ["complete"] and missing:
+        out.add(f"run {run.run_id}", f"is marked complete but {len(missing)} slot(s) are missing")
+    return found
+
+
+def _check_score_sets(
+    store: Store,
+    run: Run,
+    manifest: dict[str, Any],
+    trajectories: Sequence[Trajectory],
+    out: RunVerification,
+) -> None:
+    names = {s["name"] for s in manifest.get("scorers", [])}
+    per_slot: dict[tuple[str, int], set[str]] = {}
+    for record in store.current_scores(run.run_id):
+        per_slot.setdefault((record.item_id, record.repetition), set()).add(record.scorer)
+    for t in trajectories:
+        have = per_slot.get((t.item_id, t.repetition), set())
+        if names and have != names:
+            lacking, extra = sorted(names - have), sorted(have - names)
+            out.add(
+                f"scores of trajectory {t.item_id}/{t.repetition}",
+                f"lacking {lacking} extra {extra} against the run's scorer set",
+            )
+
+
+def _rederive(
+    store: Store,
+    run: Run,
+    manifest: dict[str, Any],
+    load_adapter: AdapterLoader,
+    out: RunVerification,
+) -> None:
+    where = f"run {run.run_id}"
+    try:
+        adapter = load_adapter(run.adapter)
+    except AssayError as exc:
+        out.add(where, f"scores cannot be re-derived: {exc} (pass --skip-rescore to check the "
+                "chain alone)")
+        return
+    made_by = manifest.get("adapter_version", run.env.get("adapter_version"))
+    if made_by is not None and made_by != adapter.version:
+        out.add(where, f"scores cannot be re-derived: made by {run.adapter} {made_by}, "
+                f"installed {adapter.version}")
+        return
+    recorded = {s["name"]: s["version"] for s in manifest.get("scorers", [])}
+    installed = {s.name: s.version for s in scorers_for(adapter)}
+    if recorded != installed:
+        differ = sorted(
+            f"{name} {recorded.get(name, 'absent')} vs {installed.get(name, 'absent')}"
+            for name in recorded.keys() | installed.keys()
+            if recorded.get(name) != installed.get(name)
+        )
+        out.add(where, f"scores cannot be re-derived: recorded vs installed scorer versions "
+                f"differ ({'; '.join(differ)})")
+        return
+    try:
+        fresh = {r.slot_key(): r for r in fresh_scores(store, adapter, run.run_id)}
+    except AssayError as exc:
+        out.add(where, f"re-scoring raised: {exc}")
+        return
+    for stored in store.current_scores(run.run_id):
+        again = fresh.get(stored.slot_key())
+        name = f"score {stored.item_id}/{stored.repetition} {stored.scorer}"
+        if again is None:
+            out.add(name, "no installed scorer produces it")
+        elif (stored.value, canonical_json(stored.detail)) != (
+            again.value,
+            canonical_json(again.detail),
+        ):
+            out.add(name, f"stored {stored.value!r}, re-derived {again.value!r}")
+        else:
+            out.rederived += 1
+            out.imported += stored.imported
+
+
+def _check_certificates(
+    store: Store, run: Run, check: ChainCheck, manifest: dict[str, Any], out: RunVerification
+) -> None:
+    versions = {s["name"]: s["version"] for s in manifest.get("scorers", [])}
+    for kind, outcome in store.control_outcomes(run.run_id).items():
+        out.certificates += 1
+        for why in void_reasons(store, run, outcome, check, versions):
+            out.add(f"certificate {kind}", f"void: {why}")
+        certificate = outcome.payload.get("certificate") or {}
+        for aux in sorted(certificate.get("aux_runs") or {}):
+            if aux in store.run_ids():
+                for finding in check_run_chain(store, aux).findings:
+                    out.add(f"run {aux} (made by {kind})", finding.line())

@@ -1,0 +1,40 @@
+"""Render `verify`'s result: one line per finding, a line per run, a closing count."""
+
+from __future__ import annotations
+
+from sqlalchemy.exc import DatabaseError
+
+from agent_assay.integrity.verify import Verification
+
+
+def verify_text(result: Verification, *, rescored: bool) -> str:
+    lines: list[str] = []
+    if not result.database:
+        lines.append("database: integrity_check ok; schema, triggers and indexes as created")
+    lines += [f"FINDING {f.line()}" for f in result.database]
+    lines += [f"note: {note}" for note in result.notes]
+    for run in result.runs:
+        scores = (
+            f"{run.rederived} scores re-derived and equal ({run.imported} of them imported "
+            "values, re-read from their trajectories)"
+            if rescored
+            else "scores not re-derived (--skip-rescore)"
+        )
+        lines.append(
+            f"run {run.run_id}: {run.blocks} blocks, {run.rows} rows re-hashed, {scores}, "
+            f"{run.certificates} certificate(s) checked"
+        )
+        lines += [f"FINDING run {run.run_id}: {f.line()}" for f in run.findings]
+    n = len(result.findings)
+    verdict = "nothing is off" if result.ok else "the store does not match its own evidence"
+    lines.append(f"verify: {len(result.runs)} run(s), {n} finding(s) -- {verdict}")
+    return "\n".join(lines) + "\n"
+
+
+def unreadable_store(exc: DatabaseError) -> str:
+    """One line for a store the database engine itself cannot read (a damaged file)."""
+    reason = " ".join(str(exc.orig).split()) if exc.orig is not None else "unknown"
+    return (
+        f"the store cannot be read: {reason} (a damaged or foreign file; "
+        "`agent-assay verify` names what it can)"
+    )

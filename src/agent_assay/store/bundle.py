@@ -1,0 +1,217 @@
+"""Evidence bundles: one run, its chain, its suite, config and certificates, in one file.
+
+A bundle is what a paper or a README links to: `verify FILE` checks it on a
+machine that never saw the original database, and `report FILE` renders it.
+It is JSON lines: a header, one line per stored row (surrogate ids left out,
+so rows load into any store), and a last line holding the SHA-256 of every
+byte before it. Any change to any byte therefore fails the file check before
+the rows are even read; the rows then still have to pass their own chain.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import create_engine, select, text
+from sqlalchemy.pool import StaticPool
+
+from agent_assay.errors import AssayError
+from agent_assay.hashing import canonical_json
+from agent_assay.store import migrations, schema
+from agent_assay.store.store import Store, now
+from agent_assay.version import harness_version
+
+FORMAT = "agent-assay-bundle"
+FORMAT_VERSION = 1
+
+# Load order: what a row refers to comes first.
+_RUN_TABLES = (
+    "runs",
+    "run_env",
+    "ledger",
+    "run_events",
+    "trajectories",
+    "score_generations",
+    "scores",
+    "control_outcomes",
+    "mutation_results",
+)
+_SKIPPED_COLUMNS = {"id", "trajectory_id"}
+_LOAD_GUARDS = ("_chained", "ledger_links", "scores_generation_recorded")
+
+
+def _columns(table: str) -> list[str]:
+    return [c.name for c in schema.metadata.tables[table].columns if c.name not in _SKIPPED_COLUMNS]
+
+
+def _rows(store: Store, table: str, condition: Any) -> list[dict[str, Any]]:
+    t = schema.metadata.tables[table]
+    order = [t.c.id] if "id" in t.c else list(t.primary_key.columns)
+    with store.engine.connect() as conn:
+        rows = conn.execute(select(t).where(condition).order_by(*order)).mappings()
+        return [{c: r[c] for c in _columns(table)} for r in rows]
+
+
+def bundled_runs(store: Store, run_id: str) -> list[str]:
+    """The run and every run its current certificates relied on (identical_config's twins)."""
+    found = [run_id]
+    for outcome in store.control_outcomes(run_id).values():
+        certificate = outcome.payload.get("certificate") or {}
+        for aux in sorted(certificate.get("aux_runs", {})):
+            if aux not in found:
+                found.append(aux)
+    return found
+
+
+def _lines(store: Store, run_id: str) -> Iterator[dict[str, Any]]:
+    runs = [store.get_run(r) for r in bundled_runs(store, run_id)]
+    head = store.head(run_id)
+    yield {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "run_id": run_id,
+        "runs": [r.run_id for r in runs],
+        "head": head.to_json() if head else None,
+        "harness_version": harness_version(),
+        "schema": migrations.LATEST,
+        "exported_at": now(),
+    }
+    for suite_hash in dict.fromkeys(r.suite_hash for r in runs):
+        for table in ("suites", "items"):
+            t = schema.metadata.tables[table]
+            for row in _rows(store, table, t.c.suite_hash == suite_hash):
+                yield {"table": table, "row": row}
+    for config_hash in dict.fromkeys(r.config_hash for r in runs):
+        t = schema.configs
+        for row in _rows(store, "configs", t.c.config_hash == config_hash):
+            yield {"table": "configs", "row": row}
+    for run in runs:
+        for table in _RUN_TABLES:
+            t = schema.metadata.tables[table]
+            for row in _rows(store, table, t.c.run_id == run.run_id):
+                yield {"table": table, "row": row}
+
+
+def export_bundle(store: Store, run_id: str, path: Path) -> int:
+    """Write `run_id`'s bundle to `path`; return the number of row lines."""
+    store.get_run(run_id)
+    digest = hashlib.sha256()
+    count = -1
+    tmp = path.with_name(path.name + ".partial")
+    try:
+        with tmp.open("wb") as out:
+            for line in _lines(store, run_id):
+                data = (canonical_json(line) + "\n").encode("utf-8")
+                digest.update(data)
+                out.write(data)
+                count += 1
+            out.write((canonical_json({"sha256": digest.hexdigest()}) + "\n").encode("utf-8"))
+        tmp.replace(path)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise AssayError(f"cannot write bundle {path}: {exc.strerror or exc}") from exc
+    return count
+
+
+def is_bundle(path: Path) -> bool:
+    """True when `path` is a file whose first line is a bundle header."""
+    try:
+        with path.open("rb") as f:
+            first = f.readline(4096)
+    except OSError:
+        return False
+    return first.startswith(b'{"') and f'"format":"{FORMAT}"'.encode() in first
+
+
+def read_bundle(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Check the file digest, then parse; every failure is one line naming the file and line."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise AssayError(f"cannot read bundle {path}: {exc.strerror or exc}") from exc
+    body_end = data.rfind(b"\n", 0, len(data) - 1) + 1
+    body, last = data[:body_end], data[body_end:]
+    try:
+        recorded = json.loads(last)["sha256"]
+    except (ValueError, KeyError, TypeError) as exc:
+        raise AssayError(f"bundle {path}: its last line is not the file digest") from exc
+    if not last.endswith(b"\n") or last != (canonical_json({"sha256": recorded}) + "\n").encode():
+        raise AssayError(f"bundle {path}: its last line is not the file digest")
+    if hashlib.sha256(body).hexdigest() != recorded:
+        raise AssayError(f"bundle {path}: the file digest does not match its content (changed)")
+    lines: list[dict[str, Any]] = []
+    for number, raw in enumerate(body.splitlines(), start=1):
+        try:
+            lines.append(json.loads(raw))
+        except ValueError as exc:
+            raise AssayError(f"bundle {path}:{number}: not JSON ({exc})") from exc
+    header = lines[0] if lines else {}
+    if not isinstance(header, dict) or header.get("format") != FORMAT:
+        raise AssayError(f"bundle {path}:1: not an agent-assay bundle header")
+    if header.get("format_version") != FORMAT_VERSION:
+        raise AssayError(
+            f"bundle {path}:1: format version {header.get('format_version')!r}, this agent-assay "
+            f"reads {FORMAT_VERSION}"
+        )
+    return header, lines[1:]
+
+
+def load_bundle(path: Path) -> tuple[Store, dict[str, Any]]:
+    """An in-memory store holding exactly the bundle's rows, and the bundle's header.
+
+    The insert guards are lifted while the rows go in (they were checked when the rows
+    were first written, and rows sealed at a migration carry no block), then restored,
+    so the loaded store has the reference schema and every check runs on it unchanged.
+    """
+    header, lines = read_bundle(path)
+    engine = create_engine("sqlite://", poolclass=StaticPool)
+    migrations.apply(engine)
+    guards = {
+        name: sql
+        for name, sql in migrations.expected_triggers().items()
+        if name.endswith(_LOAD_GUARDS)
+    }
+    trajectory_ids: dict[tuple[str, str, int], int] = {}
+    with engine.begin() as conn:
+        for name in guards:
+            conn.execute(text(f"DROP TRIGGER {name}"))
+        for number, line in enumerate(lines, start=2):
+            table, row = _bundle_row(path, number, line)
+            if table == "scores":
+                key = (row["run_id"], row["item_id"], row["repetition"])
+                if key not in trajectory_ids:
+                    raise AssayError(f"bundle {path}:{number}: a score for a trajectory it lacks")
+                row = {**row, "trajectory_id": trajectory_ids[key]}
+            result = conn.execute(schema.metadata.tables[table].insert(), row)
+            if table == "trajectories":
+                key = (row["run_id"], row["item_id"], row["repetition"])
+                inserted = result.inserted_primary_key
+                trajectory_ids[key] = int(inserted[0]) if inserted else 0
+        for sql in guards.values():
+            conn.execute(text(sql))
+    return Store(engine), header
+
+
+def _bundle_row(path: Path, number: int, line: Any) -> tuple[str, dict[str, Any]]:
+    if not isinstance(line, dict) or set(line) != {"table", "row"}:
+        raise AssayError(f"bundle {path}:{number}: not a row line")
+    table, row = line["table"], line["row"]
+    allowed = set(_columns(table)) if table in schema.metadata.tables else None
+    if allowed is None or table == "schema_migrations" or not isinstance(row, dict):
+        raise AssayError(f"bundle {path}:{number}: unknown table {table!r}")
+    if set(row) != allowed:
+        raise AssayError(f"bundle {path}:{number}: {table} row with the wrong columns")
+    return table, row
+
+
+def bundle_summary(header: Mapping[str, Any]) -> str:
+    head = header.get("head") or {}
+    return (
+        f"bundle of run {header.get('run_id')} (exported by agent-assay "
+        f"{header.get('harness_version')}, chain head {head.get('seq')} {head.get('digest')})"
+    )
+

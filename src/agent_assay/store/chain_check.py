@@ -1,0 +1,285 @@
+"""Walk one run's chain and re-hash every row it holds; say what does not match.
+
+This is the check `report`, `compare` and `controls run` make every time, and
+the first part of `verify`. It reads rows raw (no payload is decoded), so it
+works on a damaged store and never raises on what it finds: every mismatch
+is a finding naming the row or block. It also returns the run's *evidence*:
+the chain head and the digests of its trajectory rows and of its current
+scoring generation, which is what a certificate binds to.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter, defaultdict
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import RowMapping
+
+from agent_assay.findings import Finding
+from agent_assay.store import chain
+from agent_assay.store.store import TERMINAL_EVENTS, Head, LedgerEntry, Store
+
+
+@dataclass(frozen=True, slots=True)
+class RowSet:
+    """How many rows, and the digest of them as a multiset."""
+
+    n: int
+    digest: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"n": self.n, "digest": self.digest}
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """What a certificate binds to: the chain head, the trajectories, the current scores."""
+
+    run_id: str
+    head: Head | None
+    trajectories: RowSet
+    generation: int
+    scores: RowSet
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "run_id": self.run_id,
+            "head": self.head.to_json() if self.head else None,
+            "trajectories": self.trajectories.to_json(),
+            "scores": {"generation": self.generation, **self.scores.to_json()},
+        }
+
+
+@dataclass(frozen=True)
+class ChainCheck:
+    run_id: str
+    findings: tuple[Finding, ...]
+    evidence: Evidence
+    blocks: int
+    rows: int
+    ledger: tuple[LedgerEntry, ...] = field(default=())
+
+    @property
+    def intact(self) -> bool:
+        return not self.findings
+
+
+def _row_name(table: str, row: RowMapping) -> str:
+    if table == "trajectories" or table == "scores":
+        slot = f"{row['item_id']}/{row['repetition']}"
+        extra = f" {row['scorer']}" if table == "scores" else ""
+        return f"{table} row {row['id']} ({slot}{extra})"
+    if "id" in row:
+        return f"{table} row {row['id']}"
+    if table == "run_env":
+        return f"run_env row {row['key']!r}"
+    if table == "score_generations":
+        return f"score_generations row {row['generation']}"
+    return f"{table} row"
+
+
+def _parse_detail(entry: LedgerEntry, findings: list[Finding]) -> dict[str, Any]:
+    try:
+        detail = json.loads(entry.detail)
+    except (TypeError, ValueError):
+        findings.append(Finding(f"ledger block {entry.seq}", "its detail does not decode"))
+        return {}
+    if not isinstance(detail, dict):
+        findings.append(Finding(f"ledger block {entry.seq}", "its detail is not an object"))
+        return {}
+    return detail
+
+
+class _Walk:
+    """The state of one walk: rows grouped by block, legacy rows by table, findings."""
+
+    def __init__(self, run_id: str) -> None:
+        self.run_id = run_id
+        self.findings: list[Finding] = []
+        self.by_block: dict[int, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
+        self.legacy: dict[str, list[str]] = defaultdict(list)
+        self.rows = 0
+
+    def add(self, where: str, problem: str) -> None:
+        self.findings.append(Finding(where, problem))
+
+    def digest_row(self, table: str, row: RowMapping) -> str | None:
+        """Re-hash one row's content, compare with its stored digest, file it by block."""
+        self.rows += 1
+        try:
+            digest = chain.row_digest(table, chain.content_of(table, row))
+        except chain.UnencodableValue as exc:
+            self.add(_row_name(table, row), f"holds a value no writer produces ({exc})")
+            return None
+        stored, block = row.get("digest"), row.get("block")
+        if stored is None and block is None:
+            self.legacy[table].append(digest)
+        elif stored != digest:
+            self.add(_row_name(table, row), "content does not match its digest (changed after it "
+                     "was written)")
+        if block is not None:
+            self.by_block[int(block)][table].append(digest)
+        elif stored is not None:
+            self.add(_row_name(table, row), "carries a digest but no block")
+        return digest
+
+
+def check_run_chain(store: Store, run_id: str) -> ChainCheck:
+    walk = _Walk(run_id)
+    rows = {table: store.chained_rows(table, run_id) for table in chain.CHAINED_TABLES}
+    digests = {
+        table: [walk.digest_row(table, row) for row in table_rows]
+        for table, table_rows in rows.items()
+    }
+    ledger = store.ledger(run_id)
+    _check_ledger(walk, ledger)
+    _check_rows_against_blocks(walk, ledger, rows)
+    _check_slots(walk, rows)
+    _check_terminal_heads(walk, ledger, rows["run_events"])
+    generation = _check_generations(walk, rows)
+    head = Head(ledger[-1].seq, ledger[-1].digest) if ledger else None
+    trajectory_digests = [d for d in digests["trajectories"] if d is not None]
+    current = [
+        d
+        for row, d in zip(rows["scores"], digests["scores"], strict=True)
+        if d is not None and row["generation"] == generation
+    ]
+    evidence = Evidence(
+        run_id=run_id,
+        head=head,
+        trajectories=RowSet(len(trajectory_digests), chain.set_digest(trajectory_digests)),
+        generation=generation,
+        scores=RowSet(len(current), chain.set_digest(current)),
+    )
+    return ChainCheck(run_id, tuple(walk.findings), evidence, len(ledger), walk.rows, tuple(ledger))
+
+
+def _check_ledger(walk: _Walk, ledger: list[LedgerEntry]) -> None:
+    if not ledger:
+        walk.add(f"run {walk.run_id}", "has no ledger: its rows are not chained")
+        return
+    prev = chain.GENESIS
+    for position, entry in enumerate(ledger, start=1):
+        where = f"ledger block {entry.seq}"
+        if entry.seq != position:
+            walk.add(where, f"out of sequence (expected block {position}): a block is missing")
+        if entry.prev_digest != prev:
+            walk.add(where, "does not link to the block before it")
+        prev = entry.digest
+    if ledger[0].kind not in ("run", "seal"):
+        walk.add("ledger block 1", f"is a {ledger[0].kind!r} block, not the run's creation")
+
+
+def _check_rows_against_blocks(
+    walk: _Walk, ledger: list[LedgerEntry], rows: Mapping[str, list[RowMapping]]
+) -> None:
+    known = {entry.seq for entry in ledger}
+    for block in sorted(set(walk.by_block) - known):
+        tables = ", ".join(sorted(walk.by_block[block]))
+        walk.add(f"ledger block {block}", f"is named by {tables} rows but is not in the ledger")
+    sealed = False
+    for entry in ledger:
+        detail = _parse_detail(entry, walk.findings)
+        held = walk.by_block.get(entry.seq, {})
+        recorded = detail.get("rows", {}) if isinstance(detail.get("rows", {}), dict) else {}
+        for table in sorted(set(recorded) | set(held)):
+            have, want = len(held.get(table, [])), recorded.get(table, 0)
+            if have != want:
+                walk.add(
+                    f"ledger block {entry.seq} ({entry.kind})",
+                    f"holds {have} {table} row(s), its entry records {want}",
+                )
+        expected = chain.block_digest(
+            walk.run_id,
+            entry.seq,
+            entry.kind,
+            entry.prev_digest,
+            entry.detail,
+            [d for table_digests in held.values() for d in table_digests],
+        )
+        if expected != entry.digest:
+            walk.add(f"ledger block {entry.seq} ({entry.kind})", "digest does not match its rows")
+        if entry.kind == "seal":
+            sealed = True
+            _check_seal(walk, entry, detail)
+    if walk.legacy and not sealed:
+        tables = ", ".join(sorted(walk.legacy))
+        walk.add(f"run {walk.run_id}", f"has unchained {tables} rows and no seal")
+    runs = rows["runs"]
+    if len(runs) != 1:
+        walk.add(f"run {walk.run_id}", f"has {len(runs)} runs rows, not 1")
+    elif runs[0]["block"] not in (None, 1):
+        walk.add(f"run {walk.run_id}", f"its runs row joined block {runs[0]['block']}, not 1")
+
+
+def _check_seal(walk: _Walk, entry: LedgerEntry, detail: Mapping[str, Any]) -> None:
+    sealed = detail.get("sealed", {})
+    if not isinstance(sealed, dict):
+        walk.add(f"ledger block {entry.seq} (seal)", "its sealed digests do not decode")
+        return
+    for table in sorted(set(sealed) | set(walk.legacy)):
+        found = walk.legacy.get(table, [])
+        want = sealed.get(table, {})
+        if not isinstance(want, dict):
+            want = {}
+        if len(found) != want.get("rows", 0):
+            walk.add(
+                f"{table} rows sealed at migration",
+                f"{len(found)} stored, the seal records {want.get('rows', 0)}",
+            )
+        elif chain.set_digest(found) != want.get("digest"):
+            walk.add(f"{table} rows sealed at migration", "content changed since the seal")
+
+
+def _check_slots(walk: _Walk, rows: Mapping[str, list[RowMapping]]) -> None:
+    """Each trajectory slot once; each score row names its own trajectory's slot, once per
+    scorer and generation (the database refuses otherwise, unless its guards were removed)."""
+    slot_of: dict[Any, tuple[str, int]] = {}
+    seen: Counter[tuple[str, int]] = Counter()
+    for row in rows["trajectories"]:
+        slot = (row["item_id"], row["repetition"])
+        slot_of[row["id"]] = slot
+        seen[slot] += 1
+    for slot, n in sorted(seen.items()):
+        if n > 1:
+            walk.add(f"trajectory {slot[0]}/{slot[1]}", f"stored {n} times")
+    per_key: Counter[tuple[Any, str, int]] = Counter()
+    for row in rows["scores"]:
+        if slot_of.get(row["trajectory_id"]) != (row["item_id"], row["repetition"]):
+            walk.add(_row_name("scores", row), "belongs to another trajectory than its slot says")
+        if row["block"] is not None:
+            per_key[(row["trajectory_id"], row["scorer"], row["generation"])] += 1
+    for (trajectory_id, scorer, generation), n in sorted(per_key.items(), key=str):
+        if n > 1:
+            walk.add(
+                f"scores of trajectory row {trajectory_id}",
+                f"{n} rows for {scorer} in generation {generation}",
+            )
+
+
+def _check_terminal_heads(
+    walk: _Walk, ledger: list[LedgerEntry], events: list[RowMapping]
+) -> None:
+    digest_at = {entry.seq: entry.digest for entry in ledger}
+    for row in events:
+        if row["event"] not in TERMINAL_EVENTS or row["block"] is None:
+            continue
+        try:
+            head = json.loads(row["detail"]).get("head")
+        except (TypeError, ValueError, AttributeError):
+            continue  # a changed row is already a digest finding
+        if head is None:
+            continue
+        if not isinstance(head, dict) or digest_at.get(head.get("seq", -1)) != head.get("digest"):
+            walk.add(_row_name("run_events", row), "records a chain head the ledger does not have")
+
+
+def _check_generations(walk: _Walk, rows: Mapping[str, list[RowMapping]]) -> int:
+    recorded = {int(r["generation"]) for r in rows["score_generations"]}
+    for row in rows["scores"]:
+        if row["generation"] != 0 and row["generation"] not in recorded:
+            walk.add(_row_name("scores", row), f"in generation {row['generation']}, never recorded")
+    return max(recorded, default=0)
