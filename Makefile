@@ -10,7 +10,7 @@ PYTHON ?= $(shell for c in python3.12 python3.13 python3; do \
 	if PYENV_VERSION=3.12.1 $$c -c 'import sys; sys.exit(0 if sys.version_info >= (3, 12) else 1)' 2>/dev/null; \
 	then echo "env PYENV_VERSION=3.12.1 $$c"; break; fi; done)
 
-.PHONY: install demo test verify lint typecheck bench clean artifacts readme-check number-audit evidence docs-check
+.PHONY: install demo test verify lint typecheck bench bench-chain clean artifacts readme-check number-audit evidence docs-check
 
 # The venv is (re)installed whenever pyproject.toml is newer than the last install, so a
 # new dependency or entry point reaches an existing checkout too.
@@ -34,7 +34,7 @@ demo: $(STAMP)
 	$(BIN)/agent-assay report $$(cat run/demo_run_id) --db $(DB)
 
 test: $(STAMP) docs-check
-	$(BIN)/pytest
+	$(BIN)/pytest -n auto --dist loadfile
 
 # The documents' numbers: regenerated from reports/ (no database needed), audited, claimed.
 docs-check: readme-check number-audit evidence
@@ -63,9 +63,13 @@ typecheck: $(STAMP)
 
 verify: lint typecheck test
 
-bench: $(STAMP)
+bench: $(STAMP) bench-chain
 	$(PY) tools/bench_core.py --out reports/bench/core.json
 	$(PY) tools/bench_governance.py --out reports/bench/governance.json
+
+# The evidence chain's cost on the hot path: this tree against the last commit before it.
+bench-chain: $(STAMP)
+	$(PY) tools/bench_chain_cost.py --out reports/bench/chain_cost.json
 
 clean:
 	rm -rf run .pytest_cache .mypy_cache .ruff_cache build src/*.egg-info

@@ -1,12 +1,14 @@
-"""Shared fixtures: a fresh store per test and the toy adapter."""
+"""Shared fixtures: a fresh store per test, the toy adapter, and the demo database."""
 
 from __future__ import annotations
 
+import fcntl
 from pathlib import Path
 
 import pytest
 
 from agent_assay.store import Store, open_store
+from tests.support.demo import build_demo_db
 from tests.support.toy import ToyAdapter
 
 
@@ -18,3 +20,18 @@ def store(tmp_path: Path) -> Store:
 @pytest.fixture
 def toy() -> ToyAdapter:
     return ToyAdapter()
+
+
+@pytest.fixture(scope="session")
+def demo_db(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> tuple[Path, str]:
+    """The database `make demo` builds (banking mock, k=3, controls), built once per test
+    session and shared by every xdist worker; (path, certified run id). Tests copy it."""
+    shared = tmp_path_factory.getbasetemp()
+    if worker_id != "master":
+        shared = shared.parent
+    db, run_file = shared / "demo.db", shared / "demo.run"
+    with (shared / "demo.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not run_file.exists():
+            run_file.write_text(build_demo_db(db))
+    return db, run_file.read_text()

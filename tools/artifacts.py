@@ -77,6 +77,11 @@ def banking(rec: Recorder) -> None:
     )
     rec.run("banking/report_mock", f"{CLI} report {run_id} --db $DB")
     rec.run("banking/report_mock_json", f"{CLI} report {run_id} --json --db $DB")
+    rec.run("banking/verify_mock", f"{CLI} verify {run_id} --db $DB")
+    tampered = "run/tampered.db"
+    rec.run("banking/tamper", f"{PY} tools/tamper_demo.py $DB {run_id} {tampered}")
+    rec.run("banking/report_tampered", f"{CLI} report {run_id} --db {tampered}", expect=2)
+    rec.run("banking/verify_tampered", f"{CLI} verify {run_id} --db {tampered}", expect=2)
     spread = rec.run(
         "banking/run_noisy_k3", f"{CLI} run --config mock-noisy --repeats 3 --db $DB"
     ).strip()
@@ -117,6 +122,9 @@ def synthworld(rec: Recorder) -> None:
         f"{run_id} --operators configs/mutants-synthworld.yaml --db $DB",
     )
     rec.run("synthworld/report_auditor", f"{CLI} report {run_id} --headline-only --db $DB")
+    bundle = "reports/synthworld/evidence_auditor.jsonl"
+    rec.run("synthworld/export_auditor", f"{CLI} export {run_id} {bundle} --db $DB")
+    rec.run("synthworld/verify_bundle", f"{CLI} verify {bundle}")
 
 
 def governance(rec: Recorder) -> None:

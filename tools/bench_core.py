@@ -204,11 +204,10 @@ def main() -> int:
         "harness_noop_agent": harness,
         "banking_mock_whole_suite": banking,
         "peak_rss_mb": round(peak_mb, 1),
-        "targets": {"harness_ms_per_trajectory_max": 0.5, "peak_rss_mb_max": 300},
-        "meets_targets": {
-            "harness_ms_per_trajectory": harness["ms_per_trajectory"] <= 0.5,
-            "peak_rss_mb": peak_mb <= 300,
-        },
+        # Absolute times move with the machine's other load; the hot path's budget is held
+        # as a difference against a fixed commit instead (tools/bench_chain_cost.py).
+        "targets": {"peak_rss_mb_max": 300},
+        "meets_targets": {"peak_rss_mb": peak_mb <= 300},
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, sort_keys=True, indent=2) + "\n")

@@ -174,10 +174,44 @@ CLAIMS = [
         True,
     ),
     Claim(
-        "harness cost is within the 0.5 ms per trajectory target",
-        "bench/core.json",
-        lambda d: d["harness_noop_agent"]["ms_per_trajectory"] <= 0.5,
+        "a score edited with the trigger dropped and put back makes the report TAMPERED, "
+        "with the row named and no number shown",
+        "banking/report_tampered.txt",
+        lambda t: (
+            t.startswith("!!! TAMPERED"),
+            sum("content does not match its digest" in line for line in t.splitlines()),
+            "mean of k" in t,
+        ),
+        (True, 1, False),
+    ),
+    Claim(
+        "verify names the edited row, the re-derived value, and the voided certificates",
+        "banking/verify_tampered.txt",
+        lambda t: (
+            sum("content does not match its digest" in line for line in t.splitlines()),
+            sum("stored 1.0, re-derived 0.0" in line for line in t.splitlines()),
+            sum("void: scores changed since it was judged" in line for line in t.splitlines()),
+        ),
+        (1, 1, 9),
+    ),
+    Claim(
+        "verify re-derives every score of the untouched demo run and finds nothing",
+        "banking/verify_mock.txt",
+        lambda t: t.splitlines()[-1].endswith("0 finding(s) -- nothing is off"),
         True,
+    ),
+    Claim(
+        "the committed evidence bundle verifies without its database",
+        "synthworld/verify_bundle.txt",
+        lambda t: t.splitlines()[-1],
+        "verify: 1 run(s), 0 finding(s) -- nothing is off",
+    ),
+    Claim(
+        "the evidence chain adds at most 0.1 ms per trajectory to the hot path (interleaved "
+        "medians against the last commit before it)",
+        "bench/chain_cost.json",
+        lambda d: (d["budget_ms"], d["chain_cost_ms"] <= d["budget_ms"]),
+        (0.1, True),
     ),
     Claim(
         "peak memory for 10,000 trajectories stays under 300 MB",

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import sys
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -48,7 +49,7 @@ from agent_assay.runner import (
     start_run,
 )
 from agent_assay.store import open_store
-from agent_assay.store.bundle import bundle_summary, export_bundle, is_bundle, load_bundle
+from agent_assay.store.bundle import bundle_summary, export_bundle, load_bundle
 from agent_assay.store.engine import make_engine
 from agent_assay.store.migrations import LATEST, apply
 from agent_assay.store.schema_check import repair as repair_schema
@@ -208,9 +209,10 @@ def score_command(run_id: str, db: str) -> None:
 
 
 def open_target(target: str, db: str) -> tuple[Store, str]:
-    """A run id in --db, or the path of an evidence bundle (loaded into memory)."""
+    """A run id in --db, or the path of an evidence bundle (loaded into memory): a target
+    that names an existing file is read as a bundle, and refused when it is not one."""
     path = Path(target)
-    if path.is_file() and is_bundle(path):
+    if path.is_file():
         store, header = load_bundle(path)
         click.echo(bundle_summary(header), err=True)
         return store, str(header["run_id"])
@@ -532,8 +534,7 @@ def verify_command(target: str | None, skip_rescore: bool, db: str) -> int:
     if target is None:
         store, run_ids = open_existing_store(db), None
     else:
-        store, run_id = open_target(target, db) if Path(target).is_file() else (
-            open_existing_store(db), target)
+        store, run_id = open_target(target, db)
         run_ids = [run_id]
     result = verify_store(store, run_ids, None if skip_rescore else load_adapter)
     click.echo(verify_text(result, rescored=not skip_rescore), nl=False)
@@ -565,19 +566,24 @@ def open_existing_store(db: str) -> Store:
     return open_store(db)
 
 
-def main() -> None:
+def run_cli(args: Sequence[str] | None = None) -> int:
+    """Run one command and return its exit code; every user-caused failure is one line."""
     try:
-        returned = cli.main(standalone_mode=False)
-        sys.exit(returned if isinstance(returned, int) else 0)
+        returned = cli.main(args=list(args) if args is not None else None, standalone_mode=False)
+        return returned if isinstance(returned, int) else 0
     except AssayError as exc:
         click.echo(f"error: {exc}", err=True)
-        sys.exit(exc.exit_code)
+        return exc.exit_code
     except DatabaseError as exc:
         click.echo(f"error: {unreadable_store(exc)}", err=True)
-        sys.exit(2)
+        return 2
     except click.exceptions.Abort:
         click.echo("aborted", err=True)
-        sys.exit(130)
+        return 130
     except click.ClickException as exc:
         click.echo(f"error: {exc.format_message()}", err=True)
-        sys.exit(exc.exit_code)
+        return exc.exit_code
+
+
+def main() -> None:
+    sys.exit(run_cli())

@@ -30,7 +30,7 @@ def content_hash(kind: str, value: Any) -> str:
     digest = hashlib.sha256()
     digest.update(kind.encode("utf-8"))
     digest.update(b"\n")
-    digest.update(canonical_json(value).encode("utf-8"))
+    digest.update(canonical_json(value).encode("utf-8", "surrogatepass"))
     return digest.hexdigest()
 
 

@@ -137,7 +137,7 @@ def test_run_env_and_events_are_stored(store: Store) -> None:
 
 
 def test_a_second_score_row_in_one_generation_is_refused(store: Store) -> None:
-    run = toy_run(store, ToyAdapter(), "good")
+    toy_run(store, ToyAdapter(), "good")
     con = sqlite3.connect(store.engine.url.database or "")
     copy = (
         "INSERT INTO scores (trajectory_id, run_id, item_id, repetition, scorer, scorer_version, "
@@ -145,14 +145,13 @@ def test_a_second_score_row_in_one_generation_is_refused(store: Store) -> None:
         "item_id, repetition, scorer, scorer_version, 1.0, detail, imported, {block}, digest, "
         "{generation} FROM scores WHERE value = 0"
     )
-    newest = f"(SELECT max(seq) FROM ledger WHERE run_id = '{run.run_id}')"
     try:
-        # copied rows name an old block; naming the newest block, the slot is taken;
-        # a generation that was never recorded is refused too
+        # the slot is taken in generation 0; a generation never recorded is refused; a row
+        # without its block and digest is refused
         for block, generation, message in (
-            ("block", "generation", "must join its run's newest ledger block"),
-            (newest, "generation", "UNIQUE constraint failed"),
-            (newest, "1", "re-scoring generation must be recorded"),
+            ("block", "generation", "UNIQUE constraint failed"),
+            ("block", "1", "re-scoring generation must be recorded"),
+            ("NULL", "generation", "a row must carry its ledger block and its digest"),
         ):
             with pytest.raises(sqlite3.DatabaseError, match=message):
                 con.execute(copy.format(block=block, generation=generation))

@@ -63,7 +63,7 @@ def assess(store: Store, run: Run, state: Integrity | None = None) -> Admissibil
         )
         return Admissibility(False, (reason,), {}, state)
     reasons: list[str] = []
-    status = run_status(store, run, store.trajectories(run.run_id))
+    status = run_status(store, run)
     if status.state != "complete":
         reasons.append(f"run is {status.state}: {'; '.join(status.reasons)}")
     elif status.crashed:

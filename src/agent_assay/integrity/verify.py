@@ -34,6 +34,8 @@ from agent_assay.store.store import TERMINAL_EVENTS, Store, decode_json
 
 AdapterLoader = Callable[[str], AgentAdapter]
 
+INTERNAL = "verification stopped on a value no check anticipated (please report it)"
+
 
 @dataclass
 class RunVerification:
@@ -125,11 +127,15 @@ def verify_run(store: Store, run_id: str, load_adapter: AdapterLoader | None) ->
         _check_certificates(store, run, check, manifest, out)
     except AssayError as exc:
         out.add(f"run {run_id}", f"could not be read further: {exc}")
+    except DatabaseError:
+        raise
+    except Exception as exc:  # a damaged row no check anticipated: say so, never a traceback
+        out.add(f"run {run_id}", f"{INTERNAL}: {type(exc).__name__}: {exc}")
     return out
 
 
 def _check_suite(store: Store, run: Run, out: RunVerification) -> Suite | None:
-    with store.engine.connect() as conn:
+    with store.tolerant_connection() as conn:
         head = conn.execute(
             select(schema.suites).where(schema.suites.c.suite_hash == run.suite_hash)
         ).first()
@@ -165,7 +171,7 @@ def _check_suite(store: Store, run: Run, out: RunVerification) -> Suite | None:
 
 
 def _check_config(store: Store, run: Run, out: RunVerification) -> None:
-    with store.engine.connect() as conn:
+    with store.tolerant_connection() as conn:
         row = conn.execute(
             select(schema.configs).where(schema.configs.c.config_hash == run.config_hash)
         ).first()

@@ -77,13 +77,14 @@ class RunSummary:
         raise KeyError(name)
 
 
-def run_status(store: Store, run: Run, trajectories: Sequence[Trajectory]) -> RunStatus:
+def run_status(store: Store, run: Run) -> RunStatus:
+    """complete, running, interrupted or incomplete: from the stored slots and events only."""
     events = [e.event for e in store.events(run.run_id)]
     expected = len(run.item_ids) * run.repeats
-    crashed = sum(t.crashed for t in trajectories)
+    stored, crashed = store.trajectory_counts(run.run_id)
     reasons: list[str] = []
-    if len(trajectories) < expected:
-        reasons.append(f"{expected - len(trajectories)} of {expected} trajectories not stored")
+    if stored < expected:
+        reasons.append(f"{expected - stored} of {expected} trajectories not stored")
     if crashed:
         reasons.append(f"{crashed} trajectories crashed (agent raised); they are scored as stored")
     if reasons:
@@ -92,7 +93,7 @@ def run_status(store: Store, run: Run, trajectories: Sequence[Trajectory]) -> Ru
             state = "running"
     else:
         state = "complete"
-    return RunStatus(state, expected, len(trajectories), crashed, tuple(reasons))
+    return RunStatus(state, expected, stored, crashed, tuple(reasons))
 
 
 def manifest_of(store: Store, run: Run) -> Mapping[str, Any]:
@@ -199,7 +200,7 @@ def summarise(store: Store, run: Run) -> RunSummary:
     )
     return RunSummary(
         run=run,
-        status=run_status(store, run, trajectories),
+        status=run_status(store, run),
         metrics=metrics,
         consistency=consistency(trajectories, run.repeats),
         manifest=manifest,

@@ -6,6 +6,8 @@ from sqlalchemy.exc import DatabaseError
 
 from agent_assay.integrity.verify import Verification
 
+ERROR_CHARS = 160
+
 
 def verify_text(result: Verification, *, rescored: bool) -> str:
     lines: list[str] = []
@@ -34,6 +36,8 @@ def verify_text(result: Verification, *, rescored: bool) -> str:
 def unreadable_store(exc: DatabaseError) -> str:
     """One line for a store the database engine itself cannot read (a damaged file)."""
     reason = " ".join(str(exc.orig).split()) if exc.orig is not None else "unknown"
+    if len(reason) > ERROR_CHARS:
+        reason = reason[:ERROR_CHARS] + "..."
     return (
         f"the store cannot be read: {reason} (a damaged or foreign file; "
         "`agent-assay verify` names what it can)"

@@ -117,22 +117,16 @@ def export_bundle(store: Store, run_id: str, path: Path) -> int:
     return count
 
 
-def is_bundle(path: Path) -> bool:
-    """True when `path` is a file whose first line is a bundle header."""
-    try:
-        with path.open("rb") as f:
-            first = f.readline(4096)
-    except OSError:
-        return False
-    return first.startswith(b'{"') and f'"format":"{FORMAT}"'.encode() in first
-
-
 def read_bundle(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """Check the file digest, then parse; every failure is one line naming the file and line."""
     try:
         data = path.read_bytes()
     except OSError as exc:
         raise AssayError(f"cannot read bundle {path}: {exc.strerror or exc}") from exc
+    if f'"format":"{FORMAT}"'.encode() not in data[: data.find(b"\n")]:
+        raise AssayError(
+            f"{path} is not an agent-assay evidence bundle (to check a store: --db {path})"
+        )
     body_end = data.rfind(b"\n", 0, len(data) - 1) + 1
     body, last = data[:body_end], data[body_end:]
     try:

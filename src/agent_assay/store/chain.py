@@ -91,26 +91,51 @@ class UnencodableValue(ValueError):
 
 
 def _field(value: Any) -> str:
-    """One typed, self-delimiting token: a string cannot be mistaken for a number."""
+    """One typed, self-delimiting token: a string cannot be mistaken for a number.
+
+    Exact types are tested first, most common first: this runs for every stored row.
+    """
+    kind = type(value)
+    if kind is str:
+        return f"s{len(value)}:{value}"
+    if kind is int:
+        return f"i{value}"
     if value is None:
         return "n"
-    if isinstance(value, bool):
-        return "i1" if value else "i0"
-    if isinstance(value, int):
-        return f"i{value}"
-    if isinstance(value, float):
+    if kind is float:
         if not math.isfinite(value):
             raise UnencodableValue(f"non-finite number {value!r}")
         return f"f{value!r}"
-    if isinstance(value, str):
-        return f"s{len(value)}:{value}"
-    raise UnencodableValue(f"value of type {type(value).__name__}")
+    if kind is bool:
+        return "i1" if value else "i0"
+    for base in (bool, int, float, str):  # subclasses encode as their base type
+        if isinstance(value, base):
+            return _field(base(value))
+    raise UnencodableValue(f"value of type {kind.__name__}")
+
+
+def _encode(parts: Sequence[str]) -> bytes:
+    return "\x1f".join(parts).encode("utf-8", "surrogatepass")
 
 
 def encode_row(table: str, values: Sequence[Any]) -> bytes:
     """The canonical bytes of one row: its table and each content value, typed."""
-    text = "\x1f".join([ROW, table, *map(_field, values)])
-    return text.encode("utf-8", "surrogatepass")
+    return _encode([ROW, table, *map(_field, values)])
+
+
+class RowDigester:
+    """Digests of rows of one table whose content starts with the same values (the scores of
+    one trajectory share run, item and repetition): the shared part is hashed once. The
+    digest is exactly `row_digest(table, (*leading, *rest))`."""
+
+    def __init__(self, table: str, leading: Sequence[Any] = ()) -> None:
+        self._base = hashlib.sha256(_encode([ROW, table, *map(_field, leading)]))
+
+    def digest(self, rest: Sequence[Any]) -> str:
+        hasher = self._base.copy()
+        if rest:
+            hasher.update(b"\x1f" + _encode([*map(_field, rest)]))
+        return hasher.hexdigest()
 
 
 def row_digest(table: str, values: Sequence[Any]) -> str:
@@ -122,13 +147,23 @@ def content_of(table: str, row: Columns) -> tuple[Any, ...]:
     return tuple(row[column] for column in CONTENT_COLUMNS[table])
 
 
+def is_digest(value: object) -> bool:
+    """A SHA-256 digest as this module writes it: 64 lowercase hex characters."""
+    return (
+        isinstance(value, str)
+        and len(value) == 64
+        and all(c in "0123456789abcdef" for c in value)
+    )
+
+
 def block_digest(
     run_id: str, seq: int, kind: str, prev: str, detail: str, row_digests: Iterable[str]
 ) -> str:
     """The digest of one ledger block. Row digests are sorted, so row order inside a block
     (and surrogate ids) never matter; duplicates still count."""
     digest = hashlib.sha256()
-    digest.update("\x1f".join([BLOCK, run_id, str(seq), kind, prev, detail]).encode("utf-8"))
+    header = "\x1f".join([BLOCK, run_id, str(seq), kind, prev, detail])
+    digest.update(header.encode("utf-8", "surrogatepass"))
     for row in sorted(row_digests):
         digest.update(b"\x1f")
         digest.update(row.encode("ascii"))

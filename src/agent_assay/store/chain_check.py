@@ -117,13 +117,16 @@ class _Walk:
         stored, block = row.get("digest"), row.get("block")
         if stored is None and block is None:
             self.legacy[table].append(digest)
-        elif stored != digest:
+            return digest
+        if stored != digest:
             self.add(_row_name(table, row), "content does not match its digest (changed after it "
                      "was written)")
-        if block is not None:
-            self.by_block[int(block)][table].append(digest)
-        elif stored is not None:
-            self.add(_row_name(table, row), "carries a digest but no block")
+        if not isinstance(block, int) or not chain.is_digest(stored):
+            self.add(_row_name(table, row), "its block or digest column is missing or damaged")
+            return digest
+        # the block is checked against the digests as stored, so an edited row is one finding
+        # (above) and an edited digest column is another (its block's)
+        self.by_block[block][table].append(str(stored))
         return digest
 
 
@@ -134,7 +137,7 @@ def check_run_chain(store: Store, run_id: str) -> ChainCheck:
         table: [walk.digest_row(table, row) for row in table_rows]
         for table, table_rows in rows.items()
     }
-    ledger = store.ledger(run_id)
+    ledger = _sound_entries(walk, store.ledger(run_id))
     _check_ledger(walk, ledger)
     _check_rows_against_blocks(walk, ledger, rows)
     _check_slots(walk, rows)
@@ -155,6 +158,24 @@ def check_run_chain(store: Store, run_id: str) -> ChainCheck:
         scores=RowSet(len(current), chain.set_digest(current)),
     )
     return ChainCheck(run_id, tuple(walk.findings), evidence, len(ledger), walk.rows, tuple(ledger))
+
+
+def _sound_entries(walk: _Walk, ledger: list[LedgerEntry]) -> list[LedgerEntry]:
+    """The ledger entries whose fields have the types the writer gives them; the rest are
+    findings (a damaged entry cannot be re-hashed, and its absence is a gap in the chain)."""
+    sound: list[LedgerEntry] = []
+    for entry in ledger:
+        if (
+            isinstance(entry.seq, int)
+            and isinstance(entry.kind, str)
+            and isinstance(entry.detail, str)
+            and chain.is_digest(entry.prev_digest)
+            and chain.is_digest(entry.digest)
+        ):
+            sound.append(entry)
+        else:
+            walk.add(f"ledger block {entry.seq!r}", "is damaged: a field has the wrong type")
+    return sound
 
 
 def _check_ledger(walk: _Walk, ledger: list[LedgerEntry]) -> None:

@@ -132,18 +132,22 @@ def define(metadata: MetaData, era: int = LATEST_ERA) -> MetaData:
         *chained(),
         *([Column("generation", Integer, nullable=False, server_default="0")] if era >= 3 else []),
     )
-    Index("ix_scores_run", scores.c.run_id, scores.c.scorer)
-    if era >= 3:
-        # One row per (trajectory, scorer) in each scoring generation; rows sealed at
-        # migration (block NULL) are exempt, since older stores kept re-scored rows side by side.
+    if era < 3:
+        Index("ix_scores_run", scores.c.run_id, scores.c.scorer)
+    else:
+        # One row per (trajectory slot, scorer) in each scoring generation. Rows sealed at
+        # migration (block NULL) are exempt, since older stores kept re-scored rows side by
+        # side: for them the last key is their own id, for chained rows it is 0. Ordered as
+        # rows are written and read (run, item, repetition), it also serves every reader.
         Index(
-            "uq_scores_generation",
-            scores.c.trajectory_id,
+            "ux_scores_slot",
+            scores.c.run_id,
+            scores.c.item_id,
+            scores.c.repetition,
             scores.c.scorer,
             scores.c.generation,
+            text("(block IS NULL) * id"),
             unique=True,
-            sqlite_where=text("block IS NOT NULL"),
-            postgresql_where=text("block IS NOT NULL"),
         )
     if era < 2:
         return metadata

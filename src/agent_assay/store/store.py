@@ -16,14 +16,16 @@ from __future__ import annotations
 
 import json
 import math
+import sqlite3
 import uuid
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Connection, Engine, RowMapping, Table, func, select
+from sqlalchemy import Connection, Engine, Integer, RowMapping, Table, func, select
 from sqlalchemy.exc import DatabaseError
 
 from agent_assay.errors import AssayError
@@ -172,9 +174,24 @@ class Store:
         with self.engine.connect() as conn:
             return _head(conn, run_id)
 
+    @contextmanager
+    def tolerant_connection(self) -> Iterator[Connection]:
+        """A connection on which text that is not valid UTF-8 reads back (with surrogate
+        escapes) instead of raising: checkers must see a damaged row to name it."""
+        with self.engine.connect() as conn:
+            raw = conn.connection.driver_connection
+            if not isinstance(raw, sqlite3.Connection):
+                yield conn
+                return
+            raw.text_factory = _tolerant_text
+            try:
+                yield conn
+            finally:
+                raw.text_factory = str
+
     def ledger(self, run_id: str) -> list[LedgerEntry]:
         table = schema.ledger
-        with self.engine.connect() as conn:
+        with self.tolerant_connection() as conn:
             rows = conn.execute(
                 select(table).where(table.c.run_id == run_id).order_by(table.c.seq)
             ).all()
@@ -184,7 +201,7 @@ class Store:
         """Every stored row of `table` for `run_id`, raw (no decoding), in id order."""
         t = schema.metadata.tables[table]
         order = t.c.id if "id" in t.c else t.c.block
-        with self.engine.connect() as conn:
+        with self.tolerant_connection() as conn:
             query = select(t).where(t.c.run_id == run_id).order_by(order)
             return list(conn.execute(query).mappings())
 
@@ -274,10 +291,14 @@ class Store:
                 .where(schema.items.c.suite_hash == suite_hash)
                 .order_by(schema.items.c.position)
             ).all()
-        items = tuple(
-            _decoded(Item.from_json, "items", r.item_id, r.payload) for r in rows
-        )
-        return Suite(adapter=head.adapter, items=items, source=head.source)
+        items = tuple(_decoded(Item.from_json, "items", r.item_id, r.payload) for r in rows)
+        suite = Suite(adapter=head.adapter, items=items, source=head.source)
+        if suite.suite_hash != suite_hash:
+            raise AssayError(
+                f"suite {suite_hash} in the store no longer hashes to its hash: an item was "
+                "edited after it was stored (`agent-assay verify` names it)"
+            )
+        return suite
 
     def put_config(self, config: Config) -> str:
         config_hash = config.config_hash
@@ -306,6 +327,11 @@ class Store:
         if payload is None:
             raise AssayError(f"unknown config hash: {config_hash}")
         config: Config = _decoded(_config_from_json, "configs", config_hash, payload)
+        if config.config_hash != config_hash:
+            raise AssayError(
+                f"config {config_hash} in the store no longer hashes to its hash: it was "
+                "edited after it was stored (`agent-assay verify` names it)"
+            )
         return config
 
     # ---- runs ------------------------------------------------------------
@@ -442,16 +468,15 @@ class Store:
         conn = self._writer_connection()
         with conn.begin():
             cursor = conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
-            head = cursor.execute(_HEAD_SQL, (run_id,)).fetchone()
-            generation = cursor.execute(_GENERATION_SQL, (run_id,)).fetchone()[0] or 0
-            seq, prev = (head[0] + 1, head[1]) if head else (1, chain.GENESIS)
+            last, prev, generation = cursor.execute(_HEAD_SQL, (run_id, run_id)).fetchone()
+            seq, prev = (last + 1, prev) if last is not None else (1, chain.GENESIS)
+            generation = generation or 0
             rows = []
             digests = [t_digest]
+            slot = (run_id, item_id, repetition)
+            digester = chain.RowDigester("scores", slot)
             for r in scores:
-                content = (
-                    run_id,
-                    item_id,
-                    repetition,
+                rest = (
                     r.scorer,
                     r.scorer_version,
                     score_value(r),
@@ -459,9 +484,9 @@ class Store:
                     int(r.imported),
                     generation,
                 )
-                digest = chain.row_digest("scores", content)
+                digest = digester.digest(rest)
                 digests.append(digest)
-                rows.append((*content, seq, digest))
+                rows.append((*slot, *rest, seq, digest))
             detail = canonical_json(
                 {
                     "rows": {"scores": len(rows), "trajectories": 1} if rows
@@ -487,6 +512,17 @@ class Store:
                 .order_by(schema.trajectories.c.item_id, schema.trajectories.c.repetition)
             ).all()
         return [_decoded(Trajectory.from_json, "trajectories", r.id, r.payload) for r in rows]
+
+    def trajectory_counts(self, run_id: str) -> tuple[int, int]:
+        """How many trajectories of `run_id` are stored, and how many of them crashed."""
+        t = schema.trajectories
+        with self.engine.connect() as conn:
+            row = conn.execute(
+                select(func.count(), func.coalesce(func.sum(t.c.crashed, type_=Integer), 0)).where(
+                    t.c.run_id == run_id
+                )
+            ).one()
+        return int(row[0]), int(row[1])
 
     def stored_slots(self, run_id: str) -> set[tuple[str, int]]:
         with self.engine.connect() as conn:
@@ -692,6 +728,10 @@ class Store:
             )
 
 
+def _tolerant_text(data: bytes) -> str:
+    return data.decode("utf-8", "surrogateescape")
+
+
 def _event_row(run_id: str, event: str, detail: Mapping[str, Any]) -> dict[str, Any]:
     return {"run_id": run_id, "event": event, "detail": canonical_json(dict(detail)), "at": now()}
 
@@ -734,8 +774,11 @@ def _insert_sql(table: str, columns: Sequence[str]) -> str:
     return f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})"
 
 
-_HEAD_SQL = "SELECT seq, digest FROM ledger WHERE run_id = ? ORDER BY seq DESC LIMIT 1"
-_GENERATION_SQL = "SELECT MAX(generation) FROM score_generations WHERE run_id = ?"
+_HEAD_SQL = (
+    "SELECT h.seq, h.digest, (SELECT MAX(generation) FROM score_generations WHERE run_id = ?) "
+    "FROM (SELECT 1) LEFT JOIN (SELECT seq, digest FROM ledger WHERE run_id = ? "
+    "ORDER BY seq DESC LIMIT 1) AS h"
+)
 _LEDGER_INSERT = _insert_sql(
     "ledger", ("run_id", "seq", "kind", "detail", "prev_digest", "digest", "at")
 )

@@ -1,0 +1,32 @@
+"""Run an agent-assay command in this process, as the console script would, and capture it.
+
+An exception escaping `run_cli` is a traceback the user would have seen; it is
+returned, not raised, so a test can count and show it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import traceback
+from dataclasses import dataclass
+
+from agent_assay.cli import run_cli
+
+
+@dataclass(frozen=True)
+class Invocation:
+    code: int
+    out: str
+    err: str
+    traceback: str | None = None
+
+
+def invoke(*args: str) -> Invocation:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = run_cli(list(args))
+        except BaseException:  # a traceback the user would see: report it, do not raise
+            return Invocation(-1, out.getvalue(), err.getvalue(), traceback.format_exc())
+    return Invocation(code, out.getvalue(), err.getvalue())

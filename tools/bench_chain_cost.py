@@ -1,0 +1,86 @@
+"""What the evidence chain costs on the hot path: the harness per trajectory, before and after.
+
+Usage: python tools/bench_chain_cost.py [--base COMMIT] [--rounds 3] [--out FILE]
+
+Checks out COMMIT (the last commit before the chain) into a temporary git
+worktree and runs each tree's own `tools/bench_core.py` in turn, interleaved
+round by round so that a neighbour process on a shared machine slows both
+sides alike. Each bench_core run is itself the median of three trials over
+10,000 no-op trajectories. Writes the per-round figures, both medians and the
+difference to reports/bench/chain_cost.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+BASE = "c91e80f"  # the last commit before the chain (issue 12)
+
+
+def bench(tree: Path, out: Path) -> float:
+    env = {**os.environ, "PYTHONPATH": f"{tree / 'src'}{os.pathsep}{tree}"}
+    subprocess.run(
+        [sys.executable, str(tree / "tools" / "bench_core.py"), "--out", str(out)],
+        cwd=tree,
+        env=env,
+        check=True,
+        capture_output=True,
+    )
+    return float(json.loads(out.read_text())["harness_noop_agent"]["ms_per_trajectory"])
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--base", default=BASE)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--out", type=Path, default=ROOT / "reports/bench/chain_cost.json")
+    args = parser.parse_args()
+    head = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True,
+        check=True,
+    ).stdout.strip()
+    with tempfile.TemporaryDirectory() as tmp:
+        base_tree = Path(tmp) / "base"
+        subprocess.run(
+            ["git", "worktree", "add", "--detach", str(base_tree), args.base],
+            cwd=ROOT, check=True, capture_output=True,
+        )
+        try:
+            before, after = [], []
+            for round_ in range(args.rounds):
+                before.append(bench(base_tree, Path(tmp) / f"base{round_}.json"))
+                after.append(bench(ROOT, Path(tmp) / f"head{round_}.json"))
+                print(f"round {round_ + 1}: before {before[-1]} ms, after {after[-1]} ms",
+                      file=sys.stderr)
+        finally:
+            subprocess.run(["git", "worktree", "remove", "--force", str(base_tree)], cwd=ROOT,
+                           check=False, capture_output=True)
+    result = {
+        "command": "make bench-chain",
+        "base_commit": args.base,
+        "head_commit": head,
+        "harness_ms_per_trajectory_before": before,
+        "harness_ms_per_trajectory_after": after,
+        "median_before_ms": statistics.median(before),
+        "median_after_ms": statistics.median(after),
+        "chain_cost_ms": round(statistics.median(after) - statistics.median(before), 4),
+        "budget_ms": 0.1,
+        "rounds": args.rounds,
+    }
+    result["within_budget"] = result["chain_cost_ms"] <= result["budget_ms"]
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(result, sort_keys=True, indent=2) + "\n")
+    print(json.dumps(result, sort_keys=True, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
