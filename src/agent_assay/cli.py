@@ -6,6 +6,7 @@ stderr with a non-zero exit, never a traceback.
 
 from __future__ import annotations
 
+import functools
 import json
 import sys
 from collections import Counter
@@ -38,7 +39,7 @@ from agent_assay.report.gates import (
 from agent_assay.report.mutation_render import mutant_text, mutation_text
 from agent_assay.report.passk import passk_json, passk_report, passk_text
 from agent_assay.report.summary import summarise
-from agent_assay.report.verify_render import unreadable_store, verify_text
+from agent_assay.report.verify_render import verify_text
 from agent_assay.rescoring import rescore
 from agent_assay.runner import (
     build_and_store_suite,
@@ -50,6 +51,7 @@ from agent_assay.runner import (
 )
 from agent_assay.store import open_store
 from agent_assay.store.bundle import bundle_summary, export_bundle, load_bundle
+from agent_assay.store.damage import damage_summary, short
 from agent_assay.store.engine import make_engine
 from agent_assay.store.migrations import LATEST, apply
 from agent_assay.store.schema_check import repair as repair_schema
@@ -60,12 +62,22 @@ DEFAULT_DB = "run/assay.db"
 
 
 def db_option(function: Any) -> Any:
+    """The --db option; a store the engine cannot read becomes one line naming the damage."""
+
+    @functools.wraps(function)
+    def guarded(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return function(*args, **kwargs)
+        except DatabaseError as exc:
+            reason = str(exc.orig) if exc.orig is not None else str(exc)
+            raise AssayError(damage_summary(kwargs["db"], reason), exit_code=2) from exc
+
     return click.option(
         "--db",
         default=DEFAULT_DB,
         show_default=True,
         help="SQLite file path or SQLAlchemy URL of the store.",
-    )(function)
+    )(guarded)
 
 
 def adapter_option(function: Any) -> Any:
@@ -575,7 +587,8 @@ def run_cli(args: Sequence[str] | None = None) -> int:
         click.echo(f"error: {exc}", err=True)
         return exc.exit_code
     except DatabaseError as exc:
-        click.echo(f"error: {unreadable_store(exc)}", err=True)
+        reason = str(exc.orig) if exc.orig is not None else str(exc)
+        click.echo(f"error: the store cannot be read: {short(reason)}", err=True)
         return 2
     except click.exceptions.Abort:
         click.echo("aborted", err=True)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from agent_assay.adapters.protocol import AgentAdapter
 from agent_assay.runner import score_records, scorer_manifest, scorers_for, scoring_context
+from agent_assay.store.chain_check import require_intact
 from agent_assay.store.store import ScoreRecord, Store
 
 
@@ -42,6 +43,7 @@ def fresh_scores(store: Store, adapter: AgentAdapter, run_id: str) -> list[Score
 
 
 def rescore(store: Store, adapter: AgentAdapter, run_id: str) -> RescoreResult:
+    require_intact(store, run_id, "re-scored")
     current = {r.slot_key(): r for r in store.current_scores(run_id)}
     fresh = fresh_scores(store, adapter, run_id)
     unchanged = sum(

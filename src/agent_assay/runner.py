@@ -24,6 +24,7 @@ from agent_assay.hashing import stable_seed
 from agent_assay.model import Config, Item, Run, Suite, Trajectory
 from agent_assay.scoring.base import Scorer, ScoringContext
 from agent_assay.scoring.registry import default_scorers, score_all
+from agent_assay.store.chain_check import require_intact
 from agent_assay.store.store import ScoreRecord, Store
 from agent_assay.version import harness_version
 
@@ -207,6 +208,7 @@ def execute_run(
     progress: bool | None = None,
 ) -> RunResult:
     """Run every (item, repetition) not yet stored for `run`; safe to call again to resume."""
+    require_intact(store, run.run_id, "run")
     suite = store.get_suite(run.suite_hash)
     adapter.prepare(suite)
     config = store.get_config(run.config_hash)

@@ -285,6 +285,9 @@ def test_rewritten_gold_is_named_and_nothing_rescores_it(db: Path, certified: Ce
         for line in lines
     ), lines
     rescored = invoke("score", certified.run, "--db", str(db))
+    assert rescored.code == 2 and "fails its integrity check" in rescored.err  # a trigger is gone
+    assert invoke("migrate", "--repair", "--db", str(db)).code == 0
+    rescored = invoke("score", certified.run, "--db", str(db))
     assert rescored.code == 1
     assert rescored.err.startswith("error: suite ") and "an item was edited" in rescored.err
 
@@ -320,6 +323,9 @@ def test_an_edited_config_is_named_and_resume_refuses_it(db: Path, certified: Ce
     lines = findings(verify(db, certified.run, "--skip-rescore"))
     assert any("payload does not match its hash (the config was edited)" in line
                for line in lines), lines
+    resumed = invoke("run", "--resume", certified.run, "--db", str(db))
+    assert resumed.code == 2 and "fails its integrity check" in resumed.err  # a trigger is gone
+    assert invoke("migrate", "--repair", "--db", str(db)).code == 0
     resumed = invoke("run", "--resume", certified.run, "--db", str(db))
     assert resumed.code == 1 and resumed.traceback is None
     assert "no longer hashes to its hash" in resumed.err

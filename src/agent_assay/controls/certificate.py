@@ -13,27 +13,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from agent_assay.errors import AssayError
 from agent_assay.model import Run
-from agent_assay.store.chain_check import ChainCheck, check_run_chain
-from agent_assay.store.schema_check import schema_findings
+from agent_assay.store.chain_check import ChainCheck
 from agent_assay.store.store import Store
 from agent_assay.version import harness_version
-
-
-def intact_evidence(store: Store, run: Run) -> ChainCheck:
-    """The run's chain check; a run (or a store) that fails it is never certified."""
-    with store.engine.connect() as conn:
-        problems = schema_findings(conn)
-    check = check_run_chain(store, run.run_id)
-    problems += list(check.findings)
-    if problems:
-        raise AssayError(
-            f"run {run.run_id} fails its integrity check ({len(problems)} finding(s), first: "
-            f"{problems[0].line()}); nothing was certified. Run `agent-assay verify "
-            f"{run.run_id}` for the full list"
-        )
-    return check
 
 
 def certificate(

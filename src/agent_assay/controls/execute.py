@@ -15,7 +15,7 @@ from typing import Any
 from agent_assay.adapters.protocol import AgentAdapter
 from agent_assay.controls.bands import load_bands, not_applicable
 from agent_assay.controls.base import ControlContext, ControlOutcome
-from agent_assay.controls.certificate import certificate, intact_evidence, runs_made_for
+from agent_assay.controls.certificate import certificate, runs_made_for
 from agent_assay.controls.judge_calibration import NO_JUDGE
 from agent_assay.controls.measure import means
 from agent_assay.controls.registry import all_controls, control_kinds
@@ -23,6 +23,7 @@ from agent_assay.errors import AssayError
 from agent_assay.hashing import stable_seed
 from agent_assay.model import Run
 from agent_assay.runner import scorers_for, scoring_context
+from agent_assay.store.chain_check import require_intact
 from agent_assay.store.store import Store
 
 
@@ -71,7 +72,7 @@ def run_controls(
     random_seeds: int | None = None,
 ) -> ControlsResult:
     check_adapter_made(store, adapter, run)
-    evidence = intact_evidence(store, run)
+    evidence = require_intact(store, run.run_id, "certified")
     bands = load_bands(adapter.name)
     declared, declared_allowed = not_applicable(adapter.name)
     suite = store.get_suite(run.suite_hash)

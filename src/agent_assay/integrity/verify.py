@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import select
@@ -29,6 +30,7 @@ from agent_assay.rescoring import fresh_scores
 from agent_assay.runner import scorers_for
 from agent_assay.store import schema
 from agent_assay.store.chain_check import ChainCheck, check_run_chain
+from agent_assay.store.damage import damage_report
 from agent_assay.store.schema_check import schema_findings
 from agent_assay.store.store import TERMINAL_EVENTS, Store, decode_json
 
@@ -75,7 +77,8 @@ def verify_store(
     """Verify `run_ids` (every run when None); `load_adapter` None skips re-scoring."""
     result = Verification()
     try:
-        _database_checks(store, result)
+        if not _database_checks(store, result):
+            return result
         known = store.run_ids()
         if run_ids is None:
             run_ids = known
@@ -89,16 +92,20 @@ def verify_store(
     return result
 
 
-def _database_checks(store: Store, result: Verification) -> None:
+def _database_checks(store: Store, result: Verification) -> bool:
+    """Damage below SQL (reported, and nothing further is read), then schema and repairs."""
+    path = store.engine.url.database
+    if store.engine.dialect.name == "sqlite" and path and Path(path).is_file():
+        damage = [Finding("database", line) for line in damage_report(Path(path))]
+        if damage:
+            result.database += damage
+            return False
     with store.engine.connect() as conn:
-        if conn.dialect.name == "sqlite":
-            lines = [r[0] for r in conn.exec_driver_sql("PRAGMA integrity_check(20)").all()]
-            if lines != ["ok"]:
-                result.database += [Finding("database integrity_check", line) for line in lines]
         result.database += schema_findings(conn)
         repairs = conn.execute(select(schema.store_repairs)).all()
     for row in repairs:
         result.notes.append(f"store repaired at {row.at}: restored {row.restored}")
+    return True
 
 
 def _orphan_ledgers(store: Store, known: Sequence[str], result: Verification) -> None:

@@ -25,6 +25,7 @@ from agent_assay.mutation.detectors import MetricVerdict, judge_metric, noise_fl
 from agent_assay.mutation.operators import OPERATORS, OperatorContext, SkipState
 from agent_assay.runner import scorers_for, scoring_context
 from agent_assay.scoring.base import Scorer, ScoringContext
+from agent_assay.store.chain_check import require_intact
 from agent_assay.store.store import Store
 
 SHOWN_ITEMS = 200  # per operator, the mutants kept for `mutation show`
@@ -149,6 +150,7 @@ def run_pass(
     tags: Sequence[str] = (),
     limit: int | None = None,
 ) -> MutationPass:
+    require_intact(store, run.run_id, "mutated")
     suite = store.get_suite(run.suite_hash)
     adapter.prepare(suite)
     gold = suite.by_id()

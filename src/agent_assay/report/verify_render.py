@@ -2,11 +2,7 @@
 
 from __future__ import annotations
 
-from sqlalchemy.exc import DatabaseError
-
 from agent_assay.integrity.verify import Verification
-
-ERROR_CHARS = 160
 
 
 def verify_text(result: Verification, *, rescored: bool) -> str:
@@ -31,14 +27,3 @@ def verify_text(result: Verification, *, rescored: bool) -> str:
     verdict = "nothing is off" if result.ok else "the store does not match its own evidence"
     lines.append(f"verify: {len(result.runs)} run(s), {n} finding(s) -- {verdict}")
     return "\n".join(lines) + "\n"
-
-
-def unreadable_store(exc: DatabaseError) -> str:
-    """One line for a store the database engine itself cannot read (a damaged file)."""
-    reason = " ".join(str(exc.orig).split()) if exc.orig is not None else "unknown"
-    if len(reason) > ERROR_CHARS:
-        reason = reason[:ERROR_CHARS] + "..."
-    return (
-        f"the store cannot be read: {reason} (a damaged or foreign file; "
-        "`agent-assay verify` names what it can)"
-    )

@@ -18,8 +18,10 @@ from typing import Any
 
 from sqlalchemy import RowMapping
 
+from agent_assay.errors import AssayError
 from agent_assay.findings import Finding
 from agent_assay.store import chain
+from agent_assay.store.schema_check import schema_findings
 from agent_assay.store.store import TERMINAL_EVENTS, Head, LedgerEntry, Store
 
 
@@ -304,3 +306,20 @@ def _check_generations(walk: _Walk, rows: Mapping[str, list[RowMapping]]) -> int
         if row["generation"] != 0 and row["generation"] not in recorded:
             walk.add(_row_name("scores", row), f"in generation {row['generation']}, never recorded")
     return max(recorded, default=0)
+
+
+def require_intact(store: Store, run_id: str, doing: str) -> ChainCheck:
+    """The run's chain check, refusing to go on (`doing` it) when the run or the schema fails:
+    nothing is certified, mutated, re-scored or resumed on evidence that was edited."""
+    with store.engine.connect() as conn:
+        problems = schema_findings(conn)
+    check = check_run_chain(store, run_id)
+    problems += list(check.findings)
+    if problems:
+        raise AssayError(
+            f"run {run_id} fails its integrity check ({len(problems)} finding(s), first: "
+            f"{problems[0].line()}); nothing was {doing}. Run `agent-assay verify {run_id}` "
+            "for the full list",
+            exit_code=2,
+        )
+    return check

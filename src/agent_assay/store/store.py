@@ -123,7 +123,9 @@ def decode_json(table: str, row_id: object, text: str | None) -> Any:
     try:
         return json.loads(text)
     except (TypeError, ValueError) as exc:
-        raise AssayError(f"{table} row {row_id}: stored JSON does not decode ({exc})") from exc
+        raise AssayError(
+            f"{table} row {row_id}: stored JSON does not decode ({exc})", exit_code=2
+        ) from exc
 
 
 def score_value(record: ScoreRecord) -> float | None:
@@ -748,7 +750,8 @@ def _decoded(build: Any, table: str, row_id: object, text: str) -> Any:
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise AssayError(
             f"{table} row {row_id}: stored payload does not fit its shape "
-            f"({type(exc).__name__}: {exc})"
+            f"({type(exc).__name__}: {exc})",
+            exit_code=2,
         ) from exc
 
 

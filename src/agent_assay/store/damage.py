@@ -1,0 +1,87 @@
+"""Say in one line what is wrong with a store the database engine itself cannot read.
+
+Run only after a read failed. Each table and index is read on its own, so
+the damaged one can be named; when they all read, SQLite's integrity_check is
+asked, and the b-tree it names by root page is mapped back to its table.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from pathlib import Path
+
+_TREE = re.compile(r"\bTree (\d+)\b")
+ERROR_CHARS = 160
+
+
+def short(text: str) -> str:
+    """A database error message in one line of bounded length (it can quote a whole row)."""
+    text = " ".join(text.split())
+    return text if len(text) <= ERROR_CHARS else text[:ERROR_CHARS] + "..."
+
+
+def _unreadable_objects(con: sqlite3.Connection) -> list[str]:
+    """Tables and indexes that cannot be read through, each tried on its own."""
+    found: list[str] = []
+    objects = con.execute(
+        "SELECT type, name, tbl_name FROM sqlite_master WHERE type IN ('table', 'index') "
+        "AND name NOT LIKE 'sqlite_%'"
+    ).fetchall()
+    for kind, name, table in objects:
+        query = (
+            f'SELECT * FROM "{name}"'
+            if kind == "table"
+            else f'SELECT count(*) FROM "{table}" INDEXED BY "{name}"'
+        )
+        try:
+            for _ in con.execute(query):
+                pass
+        except sqlite3.Error as exc:
+            found.append(f"{kind} {name} ({short(str(exc))})")
+    return found
+
+
+def damage_report(path: Path) -> list[str]:
+    """What is damaged in the SQLite file at `path`, one line each; [] when nothing is.
+
+    integrity_check reads everything once; only when it fails (or cannot finish) is each
+    table and index read on its own, to name the damaged ones.
+    """
+    try:
+        con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    except sqlite3.Error as exc:
+        return [short(str(exc))]
+    con.text_factory = lambda data: data.decode("utf-8", "replace")
+    try:
+        try:
+            names = {
+                int(page): name
+                for name, page in con.execute(
+                    "SELECT name, rootpage FROM sqlite_master WHERE rootpage > 0"
+                )
+            }
+            checked = [line for (line,) in con.execute("PRAGMA integrity_check(20)")]
+        except sqlite3.Error as exc:
+            return _unreadable_objects(con) or [short(str(exc))]
+        if checked == ["ok"]:
+            return []
+        named = [_TREE.sub(lambda m: names.get(int(m.group(1)), m.group(0)), c) for c in checked]
+        return _unreadable_objects(con) or named
+    except sqlite3.Error as exc:
+        return [short(str(exc))]
+    finally:
+        con.close()
+
+
+def damage_summary(db: str, error: str) -> str:
+    """One line: the store, its first damaged table or index (or integrity problem), how many."""
+    path = Path(db)
+    problems = damage_report(path) if "://" not in db and path.is_file() else []
+    if not problems:
+        return f"the store at {db} cannot be read: {short(error)}"
+    more = f"; {len(problems) - 1} more" if len(problems) > 1 else ""
+    return (
+        f"the store at {db} is damaged: {short(problems[0])}{more} "
+        f"(`agent-assay verify --db {db}` lists what it can)"
+    )
