@@ -12,9 +12,13 @@ def verify_text(result: Verification, *, rescored: bool) -> str:
     lines += [f"FINDING {f.line()}" for f in result.database]
     lines += [f"note: {note}" for note in result.notes]
     for run in result.runs:
+        imported = (
+            f" ({run.imported} of them imported values, re-read from their trajectories)"
+            if run.imported
+            else ""
+        )
         scores = (
-            f"{run.rederived} scores re-derived and equal ({run.imported} of them imported "
-            "values, re-read from their trajectories)"
+            f"{run.rederived} scores re-derived and equal{imported}"
             if rescored
             else "scores not re-derived (--skip-rescore)"
         )
