@@ -35,3 +35,20 @@ def demo_db(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> tuple[P
         if not run_file.exists():
             run_file.write_text(build_demo_db(db))
     return db, run_file.read_text()
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """Print every test's `summary` property (case counts of fuzz and flip tests); it
+    travels in the test report, so it is shown under pytest-xdist too."""
+    lines = [
+        str(value)
+        for reports in terminalreporter.stats.values()
+        for report in reports
+        if getattr(report, "when", None) == "call"
+        for key, value in getattr(report, "user_properties", ())
+        if key == "summary"
+    ]
+    if lines:
+        terminalreporter.section("case counts")
+        for line in sorted(lines):
+            terminalreporter.write_line(line)

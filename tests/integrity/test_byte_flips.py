@@ -4,13 +4,15 @@ Harmless means `report` and `verify` print exactly what they printed before
 the flip. Reported means a TAMPERED banner, a withdrawn verdict, a `verify`
 finding, or a one-line error. Never a traceback, and never a report that
 changed while still saying ADMISSIBLE. 100 flips in four seeded chunks, so
-that test workers can share them; each chunk prints its counts.
+that test workers can share them; each chunk's counts are printed at the end
+of the test run (a `summary` property, shown by tests/conftest.py).
 """
 
 from __future__ import annotations
 
 import random
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -66,7 +68,10 @@ def verdict_on_report(report: Invocation) -> str:
 
 @pytest.mark.parametrize("chunk", range(CHUNKS))
 def test_byte_flips_are_harmless_or_reported(
-    demo_db: tuple[Path, str], tmp_path: Path, capsys: pytest.CaptureFixture[str], chunk: int
+    demo_db: tuple[Path, str],
+    tmp_path: Path,
+    record_property: Callable[[str, object], None],
+    chunk: int,
 ) -> None:
     source, run_id = demo_db
     original = source.read_bytes()
@@ -103,11 +108,11 @@ def test_byte_flips_are_harmless_or_reported(
         outcomes[verdict] += 1
         if verdict not in ACCEPTED:
             bad.append(f"offset {offset}: {verdict}: {shown.traceback or shown.out[:300]}")
-    with capsys.disabled():
-        print(
-            f"\nbyte flips, chunk {chunk + 1} of {CHUNKS} ({FLIPS_PER_CHUNK} flips on the "
-            f"{len(original)}-byte demo database): "
-            + ", ".join(f"{n} {k}" for k, n in sorted(outcomes.items()))
-        )
+    record_property(
+        "summary",
+        f"byte flips, chunk {chunk + 1} of {CHUNKS} ({FLIPS_PER_CHUNK} flips on the "
+        f"{len(original)}-byte demo database): "
+        + ", ".join(f"{n} {k}" for k, n in sorted(outcomes.items())),
+    )
     assert not bad, "\n".join(bad)
     assert sum(outcomes.values()) == FLIPS_PER_CHUNK
