@@ -18,6 +18,7 @@ from pathlib import Path
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from agent_assay.adapters.protocol import AgentAdapter
+from agent_assay.aggregates import scorer_versions
 from agent_assay.errors import AssayError
 from agent_assay.executors import Task, make_executor
 from agent_assay.hashing import stable_seed
@@ -164,7 +165,7 @@ def run_manifest(
 def check_scorer_set(store: Store, run: Run, scorers: Sequence[Scorer]) -> None:
     """Refuse to add rows scored by a scorer set other than the one the run's scores have:
     a run would otherwise mix versions inside one generation."""
-    recorded = {s["name"]: s["version"] for s in store.manifest(run.run_id).get("scorers", [])}
+    recorded = scorer_versions(store, run)
     now = {s.name: s.version for s in scorers}
     if recorded and recorded != now:
         changed = sorted(

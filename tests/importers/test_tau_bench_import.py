@@ -22,7 +22,7 @@ from agent_assay.adapters.tau_bench import (
 from agent_assay.errors import AssayError
 from agent_assay.importers.tau_bench import import_results, parse_results, rule_agreement
 from agent_assay.model import Config, ToolCall
-from agent_assay.report.summary import manifest_of, summarise
+from agent_assay.report.summary import summarise
 from agent_assay.rescoring import rescore
 from agent_assay.runner import scorers_for
 from agent_assay.store import Store, open_store
@@ -157,7 +157,7 @@ def test_scores_published_reward_imported_and_harness_scorers_computed(
     assert all(r.detail == {"source": PUBLISHED} for r in reward)
     assert sum(r.value or 0 for r in reward) == 84
     assert not any(r.imported for r in rows if r.scorer != "tau.reward")
-    manifest = manifest_of(store, run)
+    manifest = store.manifest(run.run_id)
     kinds = {s["name"]: s["kind"] for s in manifest["scorers"]}
     assert kinds["tau.reward"] == "binary"
     assert {"trajectory.exact", "args.match", "tools.recall", "tools.wrong", "tools.missing",

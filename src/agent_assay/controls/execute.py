@@ -13,11 +13,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from agent_assay.adapters.protocol import AgentAdapter
+from agent_assay.aggregates import means
 from agent_assay.controls.bands import load_bands, not_applicable
 from agent_assay.controls.base import ControlContext, ControlOutcome
 from agent_assay.controls.certificate import certificate, runs_made_for
 from agent_assay.controls.judge_calibration import NO_JUDGE
-from agent_assay.controls.measure import means
 from agent_assay.controls.registry import all_controls, control_kinds
 from agent_assay.errors import AssayError
 from agent_assay.hashing import stable_seed

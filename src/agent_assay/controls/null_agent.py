@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from agent_assay.aggregates import improvement, score_means
 from agent_assay.controls.base import ControlContext, ControlOutcome, outcome
-from agent_assay.controls.measure import improvement, score_means
 
 
 class NullAgentControl:

@@ -14,8 +14,8 @@ import statistics
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from agent_assay.aggregates import improvement, score_means
 from agent_assay.controls.base import ControlContext, ControlOutcome, outcome
-from agent_assay.controls.measure import improvement, score_means
 from agent_assay.hashing import stable_seed
 from agent_assay.model import ToolCall
 

@@ -19,8 +19,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from agent_assay.aggregates import direction
 from agent_assay.controls.base import ControlContext, ControlOutcome, outcome
-from agent_assay.controls.measure import direction
 from agent_assay.controls.oracle import planting_base
 from agent_assay.controls.planted import Planter, planter_for
 from agent_assay.model import Item, Trajectory

@@ -13,11 +13,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from agent_assay.aggregates import run_status, scorer_versions
 from agent_assay.controls.registry import control_kinds
 from agent_assay.findings import Finding
 from agent_assay.integrity.certificates import void_reasons
 from agent_assay.model import Run
-from agent_assay.report.summary import manifest_of, run_status
 from agent_assay.store.chain_check import ChainCheck, check_run_chain
 from agent_assay.store.schema_check import schema_findings
 from agent_assay.store.store import Store, StoredOutcome
@@ -69,7 +69,7 @@ def assess(store: Store, run: Run, state: Integrity | None = None) -> Admissibil
     elif status.crashed:
         reasons.append(f"{status.crashed} crashed trajectories")
     outcomes = store.control_outcomes(run.run_id)
-    versions = {s["name"]: s["version"] for s in manifest_of(store, run).get("scorers", [])}
+    versions = scorer_versions(store, run)
     failed = [k for k, o in outcomes.items() if o.status in ("FAILED", "ERROR")]
     if failed:
         reasons.append(f"failed control(s): {', '.join(failed)}")
@@ -97,7 +97,7 @@ def single_pass_refusal(store: Store, run: Run) -> tuple[str, ...]:
     if run.repeats > 1:
         return ()
     reasons = []
-    if not manifest_of(store, run).get("deterministic", False):
+    if not store.manifest(run.run_id).get("deterministic", False):
         reasons.append("the adapter does not declare this config deterministic")
     certified = any(
         o.status == "PASSED"

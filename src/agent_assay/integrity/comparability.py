@@ -17,11 +17,11 @@ from dataclasses import dataclass
 
 from scipy import stats as sps
 
+from agent_assay.aggregates import scorer_versions
 from agent_assay.errors import AssayError
 from agent_assay.hashing import stable_seed
 from agent_assay.integrity.admissibility import Admissibility, Integrity, assess
 from agent_assay.model import Run
-from agent_assay.report.summary import manifest_of
 from agent_assay.stats import Interval, bootstrap_mean
 from agent_assay.store.store import Store
 
@@ -65,10 +65,6 @@ class Comparison:
         return self.integrity_a.tampered or self.integrity_b.tampered
 
 
-def _scorer_versions(store: Store, run: Run) -> dict[str, str]:
-    return {s["name"]: s["version"] for s in manifest_of(store, run).get("scorers", [])}
-
-
 def mismatches(
     store: Store, a: Run, b: Run, verdicts: Sequence[Admissibility] | None = None
 ) -> list[Mismatch]:
@@ -82,7 +78,7 @@ def mismatches(
                 f"item selections differ: {len(a.item_ids)} items vs {len(b.item_ids)} items",
             )
         )
-    va, vb = _scorer_versions(store, a), _scorer_versions(store, b)
+    va, vb = scorer_versions(store, a), scorer_versions(store, b)
     if va != vb:
         diff = sorted(
             f"{name}: {va.get(name, 'absent')} vs {vb.get(name, 'absent')}"
@@ -166,7 +162,9 @@ def compare_runs(store: Store, run_a: str, run_b: str) -> Comparison:
         return Comparison(a, b, tuple(found), (), (), (), va.integrity, vb.integrity)
     ta, tb = _item_means(store, a), _item_means(store, b)
     kinds = {
-        s["name"]: s["kind"] for run in (a, b) for s in manifest_of(store, run).get("scorers", [])
+        s["name"]: s["kind"]
+        for run in (a, b)
+        for s in store.manifest(run.run_id).get("scorers", [])
     }
     metrics: list[PairedMetric] = []
     for name in sorted(ta.keys() & tb.keys()):

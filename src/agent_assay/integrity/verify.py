@@ -21,6 +21,7 @@ from sqlalchemy import select
 from sqlalchemy.exc import DatabaseError
 
 from agent_assay.adapters.protocol import AgentAdapter
+from agent_assay.aggregates import scorer_versions
 from agent_assay.errors import AssayError
 from agent_assay.findings import Finding
 from agent_assay.hashing import canonical_json
@@ -286,7 +287,7 @@ def _rederive(
         out.add(where, f"scores cannot be re-derived: made by {run.adapter} {made_by}, "
                 f"installed {adapter.version}")
         return
-    recorded = {s["name"]: s["version"] for s in manifest.get("scorers", [])}
+    recorded = scorer_versions(store, run)
     installed = {s.name: s.version for s in scorers_for(adapter)}
     if recorded != installed:
         differ = sorted(
@@ -320,7 +321,7 @@ def _rederive(
 def _check_certificates(
     store: Store, run: Run, check: ChainCheck, manifest: dict[str, Any], out: RunVerification
 ) -> None:
-    versions = {s["name"]: s["version"] for s in manifest.get("scorers", [])}
+    versions = scorer_versions(store, run)
     for kind, outcome in store.control_outcomes(run.run_id).items():
         out.certificates += 1
         for why in void_reasons(store, run, outcome, check, versions):

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from scipy import stats as sps
 
-from agent_assay.controls.measure import direction
+from agent_assay.aggregates import direction
 from agent_assay.scoring.base import ScoreKind
 
 Table = Mapping[str, Mapping[str, Sequence[float]]]

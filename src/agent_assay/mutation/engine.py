@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from agent_assay.adapters.protocol import AgentAdapter
-from agent_assay.controls.measure import means, score_table
+from agent_assay.aggregates import means, score_table
 from agent_assay.hashing import stable_seed
 from agent_assay.model import Item, Run, Step, Trajectory
 from agent_assay.mutation.config import MutantSet, OperatorSpec

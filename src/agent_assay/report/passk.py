@@ -35,7 +35,6 @@ from agent_assay.adapters.registry import load_adapter
 from agent_assay.errors import AssayError
 from agent_assay.model import Run, Trajectory
 from agent_assay.report.render import console_text, fmt, fmt_ci
-from agent_assay.report.summary import manifest_of
 from agent_assay.runner import scorers_for, scoring_context
 from agent_assay.scoring.base import ScoreKind, passes
 from agent_assay.scoring.registry import score_all
@@ -309,7 +308,7 @@ def _faults(trajectories: Sequence[Trajectory]) -> dict[str, Any]:
 
 def passk_report(store: Store, run: Run, *, null_agents: bool = True) -> PassKReport:
     """Curves for the headline metrics that pass or fail, and everything beside them."""
-    manifest = manifest_of(store, run)
+    manifest = store.manifest(run.run_id)
     meta = {s["name"]: s for s in manifest.get("scorers", [])}
     headline = [h for h in manifest.get("headline", []) if h in meta]
     kinds: dict[str, ScoreKind] = {n: m.get("kind", "measure") for n, m in meta.items()}

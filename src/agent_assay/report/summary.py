@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from agent_assay.aggregates import RunStatus, run_status
 from agent_assay.hashing import stable_seed
 from agent_assay.model import Run, Trajectory
 from agent_assay.scoring.base import ScoreKind, passes
@@ -46,15 +47,6 @@ class MetricSummary:
 
 
 @dataclass(frozen=True)
-class RunStatus:
-    state: str  # complete | incomplete | interrupted | running
-    expected: int
-    stored: int
-    crashed: int
-    reasons: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
 class Consistency:
     value: float | None
     ci: Interval | None
@@ -75,29 +67,6 @@ class RunSummary:
             if m.name == name:
                 return m
         raise KeyError(name)
-
-
-def run_status(store: Store, run: Run) -> RunStatus:
-    """complete, running, interrupted or incomplete: from the stored slots and events only."""
-    events = [e.event for e in store.events(run.run_id)]
-    expected = len(run.item_ids) * run.repeats
-    stored, crashed = store.trajectory_counts(run.run_id)
-    reasons: list[str] = []
-    if stored < expected:
-        reasons.append(f"{expected - stored} of {expected} trajectories not stored")
-    if crashed:
-        reasons.append(f"{crashed} trajectories crashed (agent raised); they are scored as stored")
-    if reasons:
-        state = "interrupted" if events and events[-1] == "interrupted" else "incomplete"
-        if "complete" not in events and events[-1:] == ["started"]:
-            state = "running"
-    else:
-        state = "complete"
-    return RunStatus(state, expected, stored, crashed, tuple(reasons))
-
-
-def manifest_of(store: Store, run: Run) -> Mapping[str, Any]:
-    return store.manifest(run.run_id)
 
 
 def _metric(
@@ -177,7 +146,7 @@ def consistency(trajectories: Sequence[Trajectory], k: int) -> Consistency:
 
 def summarise(store: Store, run: Run) -> RunSummary:
     trajectories = store.trajectories(run.run_id)
-    manifest = manifest_of(store, run)
+    manifest = store.manifest(run.run_id)
     scorer_meta: dict[str, Any] = {s["name"]: s for s in manifest.get("scorers", [])}
     headline = set(manifest.get("headline", []))
     rows_by_metric: dict[str, list[ScoreRecord]] = defaultdict(list)

@@ -1,16 +1,55 @@
-"""Scoring helpers shared by controls: score trajectories, average per metric, compare.
+"""What a run's stored rows add up to, below both the gates and the reports.
 
-Direction matters: for counts lower is better, so "worse" means a rise.
+The run's status (from its stored slots and events), the scorer versions its
+current scores carry, and the scoring helpers that controls and mutation share
+(score trajectories, average per metric, compare in a metric's good direction:
+for counts lower is better, so "worse" means a rise). Integrity, report,
+controls and mutation all read these; none of them imports another for it.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
-from agent_assay.model import Item, Trajectory
+from agent_assay.model import Item, Run, Trajectory
 from agent_assay.scoring.base import ScoreKind, Scorer, ScoringContext
 from agent_assay.scoring.registry import score_all
+from agent_assay.store.store import Store
+
+
+@dataclass(frozen=True)
+class RunStatus:
+    state: str  # complete | incomplete | interrupted | running
+    expected: int
+    stored: int
+    crashed: int
+    reasons: tuple[str, ...] = ()
+
+
+def run_status(store: Store, run: Run) -> RunStatus:
+    """complete, running, interrupted or incomplete: from the stored slots and events only."""
+    events = [e.event for e in store.events(run.run_id)]
+    expected = len(run.item_ids) * run.repeats
+    stored, crashed = store.trajectory_counts(run.run_id)
+    reasons: list[str] = []
+    if stored < expected:
+        reasons.append(f"{expected - stored} of {expected} trajectories not stored")
+    if crashed:
+        reasons.append(f"{crashed} trajectories crashed (agent raised); they are scored as stored")
+    if reasons:
+        state = "interrupted" if events and events[-1] == "interrupted" else "incomplete"
+        if "complete" not in events and events[-1:] == ["started"]:
+            state = "running"
+    else:
+        state = "complete"
+    return RunStatus(state, expected, stored, crashed, tuple(reasons))
+
+
+def scorer_versions(store: Store, run: Run) -> dict[str, str]:
+    """name -> version of the scorer set the run's current scores were written by."""
+    return {s["name"]: s["version"] for s in store.manifest(run.run_id).get("scorers", [])}
 
 
 def direction(kind: ScoreKind) -> int:
@@ -55,9 +94,3 @@ def score_means(
     ctx: ScoringContext,
 ) -> dict[str, float | None]:
     return means(score_table(scorers, gold_by_item, trajectories, ctx))
-
-
-def single_score(
-    scorer: Scorer, item: Item, trajectory: Trajectory, ctx: ScoringContext
-) -> float | None:
-    return scorer.score(item.gold, trajectory, ctx).value
