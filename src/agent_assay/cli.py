@@ -17,7 +17,7 @@ from typing import Any
 import click
 from sqlalchemy.exc import DatabaseError
 
-from agent_assay.adapters.protocol import AgentAdapter
+from agent_assay.adapters.loaded import LoadedSystem
 from agent_assay.adapters.registry import DEFAULT_ADAPTER, list_adapters, load_adapter
 from agent_assay.cli_import import import_group
 from agent_assay.controls.execute import check_allowed, controls_exit_code, run_controls
@@ -267,7 +267,7 @@ def controls_group() -> None:
 
 def certified_target(
     store: Store,
-    system: AgentAdapter,
+    system: LoadedSystem,
     config_name: str,
     source: Path | None,
     run_id: str | None,

@@ -14,9 +14,10 @@ from dataclasses import dataclass
 from time import perf_counter
 from typing import Protocol
 
-from agent_assay.adapters.protocol import AgentAdapter
+from agent_assay.adapters.loaded import LoadedSystem
 from agent_assay.adapters.registry import load_adapter
 from agent_assay.errors import AgentUnreachable
+from agent_assay.llm.configs import is_model_config
 from agent_assay.model import Config, Cost, PublicItem, Suite, Trajectory
 
 
@@ -28,14 +29,26 @@ class Task:
     repetition: int
 
 
-def run_task(adapter: AgentAdapter, task: Task) -> Trajectory:
+def act(system: LoadedSystem, task: Task) -> Trajectory:
+    """Who acts on an item: the harness's model agent for a model config (driven through
+    the system's episodes), else the system's own agent."""
+    if is_model_config(task.config.params):
+        from agent_assay.llm.drive import model_episode  # imports the OpenAI client
+
+        return model_episode(
+            system, task.item, task.config, seed=task.seed, repetition=task.repetition
+        )
+    return system.run_item(task.item, task.config, seed=task.seed, repetition=task.repetition)
+
+
+def run_task(system: LoadedSystem, task: Task) -> Trajectory:
     """Run one item; an agent that raises yields a crashed trajectory, not a crashed run.
 
     A crash because the agent could not be reached (AgentUnreachable) is marked in meta, so
     `run` can tell a failed measurement from a measured failure."""
     started = perf_counter()
     try:
-        return adapter.run_item(task.item, task.config, seed=task.seed, repetition=task.repetition)
+        return act(system, task)
     except Exception as exc:
         frame = traceback.extract_tb(exc.__traceback__)[-1] if exc.__traceback__ else None
         where = f" at {frame.filename}:{frame.lineno}" if frame else ""
@@ -57,7 +70,7 @@ class Executor(Protocol):
 
 
 class SequentialExecutor:
-    def __init__(self, adapter: AgentAdapter) -> None:
+    def __init__(self, adapter: LoadedSystem) -> None:
         self.adapter = adapter
 
     def run(self, tasks: Iterable[Task]) -> Iterator[Trajectory]:
@@ -65,7 +78,7 @@ class SequentialExecutor:
             yield run_task(self.adapter, task)
 
 
-_worker_adapter: AgentAdapter | None = None
+_worker_adapter: LoadedSystem | None = None
 
 
 def _init_worker(adapter_name: str, suite: Suite) -> None:
@@ -104,7 +117,7 @@ class ProcessPoolExecutorBackend:
                 yield future.result()
 
 
-def make_executor(adapter: AgentAdapter, workers: int, suite: Suite) -> Executor:
+def make_executor(adapter: LoadedSystem, workers: int, suite: Suite) -> Executor:
     if workers <= 1:
         return SequentialExecutor(adapter)
     return ProcessPoolExecutorBackend(adapter.name, workers, suite)

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from agent_assay.adapters.protocol import AgentAdapter
-from agent_assay.runner import score_records, scorer_manifest, scorers_for, scoring_context
+from agent_assay.adapters.loaded import LoadedSystem, load_system
+from agent_assay.runner import score_records, scorer_manifest
 from agent_assay.store.chain_check import require_intact
 from agent_assay.store.store import ScoreRecord, Store
 
@@ -27,14 +27,15 @@ class RescoreResult:
     unchanged: int
 
 
-def fresh_scores(store: Store, adapter: AgentAdapter, run_id: str) -> list[ScoreRecord]:
+def fresh_scores(store: Store, system: LoadedSystem | object, run_id: str) -> list[ScoreRecord]:
     """Every stored trajectory of `run_id` scored again by the adapter's scorers now."""
     run = store.get_run(run_id)
     suite = store.get_suite(run.suite_hash)
+    adapter = load_system(system)
     adapter.prepare(suite)
     items = suite.by_id()
-    scorers = scorers_for(adapter)
-    ctx = scoring_context(adapter)
+    scorers = adapter.scorers()
+    ctx = adapter.scoring_context()
     return [
         record
         for trajectory in store.trajectories(run_id)
@@ -42,7 +43,8 @@ def fresh_scores(store: Store, adapter: AgentAdapter, run_id: str) -> list[Score
     ]
 
 
-def rescore(store: Store, adapter: AgentAdapter, run_id: str) -> RescoreResult:
+def rescore(store: Store, system: LoadedSystem | object, run_id: str) -> RescoreResult:
+    adapter = load_system(system)
     require_intact(store, run_id, "re-scored")
     current = {r.slot_key(): r for r in store.current_scores(run_id)}
     fresh = fresh_scores(store, adapter, run_id)
@@ -56,7 +58,7 @@ def rescore(store: Store, adapter: AgentAdapter, run_id: str) -> RescoreResult:
     generation = store.append_generation(
         run_id,
         f"re-scored: {changed} rows changed, {removed} removed",
-        scorer_manifest(scorers_for(adapter)),
+        scorer_manifest(adapter.scorers()),
         fresh,
     )
     return RescoreResult(generation, len(fresh), changed + removed, unchanged)

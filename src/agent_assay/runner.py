@@ -17,14 +17,16 @@ from pathlib import Path
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from agent_assay.adapters.protocol import AgentAdapter
+from agent_assay.adapters.loaded import LoadedSystem, load_system
 from agent_assay.aggregates import scorer_versions
 from agent_assay.errors import AssayError
 from agent_assay.executors import Task, make_executor
 from agent_assay.hashing import stable_seed
+from agent_assay.llm.configs import is_model_config
+from agent_assay.llm.endpoint import resolve_endpoint
 from agent_assay.model import Config, Item, Run, Suite, Trajectory
 from agent_assay.scoring.base import Scorer, ScoringContext
-from agent_assay.scoring.registry import default_scorers, score_all
+from agent_assay.scoring.registry import score_all
 from agent_assay.store.chain_check import require_intact
 from agent_assay.store.store import ScoreRecord, Store
 from agent_assay.version import harness_version
@@ -41,17 +43,17 @@ class RunResult:
     first_unreachable: str | None = None
 
 
-def scorers_for(adapter: AgentAdapter) -> tuple[Scorer, ...]:
-    return (*default_scorers(), *adapter.extra_scorers())
+SystemLike = object
+"""A loaded system, or any object implementing the plugin surface (checked on use by
+`load_system`, so a script can hand its own system object to any of these functions)."""
 
 
-def scoring_context(adapter: AgentAdapter) -> ScoringContext:
-    return ScoringContext(
-        arg_normalisers=adapter.arg_normalisers(),
-        mutating_tools=frozenset(adapter.mutating_tools()),
-        order_anchor_tool=adapter.order_anchor_tool(),
-        baseline_state=adapter.baseline_snapshot(None),
-    )
+def scorers_for(system: SystemLike) -> tuple[Scorer, ...]:
+    return load_system(system).scorers()
+
+
+def scoring_context(system: SystemLike) -> ScoringContext:
+    return load_system(system).scoring_context()
 
 
 def score_records(
@@ -71,7 +73,8 @@ def score_records(
     ]
 
 
-def resolve_config(adapter: AgentAdapter, name: str) -> Config:
+def resolve_config(system: SystemLike, name: str) -> Config:
+    adapter = load_system(system)
     available = adapter.configs()
     if name not in available:
         raise AssayError(
@@ -95,7 +98,8 @@ def select_items(suite: Suite, *, tags: Sequence[str] = (), limit: int | None = 
     return chosen
 
 
-def build_and_store_suite(store: Store, adapter: AgentAdapter, source: Path | None) -> Suite:
+def build_and_store_suite(store: Store, system: SystemLike, source: Path | None) -> Suite:
+    adapter = load_system(system)
     suite = adapter.build_suite(source)
     if not suite.items:
         raise AssayError(f"adapter {adapter.name} built an empty suite from {source}")
@@ -111,7 +115,7 @@ def build_and_store_suite(store: Store, adapter: AgentAdapter, source: Path | No
 
 def start_run(
     store: Store,
-    adapter: AgentAdapter,
+    system: SystemLike,
     suite: Suite,
     config: Config,
     *,
@@ -120,11 +124,12 @@ def start_run(
     items: Sequence[Item],
     extra_env: Mapping[str, object] | None = None,
 ) -> Run:
+    adapter = load_system(system)
     if repeats < 1:
         raise AssayError(f"--repeats must be at least 1, got {repeats}")
     store.put_config(config)
-    env = {**adapter.environment(config), **(extra_env or {})}
-    scorers = scorers_for(adapter)
+    env = {**run_environment(adapter, config), **(extra_env or {})}
+    scorers = adapter.scorers()
     manifest = run_manifest(adapter, config, scorers)
     return store.create_run(
         adapter=adapter.name,
@@ -135,7 +140,7 @@ def start_run(
         seed=seed,
         item_ids=[i.item_id for i in items],
         env=env,
-        affects_results=adapter.affects_results() & env.keys(),
+        affects_results=affects_results(adapter, config) & env.keys(),
         started=manifest,
     )
 
@@ -148,14 +153,34 @@ def scorer_manifest(scorers: Sequence[Scorer]) -> list[dict[str, str]]:
     ]
 
 
+def run_environment(adapter: LoadedSystem, config: Config) -> dict[str, object]:
+    """What is recorded with a run: the system's facts, and the model's for a model config."""
+    env: dict[str, object] = adapter.environment(config)
+    if is_model_config(config.params):
+        endpoint = resolve_endpoint(config.params)
+        env |= {
+            "model": endpoint.model,
+            "model_base_url": endpoint.base_url,
+            "model_loopback": endpoint.loopback,
+        }
+    return env
+
+
+def affects_results(adapter: LoadedSystem, config: Config) -> frozenset[str]:
+    """The environment keys that make runs incomparable: the system's, and for a model
+    config the model's name."""
+    extra = {"model"} if is_model_config(config.params) else set()
+    return adapter.affects_results() | extra
+
+
 def run_manifest(
-    adapter: AgentAdapter, config: Config, scorers: Sequence[Scorer]
+    adapter: LoadedSystem, config: Config, scorers: Sequence[Scorer]
 ) -> dict[str, object]:
     """What a report needs to read a run without loading its adapter: scorer kinds, headline,
     and the versions of the adapter and the harness that made it."""
     return {
         "scorers": scorer_manifest(scorers),
-        "headline": list(adapter.headline_metrics()),
+        "headline": list(adapter.headline),
         "deterministic": adapter.deterministic(config),
         "adapter_version": adapter.version,
         "harness_version": harness_version(),
@@ -202,13 +227,14 @@ def terminal_progress(label: str, total: int, enabled: bool) -> Iterator[Progres
 
 def execute_run(
     store: Store,
-    adapter: AgentAdapter,
+    system: SystemLike,
     run: Run,
     *,
     workers: int = 1,
     progress: bool | None = None,
 ) -> RunResult:
     """Run every (item, repetition) not yet stored for `run`; safe to call again to resume."""
+    adapter = load_system(system)
     require_intact(store, run.run_id, "run")
     suite = store.get_suite(run.suite_hash)
     adapter.prepare(suite)
@@ -217,9 +243,9 @@ def execute_run(
     stored = store.stored_slots(run.run_id)
     slots = [(i, r) for i in run.item_ids for r in range(1, run.repeats + 1)]
     todo = [s for s in slots if s not in stored]
-    scorers = scorers_for(adapter)
+    scorers = adapter.scorers()
     check_scorer_set(store, run, scorers)
-    ctx = scoring_context(adapter)
+    ctx = adapter.scoring_context()
     tasks = (
         Task(items[item_id].public(), config, stable_seed(run.seed, item_id, rep), rep)
         for item_id, rep in todo

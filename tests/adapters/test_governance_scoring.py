@@ -18,6 +18,7 @@ from agent_assay.adapters.governance_scoring import (
     plant_skipped_approval,
     world_of,
 )
+from agent_assay.adapters.loaded import LoadedSystem, load_system
 from agent_assay.errors import AssayError
 from agent_assay.model import Gold, Item, Suite, Trajectory
 from agent_assay.runner import resolve_config, scoring_context
@@ -33,8 +34,8 @@ REWARD, VALID, EXCESS, DEFECTS = (
 
 
 @pytest.fixture(scope="module")
-def adapter() -> GovernanceAdapter:
-    return GovernanceAdapter()
+def adapter() -> LoadedSystem:
+    return load_system(GovernanceAdapter())
 
 
 @pytest.fixture(scope="module")
@@ -48,7 +49,7 @@ def ctx(adapter: GovernanceAdapter) -> ScoringContext:
 
 
 def oracle(adapter: GovernanceAdapter, item: Item) -> Trajectory:
-    return adapter.replay(item.public(), item.gold.path, seed=0)
+    return adapter.replay_view().replay(item.public(), item.gold.path, seed=0)
 
 
 def value(scorer: object, gold: Gold, t: Trajectory, ctx: ScoringContext) -> float | None:
@@ -66,7 +67,7 @@ def test_every_scorer_is_named_versioned_defined_and_plants() -> None:
     for scorer in governance_scorers():
         assert scorer.version and scorer.definition and "\n" not in scorer.definition
         assert callable(getattr(scorer, "plant_defect", None))
-    assert GovernanceAdapter().headline_metrics() == (
+    assert load_system(GovernanceAdapter()).headline == (
         "governance.reward",
         "governance.execution_valid",
     )

@@ -12,8 +12,9 @@ import pytest
 from agent_assay.adapters import governance
 from agent_assay.adapters.governance import DEFAULT_SPEC, GovernanceAdapter, load_spec
 from agent_assay.adapters.governance_scoring import world_of
-from agent_assay.adapters.protocol import AgentAdapter
+from agent_assay.adapters.loaded import LoadedSystem, load_system
 from agent_assay.adapters.registry import load_adapter
+from agent_assay.adapters.system import System
 from agent_assay.errors import AssayError
 from agent_assay.hashing import canonical_json
 from agent_assay.model import Config, PublicItem, Suite
@@ -24,8 +25,8 @@ CLI = Path(sys.executable).with_name("agent-assay")
 
 
 @pytest.fixture(scope="module")
-def adapter() -> GovernanceAdapter:
-    return GovernanceAdapter()
+def adapter() -> LoadedSystem:
+    return load_system(GovernanceAdapter())
 
 
 @pytest.fixture(scope="module")
@@ -40,8 +41,8 @@ def config(adapter: GovernanceAdapter, name: str) -> Config:
 # ---- the suite --------------------------------------------------------------------------------
 def test_registered_and_implements_the_protocol() -> None:
     loaded = load_adapter("governance")
-    assert isinstance(loaded, GovernanceAdapter)
-    assert isinstance(loaded, AgentAdapter)
+    assert isinstance(loaded.raw, GovernanceAdapter)
+    assert isinstance(loaded.raw, System)
 
 
 def test_default_suite_is_the_64_medium_eval_worlds(suite: Suite) -> None:
@@ -201,19 +202,19 @@ def test_null_agent_makes_no_calls_and_search_only_is_not_one(
         only = config(adapter, "search_only")
         searched = adapter.run_item(item.public(), only, seed=0, repetition=1)
         assert searched.steps, "search_only makes calls, so it cannot be a null agent"
-        assert not set(adapter.mutating_tools()) & {s.call.tool for s in searched.steps}
+        assert not set(adapter.facts.mutating_tools) & {s.call.tool for s in searched.steps}
 
 
 def test_facts_for_scorers_and_controls(adapter: GovernanceAdapter, suite: Suite) -> None:
-    assert set(adapter.tool_catalogue()) == {s.name for s in TOOL_SPECS}
-    assert set(adapter.mutating_tools()) == {s.name for s in TOOL_SPECS if s.mutating}
-    assert "record_authorization" in adapter.mutating_tools()
-    assert "execute_action" in adapter.mutating_tools()
-    assert adapter.order_anchor_tool() is None
-    assert adapter.arg_normalisers() == {}
-    base = adapter.baseline_snapshot()
+    assert set(adapter.replay_view().tool_catalogue()) == {s.name for s in TOOL_SPECS}
+    assert set(adapter.facts.mutating_tools) == {s.name for s in TOOL_SPECS if s.mutating}
+    assert "record_authorization" in adapter.facts.mutating_tools
+    assert "execute_action" in adapter.facts.mutating_tools
+    assert adapter.facts.order_anchors == {}
+    assert adapter.facts.arg_normalisers == {}
+    base = adapter.replay_view().baseline_snapshot()
     assert base["task_id"] is None and base["authorizations"] == [] and base["execution"] is None
-    pools = adapter.argument_pools()
+    pools = adapter.replay_view().argument_pools()
     task = world_of(suite.items[0].gold.truth)
     assert task.request.entity_id in pools["entity_id"]
     assert {p.person_id for p in task.world.people} <= set(pools["signatory_person_id"])

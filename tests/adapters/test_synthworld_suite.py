@@ -15,6 +15,7 @@ from synthworld.agentic import export_agentic_benchmark, generate_asteria_agenti
 
 import authority_auditor
 from agent_assay.adapters import synthworld_agentic as sw
+from agent_assay.adapters.loaded import load_system
 from agent_assay.adapters.registry import load_adapter
 from agent_assay.adapters.synthworld_agentic import SynthWorldAgenticAdapter
 from agent_assay.errors import AssayError
@@ -83,7 +84,7 @@ def test_generated_and_exported_sources_build_the_same_suite(exported: Path) -> 
 
 
 def test_reference_is_marked_as_a_positive_control() -> None:
-    adapter = SynthWorldAgenticAdapter()
+    adapter = load_system(SynthWorldAgenticAdapter())
     env = adapter.environment(config(adapter, "reference"))
     assert env["positive_control"] is True and "evaluator" in env["agent_reads"]
     assert "positive control" in adapter.configs()["reference"]["role"]
@@ -109,7 +110,7 @@ def test_auditor_reads_only_public_data(
 ) -> None:
     root = tmp_path / "bench"
     shutil.copytree(exported, root)
-    adapter = SynthWorldAgenticAdapter()
+    adapter = load_system(SynthWorldAgenticAdapter())
     suite = adapter.build_suite(root)
     shutil.rmtree(root / "evaluator")
 
@@ -141,11 +142,11 @@ def test_auditor_reads_only_public_data(
 
 
 def test_pools_and_catalogue_are_public_and_well_formed() -> None:
-    adapter = SynthWorldAgenticAdapter()
-    catalogue = adapter.tool_catalogue()
+    adapter = load_system(SynthWorldAgenticAdapter())
+    catalogue = adapter.replay_view().tool_catalogue()
     assert list(catalogue) == ["observe_action"]
     required = catalogue["observe_action"]["required"]
-    pools = adapter.argument_pools()
+    pools = adapter.replay_view().argument_pools()
     assert set(required) == set(pools)
     assert pools["decision"] == ["allow", "deny"]
     public_text = json.dumps(generate_asteria_agentic_v1().public.model_dump(mode="json"))

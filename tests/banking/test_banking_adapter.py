@@ -5,7 +5,7 @@ from __future__ import annotations
 import shutil
 import subprocess
 import sys
-from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -23,7 +23,7 @@ from agent_assay.runner import (
     select_items,
     start_run,
 )
-from agent_assay.scoring.base import ScoreKind, Scorer, ScoreValue, ScoringContext
+from agent_assay.scoring.base import ScoreKind, ScoreValue, ScoringContext
 from agent_assay.store import Store, open_store
 from synthbank.scripts import default_scripts_dir
 
@@ -101,8 +101,7 @@ class CountsCalls:
 class UpgradedBanking(BankingAdapter):
     """Version 1.1.0 measures one more thing, as an upgraded adapter might."""
 
-    def extra_scorers(self) -> Sequence[Scorer]:
-        return (CountsCalls(),)
+    facts = replace(BankingAdapter.facts, scorers=(CountsCalls(),))
 
 
 def test_runs_at_different_adapter_versions_are_refused(store: Store) -> None:

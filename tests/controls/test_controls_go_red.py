@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -132,8 +133,7 @@ def test_broken_environment_fails_positive_control(store: Store) -> None:
 
 
 class NoAnchor(RichToyAdapter):
-    def order_anchor_tool(self) -> str | None:
-        return None
+    facts = replace(RichToyAdapter.facts, order_anchors={})
 
 
 def test_a_scorer_that_applies_nowhere_is_idle_not_blind(store: Store) -> None:

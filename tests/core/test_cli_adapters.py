@@ -62,11 +62,11 @@ def test_registry_loads_lists_and_refuses(monkeypatch: pytest.MonkeyPatch) -> No
         missing="tests.support.no_such_module:Thing",
     )
     assert registry.adapter_names() == ["explodes", "missing", "notone", "toy"]
-    assert isinstance(registry.load_adapter("toy"), ToyAdapter)
+    assert isinstance(registry.load_adapter("toy").raw, ToyAdapter)
     with pytest.raises(AssayError, match=r"^unknown adapter: nope \(registered: explodes, "
                                          r"missing, notone, toy\)$"):
         registry.load_adapter("nope")
-    with pytest.raises(AssayError, match=r"^adapter notone does not implement the AgentAdapter"):
+    with pytest.raises(AssayError, match=r"^adapter notone is missing version$"):
         registry.load_adapter("notone")
     with pytest.raises(AssayError, match=r"^adapter explodes failed to load: RuntimeError: "
                                          r"no lamps today$"):

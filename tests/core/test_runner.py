@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import sqlite3
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -21,7 +22,7 @@ from agent_assay.runner import (
     scoring_context,
     select_items,
 )
-from agent_assay.scoring.base import Scorer, ScoreValue, ScoringContext
+from agent_assay.scoring.base import ScoreValue, ScoringContext
 from agent_assay.scoring.registry import default_scorers
 from agent_assay.store import Store
 from tests.support.toy import ToyAdapter, toy_items
@@ -193,8 +194,7 @@ class BoomScorer:
 
 
 class BoomToy(ToyAdapter):
-    def extra_scorers(self) -> tuple[Scorer, ...]:
-        return (BoomScorer(),)
+    facts = replace(ToyAdapter.facts, scorers=(BoomScorer(),))
 
 
 def test_scorer_error_interrupts_run_without_half_written_slot(store: Store) -> None:

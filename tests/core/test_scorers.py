@@ -37,7 +37,7 @@ LAMP_RULES = {"lamp": ("strip", "upper")}
 TOY = ScoringContext(
     arg_normalisers={t: LAMP_RULES for t in ("look", "switch_on", "switch_off")},
     mutating_tools=frozenset({"switch_on", "switch_off"}),
-    order_anchor_tool="look",
+    order_anchors={"*": "look"},
     baseline_state={"lamps": {"L1": {"on": False}, "L2": {"on": False}}},
 )
 

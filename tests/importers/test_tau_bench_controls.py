@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from agent_assay.adapters.loaded import load_system
 from agent_assay.adapters.tau_bench import TauBenchAdapter, TauReward
 from agent_assay.controls.bands import not_applicable
 from agent_assay.controls.base import ControlOutcome
@@ -125,14 +126,15 @@ def test_scorer_selftest_plants_in_gold_recorded_without_executing(
 
 def test_reward_rule_planted_defects(certified: tuple[Store, Run, Any]) -> None:
     store, run, _ = certified
-    adapter = TauBenchAdapter()
-    (reward,) = [s for s in adapter.extra_scorers() if s.name == "tau.reward"]
+    adapter = load_system(TauBenchAdapter())
+    (reward,) = [s for s in adapter.facts.scorers if s.name == "tau.reward"]
     items = store.get_suite(run.suite_hash).by_id()
     ctx = scoring_context(adapter)
     writes, reads = items["000"], items["012"]  # book_reservation; no gold action at all
     nothing = adapter.null_agents()["do_nothing"](reads.public(), store.get_config(run.config_hash))
     assert not nothing.steps and reward.score(reads.gold, nothing, ctx).value == 1.0
-    wrote = adapter.record_without_executing(writes.public(), writes.gold.path)
+    assert adapter.recorder is not None
+    wrote = adapter.recorder.record_without_executing(writes.public(), writes.gold.path)
     assert reward.score(writes.gold, wrote, ctx).value == 0.0  # nothing ran, gold writes
     published = next(t for t in store.trajectories(run.run_id)
                      if t.item_id == "000" and t.meta["published_reward"] == 0.0)

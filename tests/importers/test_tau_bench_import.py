@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from agent_assay import cli
+from agent_assay.adapters.loaded import load_system
 from agent_assay.adapters.tau_bench import (
     PUBLISHED,
     WRITE_TOOLS,
@@ -238,12 +239,11 @@ def test_read_only_gold_without_outputs_is_19_of_50_tasks() -> None:
 def test_the_adapter_refuses_to_execute(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    adapter = TauBenchAdapter()
+    adapter = load_system(TauBenchAdapter())
     item = parse_results(real_file()).suite.items[0]
     with pytest.raises(AssayError, match="cannot run an agent on item 000"):
         adapter.run_item(item.public(), Config("tau-bench", "x", {}), seed=0, repetition=1)
-    with pytest.raises(AssayError, match=r"cannot replay calls on item 000: .*airline environment"):
-        adapter.replay(item.public(), item.gold.path, seed=0)
+    assert adapter.replay_view() is None  # it declares no replay capability
     with pytest.raises(AssayError, match="no bundled suite"):
         adapter.build_suite(None)
     db = tmp_path / "assay.db"

@@ -334,7 +334,7 @@ def test_bad_tool_arguments_mark_that_trajectory_malformed(tmp_path: Path, store
         ("000", 2),
         ("001", 1),
     ]
-    report = passk_report(store, imported.run, null_agents=False)
+    report = passk_report(store, imported.run)
     assert len(report.faults["malformed"]) == 2
     text = render_passk(report)
     assert "malformed trajectories: 2" in text

@@ -18,6 +18,8 @@ from typing import Any
 
 import pytest
 
+from agent_assay.adapters.tau_bench import TauBenchAdapter
+from agent_assay.controls.execute import run_controls
 from agent_assay.importers.tau_bench import import_results
 from agent_assay.model import Run
 from agent_assay.report.passk import (
@@ -36,8 +38,11 @@ EXACT_PASS_HAT = {1: Fraction(21, 50), 2: Fraction(41, 150), 3: Fraction(11, 50)
 
 @pytest.fixture(scope="module")
 def imported(tmp_path_factory: pytest.TempPathFactory) -> tuple[Store, Run]:
+    """The imported run with its controls run, so the null agent's passes are stored."""
     store = open_store(str(tmp_path_factory.mktemp("tau_report") / "assay.db"))
-    return store, import_results(store, real_file()).run
+    run = import_results(store, real_file()).run
+    run_controls(store, TauBenchAdapter(), run)
+    return store, run
 
 
 @pytest.fixture(scope="module")
@@ -177,6 +182,6 @@ def test_any_run_gets_a_curve(store: Store) -> None:
     run = start_run(store, adapter, suite, resolve_config(adapter, "good"), repeats=3, seed=0,
                     items=list(suite.items))
     execute_run(store, adapter, run, progress=False)
-    report = passk_report(store, run, null_agents=False)
+    report = passk_report(store, run)
     assert report.curves and all(len(c.points) == 3 for c in report.curves)
     assert "pass^k and pass@k, k = 1..3" in render_passk(report)

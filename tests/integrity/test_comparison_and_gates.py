@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from dataclasses import replace
 
 import pytest
 
@@ -18,7 +18,7 @@ from agent_assay.runner import (
     select_items,
     start_run,
 )
-from agent_assay.scoring.base import ScoreKind, Scorer, ScoreValue, ScoringContext
+from agent_assay.scoring.base import ScoreKind, ScoreValue, ScoringContext
 from agent_assay.store import Store
 from tests.support.toy import RichToyAdapter, ToyAdapter
 
@@ -36,8 +36,7 @@ class CallCount:
 class NewerToy(RichToyAdapter):
     """Version 1.1.0 records one more metric, as an upgraded adapter might."""
 
-    def extra_scorers(self) -> Sequence[Scorer]:
-        return (CallCount(),)
+    facts = replace(RichToyAdapter.facts, scorers=(CallCount(),))
 
 
 def make_run(store: Store, adapter: ToyAdapter, config: str = "good", repeats: int = 1,

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_assay.adapters.protocol import AgentAdapter
+from agent_assay.adapters.system import System
 from agent_assay.controls.execute import run_controls
 from agent_assay.errors import AssayError
 from agent_assay.integrity.admissibility import assess
@@ -83,7 +83,7 @@ def db(certified: Certified, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
     yield copy
 
 
-def adapter_named(name: str) -> AgentAdapter:
+def adapter_named(name: str) -> System:
     if name != "richtoy":
         raise AssayError(f"unknown adapter: {name}")
     return RichToyAdapter()

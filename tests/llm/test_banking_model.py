@@ -10,13 +10,17 @@ from typing import Any
 import pytest
 
 from agent_assay.adapters.banking import MODEL_INSTRUCTIONS, BankingAdapter
+from agent_assay.adapters.loaded import load_system
 from agent_assay.controls.execute import run_controls
+from agent_assay.executors import Task, act
 from agent_assay.hashing import stable_seed
 from agent_assay.model import Config
 from agent_assay.runner import (
+    affects_results,
     build_and_store_suite,
     execute_run,
     resolve_config,
+    run_environment,
     select_items,
     start_run,
 )
@@ -47,7 +51,7 @@ def model_config(adapter: BankingAdapter, name: str) -> Config:
 
 
 def test_configs_hash_their_parameters_and_leave_the_mocks_alone() -> None:
-    adapter = BankingAdapter()
+    adapter = load_system(BankingAdapter())
     configs = {n: resolve_config(adapter, n) for n in adapter.configs()}
     assert set(configs) == {"mock", "mock-noisy", "smollm2-t0", "smollm2-t07"}
     # the mocks' hashes are the ones in the committed reports (README's report blocks)
@@ -69,22 +73,22 @@ def test_configs_hash_their_parameters_and_leave_the_mocks_alone() -> None:
 
 
 def test_run_item_executes_the_models_calls_in_synthbank(monkeypatch: pytest.MonkeyPatch) -> None:
-    adapter = BankingAdapter()
+    adapter = load_system(BankingAdapter())
     item = adapter.build_suite().by_id()["balance_inquiry-all-accounts-007"]
     config = model_config(adapter, "smollm2-t07")
     with fake_server(polite_policy) as server:
         monkeypatch.setenv("AA_MODEL_BASE_URL", server.base_url)
-        trajectory = adapter.run_item(item.public(), config, seed=1234, repetition=2)
-        env = adapter.environment(config)
+        trajectory = act(adapter, Task(item.public(), config, 1234, 2))
+        env = run_environment(adapter, config)
     assert env["model"] == "SmolLM2-135M-Instruct.Q4_1" and env["model_loopback"] is True
     assert env["model_base_url"] == server.base_url
-    assert "model" in adapter.affects_results()
+    assert "model" in affects_results(adapter, config)
     [step] = trajectory.steps
     assert step.call.tool == "get_customer" and step.ok
     assert step.call.args == {"customer_id": "SYN-CUST-0009"}
     assert step.result["customer_id"] == "SYN-CUST-0009"
     assert trajectory.outcome == "informed" and not trajectory.crashed
-    assert trajectory.final_state == adapter.baseline_snapshot(None)
+    assert trajectory.final_state == adapter.replay_view().baseline_snapshot()
     assert trajectory.cost.reason == "local model" and trajectory.repetition == 2
     first = server.requests[0]
     assert first["model"] == "SmolLM2-135M-Instruct.Q4_1"
@@ -120,7 +124,7 @@ def model_run(
 def test_malformed_arguments_score_as_failures(
     store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    adapter = BankingAdapter()
+    adapter = load_system(BankingAdapter())
     with fake_server(malformed_policy) as server:
         monkeypatch.setenv("AA_MODEL_BASE_URL", server.base_url)
         run = model_run(store, adapter, "smollm2-t0", items=2, repeats=1, tag="balance_inquiry")
@@ -139,7 +143,7 @@ def test_controls_on_a_model_run_do_not_go_red_on_wall_clock(
 ) -> None:
     """A model that repeats itself passes identical_config: latencies and request records
     (meta) differ between the two executions, and are declared nondeterministic."""
-    adapter = BankingAdapter()
+    adapter = load_system(BankingAdapter())
     with fake_server(polite_policy) as server:
         monkeypatch.setenv("AA_MODEL_BASE_URL", server.base_url)
         run = model_run(store, adapter, "smollm2-t0", items=3, repeats=2, tag="card_lost_stolen")

@@ -7,7 +7,9 @@ from typing import Any
 import pytest
 
 from agent_assay.adapters.governance import MODEL_INSTRUCTIONS, GovernanceAdapter
-from agent_assay.runner import resolve_config
+from agent_assay.adapters.loaded import load_system
+from agent_assay.executors import Task, act
+from agent_assay.runner import affects_results, resolve_config, run_environment
 from tests.llm.fake_openai import Action, call, completion, fake_server
 
 
@@ -21,21 +23,21 @@ def search_then_stop(body: dict[str, Any]) -> Action:
 def test_model_configs_run_govsim_tools_and_are_scored_by_its_validator(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    adapter = GovernanceAdapter()
+    adapter = load_system(GovernanceAdapter())
     item = adapter.build_suite().items[0]
     config = resolve_config(adapter, "smollm2-t0")
     assert not adapter.deterministic(config)
     assert config.config_hash != resolve_config(adapter, "smollm2-t07").config_hash
     with fake_server(search_then_stop) as server:
         monkeypatch.setenv("AA_MODEL_BASE_URL", server.base_url)
-        trajectory = adapter.run_item(item.public(), config, seed=7, repetition=1)
-        env = adapter.environment(config)
+        trajectory = act(adapter, Task(item.public(), config, 7, 1))
+        env = run_environment(adapter, config)
     [step] = trajectory.steps
     assert step.call.tool == "search_records" and step.ok
     # nothing executed, so govsim's validator gives no reward and the outcome says why
     assert trajectory.outcome == "not_executed"
     assert trajectory.meta["validator"]["reward"] == 0.0
-    assert env["model_loopback"] is True and "model" in adapter.affects_results()
+    assert env["model_loopback"] is True and "model" in affects_results(adapter, config)
     first = server.requests[0]
     assert first["messages"][0]["content"].startswith(MODEL_INSTRUCTIONS)
     offered = {t["function"]["name"] for t in first["tools"]}

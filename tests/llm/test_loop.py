@@ -7,20 +7,18 @@ from typing import Any
 
 import pytest
 
+from agent_assay.adapters.system import ToolOutcome, ToolSpec
 from agent_assay.errors import AgentUnreachable, AssayError
-from agent_assay.llm import (
+from agent_assay.llm.drive import trajectory_of
+from agent_assay.llm.endpoint import Endpoint, is_loopback, resolve_endpoint
+from agent_assay.llm.loop import (
     MALFORMED_KEY,
     AgentLoop,
-    Endpoint,
-    LoopSettings,
     ModelRequestRejected,
-    ToolOutcome,
-    ToolSpec,
-    is_loopback,
-    resolve_endpoint,
-    trajectory_of,
+    openai_tool,
+    parse_arguments,
 )
-from agent_assay.llm.loop import parse_arguments
+from agent_assay.llm.settings import LoopSettings
 from tests.llm.fake_openai import (
     Action,
     call,
@@ -250,11 +248,11 @@ def test_free_strings_can_be_bounded_for_grammar_servers() -> None:
             "items": {"type": "array", "items": {"type": "string"}},
         },
     })
-    props = spec.as_openai(32)["function"]["parameters"]["properties"]
+    props = openai_tool(spec, 32)["function"]["parameters"]["properties"]
     assert props["free"]["maxLength"] == 32 and props["items"]["items"]["maxLength"] == 32
     assert "maxLength" not in props["kind"] and "maxLength" not in props["code"]
     assert props["short"]["maxLength"] == 5 and "maxLength" not in props["n"]
-    assert "maxLength" not in spec.as_openai()["function"]["parameters"]["properties"]["free"]
+    assert "maxLength" not in openai_tool(spec)["function"]["parameters"]["properties"]["free"]
     assert "maxLength" not in spec.parameters["properties"]["free"]  # the spec is not mutated
 
 

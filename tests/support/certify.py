@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent_assay.adapters.protocol import AgentAdapter
+from agent_assay.adapters.system import System
 from agent_assay.controls.execute import controls_exit_code, run_controls
 from agent_assay.integrity.admissibility import assess
 from agent_assay.runner import (
@@ -17,7 +17,7 @@ from agent_assay.runner import (
 from agent_assay.store import Store
 
 
-def certify(store: Store, adapter: AgentAdapter, config: str) -> dict[str, Any]:
+def certify(store: Store, adapter: System, config: str) -> dict[str, Any]:
     """The run, each control's outcome (by kind), the stored payloads, and the verdict."""
     suite = build_and_store_suite(store, adapter, None)
     run = start_run(

@@ -13,6 +13,7 @@ from pathlib import Path
 from time import perf_counter
 from typing import Any
 
+from agent_assay.adapters.system import Facts
 from agent_assay.model import (
     Config,
     Cost,
@@ -25,7 +26,6 @@ from agent_assay.model import (
     ToolCall,
     Trajectory,
 )
-from agent_assay.scoring.base import Scorer
 
 LAMPS = ("L1", "L2", "L3", "L4")
 MUTATING = ("switch_on", "switch_off")
@@ -93,6 +93,14 @@ class ToyAdapter:
 
     name = "toy"
     version = "1.0.0"
+    facts = Facts(
+        headline_metrics=("trajectory.exact", "outcome.match", "state.assertions"),
+        mutating_tools=MUTATING,
+        order_anchors={"*": "look"},
+        arg_normalisers={tool: {"lamp": ("strip", "upper")} for tool in ("look", *MUTATING)},
+        affects_results=frozenset({"adapter_version", "world"}),
+        deterministic_configs=frozenset({"good", "wrong_arg", "crashy"}),
+    )
 
     def __init__(self, version: str = "1.0.0") -> None:
         self.version = version
@@ -153,38 +161,14 @@ class ToyAdapter:
 
         return {"do_nothing": do_nothing}
 
-    def deterministic(self, config: Config) -> bool:
-        return config.params["mode"] not in ("noisy", "unseeded")
-
-    def arg_normalisers(self) -> Mapping[str, Mapping[str, tuple[str, ...]]]:
-        return {tool: {"lamp": ("strip", "upper")} for tool in ("look", *MUTATING)}
-
-    def mutating_tools(self) -> tuple[str, ...]:
-        return MUTATING
-
-    def order_anchor_tool(self) -> str | None:
-        return "look"
-
-    def baseline_snapshot(self, seed: int | None = None) -> dict[str, Any]:
-        return baseline()
-
-    def environment(self, config: Config) -> Mapping[str, Any]:
-        return {"adapter": self.name, "adapter_version": self.version, "world": "lamps-1"}
-
-    def affects_results(self) -> frozenset[str]:
-        return frozenset({"adapter_version", "world"})
-
     def replay(self, item: PublicItem, calls: Sequence[ToolCall], *, seed: int) -> Trajectory:
         world = ToyWorld()
         for call in calls:
             world.call(call.tool, call.args)
         return self._trajectory(item, 1, world, perf_counter())
 
-    def extra_scorers(self) -> Sequence[Scorer]:
-        return ()
-
-    def headline_metrics(self) -> tuple[str, ...]:
-        return ("trajectory.exact", "outcome.match", "state.assertions")
+    def baseline_snapshot(self) -> dict[str, Any]:
+        return baseline()
 
     def tool_catalogue(self) -> Mapping[str, Mapping[str, Any]]:
         lamp = {"type": "object", "properties": {"lamp": {"type": "string"}}, "required": ["lamp"]}
@@ -193,8 +177,8 @@ class ToyAdapter:
     def argument_pools(self) -> Mapping[str, Sequence[Any]]:
         return {"lamp": LAMPS}
 
-    def nondeterministic_fields(self) -> tuple[str, ...]:
-        return ("latency_ms", "latency.total_ms")
+    def environment(self, config: Config) -> Mapping[str, Any]:
+        return {"world": "lamps-1"}
 
 
 def look_items() -> tuple[Item, ...]:

@@ -9,22 +9,15 @@ world, that identifiers compare case-blind, that identity verification
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from time import perf_counter
 from typing import Any
 
 import synthbank
-from agent_assay.adapters.protocol import NullAgent
+from agent_assay.adapters.system import Ending, Facts, ModelPrompt, ToolOutcome, ToolSpec
 from agent_assay.errors import AssayError
-from agent_assay.llm import (
-    AgentLoop,
-    ToolOutcome,
-    ToolSpec,
-    resolve_endpoint,
-    trajectory_of,
-)
-from agent_assay.llm.configs import loop_settings, model_params
+from agent_assay.llm.configs import model_params
 from agent_assay.model import (
     Config,
     Cost,
@@ -37,14 +30,12 @@ from agent_assay.model import (
     ToolCall,
     Trajectory,
 )
-from agent_assay.scoring.base import Scorer
-from synthbank.agents import run_mock, run_null
+from synthbank.agents import run_mock
 from synthbank.scripts import PublicRequest, Script, ScriptError, load_scripts
 from synthbank.tools import TOOL_SPECS, Environment
 from synthbank.world import DEFAULT_SEED, build_world
 
 FREE = Cost(0.0, "scripted agent: no model calls, nothing billed")
-Agent = Callable[[PublicRequest, Environment], None]
 
 MODEL_INSTRUCTIONS = """\
 You are the customer-support agent of a retail bank. The caller is already authenticated; \
@@ -66,14 +57,12 @@ SMOLLM2 = "SmolLM2-135M-Instruct.Q4_1"
 TERMINAL_TOOLS = ("escalate_to_human", "refuse_request")
 
 
+PROMPT = ModelPrompt(MODEL_INSTRUCTIONS, MODEL_REQUEST)
+
+
 def model_config(model: str, temperature: float) -> dict[str, Any]:
     """A banking model config: the shared model parameters plus the bank's seed."""
-    params = model_params(
-        model,
-        temperature,
-        prompt=MODEL_INSTRUCTIONS + MODEL_REQUEST,
-        terminal_tools=TERMINAL_TOOLS,
-    )
+    params = model_params(model, temperature, prompt=PROMPT, terminal_tools=TERMINAL_TOOLS)
     return {**params, "bank_seed": DEFAULT_SEED}
 
 
@@ -96,12 +85,46 @@ def item_from_script(script: Script) -> Item:
     )
 
 
+class BankEpisode:
+    """One fresh bank for one caller; each result is the copy the bank's log keeps."""
+
+    def __init__(self, caller: str, bank_seed: int) -> None:
+        self.env = Environment(build_world(bank_seed), caller)
+
+    def call(self, tool: str, args: Mapping[str, Any]) -> ToolOutcome:
+        self.env.call(tool, args)
+        step = self.env.log[-1]
+        return ToolOutcome(step.ok, step.data, step.error)
+
+    def finish(self) -> Ending:
+        return Ending(self.env.snapshot(), self.env.outcome())
+
+
 class BankingAdapter:
     """Configs: `mock` (deterministic scripted agent), `mock-noisy` (defects vary by repeat),
-    and model configs (`smollm2-t0`, `smollm2-t07`) that run agent_assay.llm's loop against
+    and model configs (`smollm2-t0`, `smollm2-t07`) run by the harness's model agent against
     an OpenAI-compatible endpoint (AA_MODEL_BASE_URL, default the local server)."""
 
     name = "banking"
+    facts = Facts(
+        mutating_tools=tuple(sorted(name for name, spec in TOOL_SPECS.items() if spec.mutating)),
+        order_anchors={"*": "get_customer"},
+        # identifiers are case-blind and whitespace-tolerant; free text is compared as is
+        arg_normalisers={
+            tool: {
+                arg: ("strip", "upper")
+                for arg in spec.parameters.get("properties", {})
+                if arg.endswith("_id")
+            }
+            for tool, spec in TOOL_SPECS.items()
+        },
+        # wall-clock latency, and `meta`: the mock leaves it empty, and a model run keeps its
+        # per-request records there (latencies, token counts, the final answer's text)
+        nondeterministic_fields=("latency_ms", "latency.total_ms", "meta"),
+        affects_results=frozenset({"adapter_version", "system_version", "bank_seed"}),
+        deterministic_configs=frozenset({"mock"}),
+    )
+    model_prompt = PROMPT
 
     def __init__(self, version: str = "1.0.0") -> None:
         self.version = version
@@ -117,9 +140,6 @@ class BankingAdapter:
         where = str(source) if source else "synthbank bundled scripts"
         return Suite(adapter=self.name, items=tuple(map(item_from_script, scripts)), source=where)
 
-    def prepare(self, suite: Suite) -> None:
-        """Nothing to rebuild: every item carries what running it needs."""
-
     def configs(self) -> Mapping[str, Mapping[str, Any]]:
         common = {"agent": "mock", "bank_seed": DEFAULT_SEED, "defect_seed": 0}
         return {
@@ -128,50 +148,20 @@ class BankingAdapter:
             **MODEL_CONFIGS,
         }
 
-    def deterministic(self, config: Config) -> bool:
-        """Only the noise-free mock; no model config claims repeats are identical."""
-        if config.params.get("agent") == "model":
-            return False
-        return not bool(config.params.get("noisy"))
-
-    # ---- running ---------------------------------------------------------------
+    # ---- the scripted agents ------------------------------------------------------
     def run_item(
         self, item: PublicItem, config: Config, *, seed: int, repetition: int
     ) -> Trajectory:
-        if config.params.get("agent") == "model":
-            return self._model_episode(item, config, seed, repetition)
         noisy = bool(config.params["noisy"])
         # The deterministic mock's defects are fixed by the config's defect_seed, so every
         # repetition is the same agent; the noisy mock draws them from the per-item seed.
         agent_seed = seed if noisy else int(config.params["defect_seed"])
-
-        def agent(request: PublicRequest, env: Environment) -> None:
-            run_mock(request, env, seed=agent_seed, repetition=repetition, noisy=noisy)
-
-        return self._episode(item, agent, int(config.params["bank_seed"]), repetition)
-
-    def null_agents(self) -> Mapping[str, NullAgent]:
-        def do_nothing(item: PublicItem, config: Config) -> Trajectory:
-            return self._episode(item, run_null, int(config.params["bank_seed"]), 1)
-
-        return {"do_nothing": do_nothing}
-
-    def replay(self, item: PublicItem, calls: Sequence[ToolCall], *, seed: int) -> Trajectory:
-        def replayer(request: PublicRequest, env: Environment) -> None:
-            for call in calls:
-                env.call(call.tool, call.args)
-
-        return self._episode(item, replayer, DEFAULT_SEED, 1)
-
-    def _episode(
-        self, item: PublicItem, agent: Agent, bank_seed: int, repetition: int
-    ) -> Trajectory:
         started = perf_counter()
         request = PublicRequest(
             id=item.item_id, caller=str(item.input["caller"]), request=str(item.input["request"])
         )
-        env = Environment(build_world(bank_seed), request.caller)
-        agent(request, env)
+        env = Environment(build_world(int(config.params["bank_seed"])), request.caller)
+        run_mock(request, env, seed=agent_seed, repetition=repetition, noisy=noisy)
         return Trajectory(
             item_id=item.item_id,
             repetition=repetition,
@@ -185,92 +175,27 @@ class BankingAdapter:
             cost=FREE,
         )
 
-    def _model_episode(
-        self, item: PublicItem, config: Config, seed: int, repetition: int
-    ) -> Trajectory:
-        """One episode of agent_assay.llm's loop; synthbank's Environment executes each call."""
-        started = perf_counter()
-        params = config.params
-        caller = str(item.input["caller"])
-        env = Environment(build_world(int(params["bank_seed"])), caller)
+    # ---- the bank as an environment the harness drives ------------------------------
+    def open_episode(self, item: PublicItem, config: Config | None, *, seed: int) -> BankEpisode:
+        bank_seed = DEFAULT_SEED if config is None else int(config.params["bank_seed"])
+        return BankEpisode(str(item.input["caller"]), bank_seed)
 
-        def execute(tool: str, args: dict[str, Any]) -> ToolOutcome:
-            result = env.call(tool, args)
-            return ToolOutcome(result.ok, result.data, result.error)
-
-        settings = loop_settings(params, seed)
-        loop = AgentLoop(resolve_endpoint(params), settings)
-        tools = [
+    def tools(self, item: PublicItem | None) -> Sequence[ToolSpec]:
+        return [
             ToolSpec(spec.name, spec.description, spec.parameters)
             for _, spec in sorted(TOOL_SPECS.items())
         ]
-        request = MODEL_REQUEST.format(caller=caller, request=item.input["request"])
-        result = loop.run(MODEL_INSTRUCTIONS, request, tools, execute)
-        return trajectory_of(
-            result,
-            item_id=item.item_id,
-            repetition=repetition,
-            final_state=env.snapshot(),
-            outcome=env.outcome(),
-            latency_ms=(perf_counter() - started) * 1000.0,
-        )
 
-    # ---- facts for scorers and controls ---------------------------------------
-    def arg_normalisers(self) -> Mapping[str, Mapping[str, tuple[str, ...]]]:
-        """Identifiers are case-blind and whitespace-tolerant; free text is compared as is."""
-        return {
-            tool: {
-                arg: ("strip", "upper")
-                for arg in spec.parameters.get("properties", {})
-                if arg.endswith("_id")
-            }
-            for tool, spec in TOOL_SPECS.items()
-        }
-
-    def mutating_tools(self) -> tuple[str, ...]:
-        return tuple(sorted(name for name, spec in TOOL_SPECS.items() if spec.mutating))
-
-    def order_anchor_tool(self) -> str | None:
-        return "get_customer"
-
-    def baseline_snapshot(self, seed: int | None = None) -> dict[str, Any]:
-        return build_world(DEFAULT_SEED if seed is None else seed).snapshot()
-
-    def environment(self, config: Config) -> Mapping[str, Any]:
-        facts = {
-            "adapter": self.name,
-            "adapter_version": self.version,
-            "system": "synthbank",
-            "system_version": synthbank.__version__,
-            "bank_seed": config.params["bank_seed"],
-        }
-        if config.params.get("agent") == "model":
-            endpoint = resolve_endpoint(config.params)
-            facts |= {
-                "model": endpoint.model,
-                "model_base_url": endpoint.base_url,
-                "model_loopback": endpoint.loopback,
-            }
-        return facts
-
-    def affects_results(self) -> frozenset[str]:
-        """Model facts count only for model runs: the set is intersected with a run's env."""
-        return frozenset({"adapter_version", "system_version", "bank_seed", "model"})
-
-    def extra_scorers(self) -> Sequence[Scorer]:
-        return ()
-
-    def headline_metrics(self) -> tuple[str, ...]:
-        return ("trajectory.exact", "tools.recall", "state.assertions", "outcome.match")
-
-    def tool_catalogue(self) -> Mapping[str, Mapping[str, Any]]:
-        return {name: spec.parameters for name, spec in sorted(TOOL_SPECS.items())}
+    def baseline_snapshot(self) -> dict[str, Any]:
+        return build_world(DEFAULT_SEED).snapshot()
 
     def argument_pools(self) -> Mapping[str, Sequence[Any]]:
         """Every argument ending in _id draws from the bank's ids of that kind."""
         return build_world(DEFAULT_SEED).identifiers()
 
-    def nondeterministic_fields(self) -> tuple[str, ...]:
-        """Wall-clock latency, and `meta`: the mock leaves it empty, and a model run keeps its
-        per-request records there (latencies, token counts, the final answer's text)."""
-        return ("latency_ms", "latency.total_ms", "meta")
+    def environment(self, config: Config) -> Mapping[str, Any]:
+        return {
+            "system": "synthbank",
+            "system_version": synthbank.__version__,
+            "bank_seed": config.params["bank_seed"],
+        }

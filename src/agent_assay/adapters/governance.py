@@ -27,17 +27,16 @@ repetition), so every config is declared deterministic (``mock`` and ``random`` 
 differ between repetitions, by design). ``oracle_replay`` reads the hidden solution:
 it is the positive control, never a system under test, and its config says so.
 
-There is no order anchor: what must come first is the world's own create tool, whose
-name differs by family (create_material_contract, create_equity_grant, ...), and the
-protocol takes one tool name. govsim itself refuses approvals or execution before the
-create call; such a call is a tool error, which ``state.collateral`` counts.
+No order anchor is declared. What must come first is the world's own create tool
+(create_material_contract, create_equity_grant, ...), and govsim itself refuses approvals
+or execution before it: such a call is a tool error, which ``state.collateral`` counts.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, fields, is_dataclass, replace
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, fields, is_dataclass
 from datetime import date
 from functools import cache
 from pathlib import Path
@@ -55,10 +54,9 @@ from agent_assay.adapters.governance_scoring import (
     governance_scorers,
     remember,
 )
-from agent_assay.adapters.protocol import NullAgent
+from agent_assay.adapters.system import Ending, Facts, ModelPrompt, ToolOutcome, ToolSpec
 from agent_assay.errors import AssayError
-from agent_assay.llm import AgentLoop, ToolOutcome, ToolSpec, resolve_endpoint, trajectory_of
-from agent_assay.llm.configs import loop_settings, model_params
+from agent_assay.llm.configs import model_params
 from agent_assay.model import (
     Config,
     Cost,
@@ -71,7 +69,6 @@ from agent_assay.model import (
     ToolCall,
     Trajectory,
 )
-from agent_assay.scoring.base import Scorer
 from govsim import (
     AGENTS,
     DIFFICULTIES,
@@ -102,11 +99,12 @@ the request, record each authorisation the records require with record_authoriza
 and finish with execute_action. Use only ids that tool results give you."""
 """The system prompt of every governance model config; its hash is a config parameter."""
 MODEL_REQUEST = "{prompt}\nentity: {entity_id}; as of {as_of_date}; create tool: {create_tool}"
+PROMPT = ModelPrompt(MODEL_INSTRUCTIONS, MODEL_REQUEST)
 MODEL_CONFIGS: dict[str, dict[str, Any]] = {
     name: model_params(
         "SmolLM2-135M-Instruct.Q4_1",
         temperature,
-        prompt=MODEL_INSTRUCTIONS + MODEL_REQUEST,
+        prompt=PROMPT,
         terminal_tools=("execute_action",),
     )
     for name, temperature in (("smollm2-t0", 0.0), ("smollm2-t07", 0.7))
@@ -130,9 +128,6 @@ ASSERTED = (
     "authorizations",
     "turns_used",
 )
-
-Act = Callable[[Task, Environment], None]
-
 
 @dataclass(frozen=True)
 class WorldSpec:
@@ -400,12 +395,49 @@ def public_pools(tasks: Iterable[Task]) -> dict[str, list[Any]]:
 # ---- the adapter -------------------------------------------------------------------------------
 
 
+def _verdict(report: Report) -> dict[str, Any]:
+    return {
+        "reward": report.reward,
+        "valid": report.valid,
+        "defects": [d.code.value for d in report.defects],
+    }
+
+
+class GovernanceEpisode:
+    """One world for one item; the ending carries govsim's validator verdict."""
+
+    def __init__(self, task: Task) -> None:
+        self.task = task
+        self.env = Environment(task)
+
+    def call(self, tool: str, args: Mapping[str, Any]) -> ToolOutcome:
+        envelope = self.env.call(tool, dict(args))
+        return ToolOutcome(bool(envelope.get("ok")), envelope.get("result"), envelope.get("error"))
+
+    def finish(self) -> Ending:
+        final = self.env.snapshot()
+        report = validate(self.task, final)
+        return Ending(final, outcome_of(report), {"validator": _verdict(report)})
+
+
 class GovernanceAdapter:
     """Configs: random, search_only (negative controls), naive_max_approval,
     keyword_heuristic (public baselines), mock (oracle-guided, seeded lapses) and
-    oracle_replay (the positive control)."""
+    oracle_replay (the positive control); model configs run the harness's model agent."""
 
     name = "governance"
+    facts = Facts(
+        headline_metrics=HEADLINE,
+        mutating_tools=tuple(sorted(spec.name for spec in TOOL_SPECS if spec.mutating)),
+        # govsim compares ids and the request's economics exactly, and so must we: no
+        # normalisers. Latency, and meta: a model run's meta holds each request's timing
+        # (the validator's verdict there is compared anyway, as the reward score).
+        nondeterministic_fields=("latency_ms", "latency.total_ms", "meta"),
+        affects_results=frozenset({"adapter_version", "govsim_digest", "agent_seed"}),
+        deterministic_configs=DETERMINISTIC,
+        scorers=tuple(governance_scorers()),
+    )
+    model_prompt = PROMPT
 
     def __init__(self, version: str = "1.0.0") -> None:
         self.version = version
@@ -448,106 +480,47 @@ class GovernanceAdapter:
         }
         return {**scripted, **MODEL_CONFIGS}
 
-    def deterministic(self, config: Config) -> bool:
-        return str(config.params.get("agent")) in DETERMINISTIC
-
-    # ---- running -----------------------------------------------------------------------------
+    # ---- the scripted agents -----------------------------------------------------------------
     def run_item(
         self, item: PublicItem, config: Config, *, seed: int, repetition: int
     ) -> Trajectory:
         name = str(config.params["agent"])
-        if name == "model":
-            return self._model_episode(item, config, seed, repetition)
         if name not in AGENTS:
             raise AssayError(f"unknown govsim agent {name!r} (known: {', '.join(AGENTS)})")
         agent, agent_seed = AGENTS[name], int(config.params["agent_seed"])
-
-        def act(task: Task, env: Environment) -> None:
-            agent(task.public(), env, seed=agent_seed, repetition=repetition - 1)
-
-        meta = {"agent": name, "agent_seed": agent_seed, "govsim_repetition": repetition - 1}
-        return self._episode(item, act, repetition, meta)
-
-    def null_agents(self) -> Mapping[str, NullAgent]:
-        """do_nothing only: search_only reads records, and a null agent makes no calls."""
-
-        def do_nothing(item: PublicItem, config: Config) -> Trajectory:
-            return self._episode(item, lambda task, env: None, 1, {"null_agent": "do_nothing"})
-
-        return {"do_nothing": do_nothing}
-
-    def replay(self, item: PublicItem, calls: Sequence[ToolCall], *, seed: int) -> Trajectory:
-        def act(task: Task, env: Environment) -> None:
-            for call in calls:
-                env.call(call.tool, dict(call.args))
-
-        return self._episode(item, act, 1, {"agent": "replay"})
-
-    def _episode(
-        self, item: PublicItem, act: Act, repetition: int, meta: Mapping[str, Any]
-    ) -> Trajectory:
         started = perf_counter()
-        task = self.task_of(item)
-        env = Environment(task)
-        act(task, env)
-        final = env.snapshot()
-        report = validate(task, final)
-        verdict = {
-            "reward": report.reward,
-            "valid": report.valid,
-            "defects": [d.code.value for d in report.defects],
-        }
+        episode = self.open_episode(item, config, seed=seed)
+        agent(episode.task.public(), episode.env, seed=agent_seed, repetition=repetition - 1)
+        ending = episode.finish()
+        meta = {"agent": name, "agent_seed": agent_seed, "govsim_repetition": repetition - 1}
         return Trajectory(
             item_id=item.item_id,
             repetition=repetition,
-            steps=steps_from(env.log),
-            final_state=final,
-            outcome=outcome_of(report),
+            steps=steps_from(episode.env.log),
+            final_state=ending.final_state,
+            outcome=ending.outcome,
             latency_ms=(perf_counter() - started) * 1000.0,
             cost=FREE,
-            meta={**meta, "validator": verdict},
+            meta={**meta, **ending.meta},
         )
 
-    def _model_episode(
-        self, item: PublicItem, config: Config, seed: int, repetition: int
-    ) -> Trajectory:
-        """One episode of agent_assay.llm's loop; govsim's Environment executes each call."""
-        started = perf_counter()
-        task = self.task_of(item)
-        env = Environment(task)
+    # ---- the worlds as environments the harness drives ---------------------------------------
+    def open_episode(
+        self, item: PublicItem, config: Config | None, *, seed: int
+    ) -> GovernanceEpisode:
+        return GovernanceEpisode(self.task_of(item))
 
-        def execute(tool: str, args: dict[str, Any]) -> ToolOutcome:
-            envelope = env.call(tool, args)
-            return ToolOutcome(
-                bool(envelope.get("ok")), envelope.get("result"), envelope.get("error")
-            )
+    def tools(self, item: PublicItem | None) -> Sequence[ToolSpec]:
+        """Every govsim tool, or the ones a world accepts (the base tools and its create tool)."""
+        specs = TOOL_SPECS if item is None else tools_for(str(item.input["family"]))
+        return [ToolSpec(s.name, s.description, s.parameters) for s in specs]
 
-        public = task.public()
-        tools = [ToolSpec(s.name, s.description, s.parameters) for s in tools_for(public.family)]
-        request = MODEL_REQUEST.format(
-            prompt=public.prompt,
-            entity_id=public.entity_id,
-            as_of_date=public.as_of_date,
-            create_tool=public.create_tool,
-        )
-        loop = AgentLoop(resolve_endpoint(config.params), loop_settings(config.params, seed))
-        result = loop.run(MODEL_INSTRUCTIONS, request, tools, execute)
-        final = env.snapshot()
-        report = validate(task, final)
-        trajectory = trajectory_of(
-            result,
-            item_id=item.item_id,
-            repetition=repetition,
-            final_state=final,
-            outcome=outcome_of(report),
-            latency_ms=(perf_counter() - started) * 1000.0,
-        )
-        verdict = {
-            "reward": report.reward,
-            "valid": report.valid,
-            "defects": [d.code.value for d in report.defects],
-        }
-        return replace(trajectory, meta={**trajectory.meta, "validator": verdict})
+    def baseline_snapshot(self) -> dict[str, Any]:
+        """A fresh episode's snapshot before any world is chosen (task_id None)."""
+        return {**EpisodeState().snapshot(""), "task_id": None}
+
+    def argument_pools(self) -> Mapping[str, Sequence[Any]]:
+        return public_pools(self._worlds())
 
     def task_of(self, item: PublicItem) -> Task:
         """The hidden world behind a public item: generated in this process, never sent."""
@@ -564,26 +537,8 @@ class GovernanceAdapter:
             raise AssayError(f"item {item.item_id}: public input does not match world {task_id}")
         return task
 
-    # ---- facts for scorers and controls -------------------------------------------------------
-    def arg_normalisers(self) -> Mapping[str, Mapping[str, tuple[str, ...]]]:
-        """None: govsim compares ids and the request's economics exactly, and so must we."""
-        return {}
-
-    def mutating_tools(self) -> tuple[str, ...]:
-        return tuple(sorted(spec.name for spec in TOOL_SPECS if spec.mutating))
-
-    def order_anchor_tool(self) -> str | None:
-        """None: the create tool comes first, but its name differs by family (module doc)."""
-        return None
-
-    def baseline_snapshot(self, seed: int | None = None) -> dict[str, Any]:
-        """A fresh episode's snapshot before any world is chosen (task_id None)."""
-        return {**EpisodeState().snapshot(""), "task_id": None}
-
     def environment(self, config: Config) -> Mapping[str, Any]:
         return {
-            "adapter": self.name,
-            "adapter_version": self.version,
             "system": "govsim",
             "govsim_digest": govsim_digest(),
             "agent": config.params.get("agent"),
@@ -592,40 +547,7 @@ class GovernanceAdapter:
             "positive_control": bool(config.params.get("positive_control")),
             "agent_seed": config.params.get("agent_seed"),
             "govsim_repetition": "harness repetition - 1",
-            **self._model_facts(config),
         }
-
-    @staticmethod
-    def _model_facts(config: Config) -> dict[str, Any]:
-        if config.params.get("agent") != "model":
-            return {}
-        endpoint = resolve_endpoint(config.params)
-        return {
-            "model": endpoint.model,
-            "model_base_url": endpoint.base_url,
-            "model_loopback": endpoint.loopback,
-        }
-
-    def affects_results(self) -> frozenset[str]:
-        return frozenset({"adapter_version", "govsim_digest", "agent_seed", "model"})
-
-    def extra_scorers(self) -> Sequence[Scorer]:
-        return governance_scorers()
-
-    def headline_metrics(self) -> tuple[str, ...]:
-        return HEADLINE
-
-    def tool_catalogue(self) -> Mapping[str, Mapping[str, Any]]:
-        """Every govsim tool; a world accepts the base tools and its own create tool."""
-        return {spec.name: spec.parameters for spec in TOOL_SPECS}
-
-    def argument_pools(self) -> Mapping[str, Sequence[Any]]:
-        return public_pools(self._worlds())
-
-    def nondeterministic_fields(self) -> tuple[str, ...]:
-        """Latency, and meta: a model run's meta holds each request's timing (the
-        validator's verdict there is compared anyway, as the reward score)."""
-        return ("latency_ms", "latency.total_ms", "meta")
 
     def _worlds(self) -> tuple[Task, ...]:
         if self._tasks is None:

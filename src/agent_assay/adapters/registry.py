@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from importlib.metadata import EntryPoint, entry_points
 
-from agent_assay.adapters.protocol import AgentAdapter
+from agent_assay.adapters.loaded import LoadedSystem, load_system
 from agent_assay.errors import AssayError
 
 GROUP = "agent_assay.adapters"
@@ -32,22 +32,20 @@ def adapter_names() -> list[str]:
     return sorted(_entry_points())
 
 
-def load_adapter(name: str) -> AgentAdapter:
-    """Instantiate the adapter registered under `name`."""
+def load_adapter(name: str) -> LoadedSystem:
+    """Instantiate the system registered under `name` and check it against the surface."""
     found = _entry_points()
     if name not in found:
         known = ", ".join(sorted(found)) or "none"
         raise AssayError(f"unknown adapter: {name} (registered: {known})")
     try:
         factory = found[name].load()
-        adapter = factory()
+        raw = factory()
     except AssayError:
         raise
     except Exception as exc:
         raise AssayError(f"adapter {name} failed to load: {type(exc).__name__}: {exc}") from exc
-    if not isinstance(adapter, AgentAdapter):
-        raise AssayError(f"adapter {name} does not implement the AgentAdapter protocol")
-    return adapter
+    return load_system(raw, name)
 
 
 def list_adapters() -> list[AdapterInfo]:

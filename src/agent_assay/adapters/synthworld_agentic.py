@@ -50,8 +50,8 @@ from synthworld.agentic.models import ActionAttempted, DelegationGranted
 from synthworld.agentic.serialization import agentic_public_artifacts
 
 import authority_auditor
-from agent_assay.adapters.protocol import NullAgent
 from agent_assay.adapters.synthworld_scoring import HEADLINE, TOOL, synthworld_scorers
+from agent_assay.adapters.system import Facts, NullAgent
 from agent_assay.errors import AssayError
 from agent_assay.model import (
     Config,
@@ -65,7 +65,6 @@ from agent_assay.model import (
     ToolCall,
     Trajectory,
 )
-from agent_assay.scoring.base import Scorer
 
 FREE = Cost(0.0, "local replay of public events: no model calls, nothing billed")
 ROW_FIELDS: tuple[str, ...] = tuple(ObservedActionTrace.model_fields)
@@ -329,6 +328,25 @@ class SynthWorldAgenticAdapter:
     """Configs: always_deny, current_state (baselines), auditor, reference (positive control)."""
 
     name = "synthworld-agentic"
+    facts = Facts(
+        headline_metrics=HEADLINE,
+        mutating_tools=(TOOL,),
+        # the package compares identifiers exactly, and so must the harness: no normalisers
+        affects_results=frozenset(
+            {
+                "adapter_version",
+                "synthworld_version",
+                "auditor_version",
+                "world_id",
+                "world_version",
+                "world_seed",
+                "public_digest",
+            }
+        ),
+        # every config replays a frozen event stream; the oracle copies the answer key
+        deterministic_configs=frozenset({"always_deny", "current_state", "auditor", "reference"}),
+        scorers=tuple(synthworld_scorers()),
+    )
 
     def __init__(self, version: str = "1.0.0") -> None:
         self.version = version
@@ -361,10 +379,6 @@ class SynthWorldAgenticAdapter:
                 "role": "positive control (the package's oracle reads the answer key)",
             },
         }
-
-    def deterministic(self, config: Config) -> bool:
-        # every config replays a frozen event stream; the oracle copies the answer key
-        return True
 
     # ---- running -------------------------------------------------------------------------
     def run_item(
@@ -420,26 +434,14 @@ class SynthWorldAgenticAdapter:
             meta=meta,
         )
 
-    # ---- facts for scorers and controls ---------------------------------------------------
-    def arg_normalisers(self) -> Mapping[str, Mapping[str, tuple[str, ...]]]:
-        """None: the package compares identifiers exactly, and so must the harness."""
-        return {}
-
-    def mutating_tools(self) -> tuple[str, ...]:
-        return (TOOL,)
-
-    def order_anchor_tool(self) -> str | None:
-        return None
-
-    def baseline_snapshot(self, seed: int | None = None) -> dict[str, Any]:
+    # ---- replay and the facts it needs ---------------------------------------------------
+    def baseline_snapshot(self) -> dict[str, Any]:
         """Nothing observed yet: the row shape with every field, and the event, null."""
         return {**null_row("-"), "event_id": None}
 
     def environment(self, config: Config) -> Mapping[str, Any]:
         agent = str(config.params["agent"])
         env: Json = {
-            "adapter": self.name,
-            "adapter_version": self.version,
             "system": "idcognito-synthworld agentic",
             "synthworld_version": distribution_version("idcognito-synthworld"),
             "agent": agent,
@@ -451,25 +453,6 @@ class SynthWorldAgenticAdapter:
         if agent == "auditor":
             env["auditor_version"] = authority_auditor.__version__
         return env
-
-    def affects_results(self) -> frozenset[str]:
-        return frozenset(
-            {
-                "adapter_version",
-                "synthworld_version",
-                "auditor_version",
-                "world_id",
-                "world_version",
-                "world_seed",
-                "public_digest",
-            }
-        )
-
-    def extra_scorers(self) -> Sequence[Scorer]:
-        return synthworld_scorers()
-
-    def headline_metrics(self) -> tuple[str, ...]:
-        return HEADLINE
 
     def tool_catalogue(self) -> Mapping[str, Mapping[str, Any]]:
         schema = ObservedActionTrace.model_json_schema()
@@ -487,9 +470,6 @@ class SynthWorldAgenticAdapter:
         """Every argument draws from public values only: public ids, public claims, both
         decisions; never from the evaluator."""
         return public_pools(self._bundle())
-
-    def nondeterministic_fields(self) -> tuple[str, ...]:
-        return ("latency_ms", "latency.total_ms")
 
     def _bundle(self) -> AgenticPublicBundle:
         return self._public if self._public is not None else generated_benchmark().public

@@ -36,7 +36,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Final
 
-from agent_assay.adapters.protocol import NullAgent
+from agent_assay.adapters.system import Facts, NullAgent
 from agent_assay.errors import AssayError
 from agent_assay.hashing import canonical_json, content_hash
 from agent_assay.model import (
@@ -49,7 +49,7 @@ from agent_assay.model import (
     ToolCall,
     Trajectory,
 )
-from agent_assay.scoring.base import ScoreKind, Scorer, ScoreValue, ScoringContext
+from agent_assay.scoring.base import ScoreKind, ScoreValue, ScoringContext
 
 ADAPTER: Final = "tau-bench"
 DOMAIN: Final = "airline"
@@ -178,14 +178,23 @@ class TauBenchAdapter:
     """No configs and no execution; imported runs carry their own Config (see the importer)."""
 
     name = ADAPTER
+    facts = Facts(
+        headline_metrics=("tau.reward", "tools.recall"),
+        mutating_tools=tuple(sorted(WRITE_TOOLS)),
+        # tau-bench compares databases, so arguments count exactly as given: no normalisers
+        nondeterministic_fields=(),
+        # What makes two imported runs incomparable: how they were read, not which agent.
+        # The file hash and the model are recorded but are not listed: two different files
+        # always differ in hash, and a different model is a different agent (it is in the
+        # Config, and so in the config hash), which is what a comparison compares.
+        affects_results=frozenset({"adapter_version", "benchmark", "domain", "trajectories"}),
+        scorers=(TauReward(),),
+    )
 
     def __init__(self, version: str = "1.0.0") -> None:
         self.version = version
 
     # ---- suite and configs -------------------------------------------------
-    def prepare(self, suite: Suite) -> None:
-        """Nothing to rebuild: an imported suite is never executed."""
-
     def build_suite(self, source: Path | None = None) -> Suite:
         if source is None:
             raise AssayError(
@@ -200,24 +209,15 @@ class TauBenchAdapter:
         """None: there is no agent to configure, so `run` refuses before creating a run."""
         return {}
 
-    def deterministic(self, config: Config) -> bool:
-        return False
-
     # ---- running: impossible -------------------------------------------------
     def run_item(
         self, item: PublicItem, config: Config, *, seed: int, repetition: int
     ) -> Trajectory:
         raise AssayError(CANNOT_EXECUTE.format(what=f"run an agent on item {item.item_id}"))
 
-    def replay(self, item: PublicItem, calls: Sequence[ToolCall], *, seed: int) -> Trajectory:
-        raise AssayError(CANNOT_EXECUTE.format(what=f"replay calls on item {item.item_id}"))
-
     def record_without_executing(self, item: PublicItem, calls: Sequence[ToolCall]) -> Trajectory:
-        """`calls` recorded as proposals that never ran (every step ok=False, saying so).
-
-        Not used by the core today: it is the base the scorer self-test would plant defects
-        in for an adapter that cannot replay (see the importer's report to the core).
-        """
+        """`calls` recorded as proposals that never ran (every step ok=False, saying so):
+        the base the scorer self-test plants defects in, since nothing here can replay."""
         return Trajectory(
             item_id=item.item_id,
             repetition=1,
@@ -232,26 +232,9 @@ class TauBenchAdapter:
     def null_agents(self) -> Mapping[str, NullAgent]:
         return {"do_nothing": do_nothing}
 
-    # ---- facts for scorers and controls ---------------------------------------
-    def arg_normalisers(self) -> Mapping[str, Mapping[str, tuple[str, ...]]]:
-        """None: tau-bench compares databases, so arguments count exactly as given."""
-        return {}
-
-    def mutating_tools(self) -> tuple[str, ...]:
-        return tuple(sorted(WRITE_TOOLS))
-
-    def order_anchor_tool(self) -> str | None:
-        return None
-
-    def baseline_snapshot(self, seed: int | None = None) -> dict[str, Any]:
-        """Empty: the airline database is not in the results file (no state is scored)."""
-        return {}
-
     def environment(self, config: Config) -> Mapping[str, Any]:
         params = config.params
         env: dict[str, Any] = {
-            "adapter": self.name,
-            "adapter_version": self.version,
             "benchmark": "tau-bench",
             "domain": params.get("domain", DOMAIN),
             "source_sha256": params.get("source_sha256"),
@@ -262,28 +245,3 @@ class TauBenchAdapter:
         if params.get("model") is not None:
             env["model"] = params["model"]
         return env
-
-    def affects_results(self) -> frozenset[str]:
-        """What makes two imported runs incomparable: how they were read, not which agent.
-
-        The file hash and the model are recorded but are not listed here: two different
-        files always differ in hash, and a different model is a different agent (it is in
-        the Config, and so in the config hash), which is what a comparison compares.
-        """
-        return frozenset({"adapter_version", "benchmark", "domain", "trajectories"})
-
-    def extra_scorers(self) -> Sequence[Scorer]:
-        return (TauReward(),)
-
-    def headline_metrics(self) -> tuple[str, ...]:
-        return ("tau.reward", "tools.recall")
-
-    def tool_catalogue(self) -> Mapping[str, Mapping[str, Any]]:
-        """Empty: the airline tool schemas are not in the results file, and nothing runs."""
-        return {}
-
-    def argument_pools(self) -> Mapping[str, Sequence[Any]]:
-        return {}
-
-    def nondeterministic_fields(self) -> tuple[str, ...]:
-        return ()

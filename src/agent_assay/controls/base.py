@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
-from agent_assay.adapters.protocol import AgentAdapter
+from agent_assay.adapters.loaded import NO_REPLAY, LoadedSystem
 from agent_assay.model import Config, Item, Run, Suite, Trajectory
 from agent_assay.scoring.base import ScoreKind, Scorer, ScoringContext
 from agent_assay.store.store import Store
@@ -61,7 +61,7 @@ class ControlContext:
     """Everything a control may use: the certified run, its items, scorers and bands."""
 
     store: Store
-    adapter: AgentAdapter
+    adapter: LoadedSystem
     run: Run
     suite: Suite
     config: Config
@@ -84,11 +84,30 @@ class ControlContext:
         return {item.item_id: item for item in self.items}
 
 
+Requirement = Literal["replay", "replay or recording", "null agents"]
+"""The capability a control cannot run without (see adapters.system)."""
+
+
 class Control(Protocol):
     kind: str
     version: str
+    requires: Requirement | None
 
     def run(self, ctx: ControlContext, band: Mapping[str, Any]) -> ControlOutcome: ...
+
+
+def missing_capability(system: LoadedSystem, requires: Requirement | None) -> str | None:
+    """Why `system` cannot give a control what it `requires`; None when it can."""
+    if requires is None:
+        return None
+    replay = system.replay_view() is not None
+    if requires == "replay" and not replay:
+        return NO_REPLAY
+    if requires == "replay or recording" and not replay and system.recorder is None:
+        return "adapter declares neither a replay nor a recording-without-executing capability"
+    if requires == "null agents" and not system.null_agents():
+        return "adapter declares no null agents and no replay capability to derive one"
+    return None
 
 
 def outcome(

@@ -12,17 +12,16 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from agent_assay.adapters.protocol import AgentAdapter
+from agent_assay.adapters.loaded import LoadedSystem, load_system
 from agent_assay.aggregates import means
 from agent_assay.controls.bands import load_bands, not_applicable
-from agent_assay.controls.base import ControlContext, ControlOutcome
+from agent_assay.controls.base import ControlContext, ControlOutcome, missing_capability
 from agent_assay.controls.certificate import certificate, runs_made_for
 from agent_assay.controls.judge_calibration import NO_JUDGE
 from agent_assay.controls.registry import all_controls, control_kinds
 from agent_assay.errors import AssayError
 from agent_assay.hashing import stable_seed
 from agent_assay.model import Run
-from agent_assay.runner import scorers_for, scoring_context
 from agent_assay.store.chain_check import require_intact
 from agent_assay.store.store import Store
 
@@ -65,12 +64,13 @@ def allowed_not_run(
 
 def run_controls(
     store: Store,
-    adapter: AgentAdapter,
+    system: LoadedSystem | object,
     run: Run,
     *,
     allowed: frozenset[str] = frozenset(),
     random_seeds: int | None = None,
 ) -> ControlsResult:
+    adapter = load_system(system)
     check_adapter_made(store, adapter, run)
     evidence = require_intact(store, run.run_id, "certified")
     bands = load_bands(adapter.name)
@@ -78,7 +78,7 @@ def run_controls(
     suite = store.get_suite(run.suite_hash)
     adapter.prepare(suite)
     by_id = suite.by_id()
-    scorers = tuple(scorers_for(adapter))
+    scorers = adapter.scorers()
     ctx = ControlContext(
         store=store,
         adapter=adapter,
@@ -88,8 +88,8 @@ def run_controls(
         items=[by_id[i] for i in run.item_ids],
         trajectories=store.trajectories(run.run_id),
         scorers=scorers,
-        scoring=scoring_context(adapter),
-        headline=adapter.headline_metrics(),
+        scoring=adapter.scoring_context(),
+        headline=adapter.headline,
         real_means=real_means(store, run),
         seed=stable_seed(run.suite_hash, run.config_hash, run.seed, "controls"),
         random_seeds=int(random_seeds or bands["random_agent"]["seeds"]),
@@ -98,13 +98,10 @@ def run_controls(
     outcomes: list[ControlOutcome] = []
     for control in all_controls():
         runs_before = store.run_ids()
-        if control.kind in declared:
+        why_not = declared.get(control.kind) or missing_capability(adapter, control.requires)
+        if why_not:
             result = ControlOutcome(
-                control.kind,
-                control.version,
-                "NOT_RUN",
-                declared[control.kind],
-                reason=declared[control.kind],
+                control.kind, control.version, "NOT_RUN", why_not, reason=why_not
             )
         else:
             try:
@@ -130,7 +127,7 @@ def run_controls(
     return ControlsResult(tuple(outcomes), allowed)
 
 
-def check_adapter_made(store: Store, adapter: AgentAdapter, run: Run) -> None:
+def check_adapter_made(store: Store, adapter: LoadedSystem, run: Run) -> None:
     """Controls judge a run with the adapter that made it, at the version that made it."""
     if run.adapter != adapter.name:
         raise AssayError(

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from agent_assay.controls.base import ControlContext, ControlOutcome, outcome
+from agent_assay.controls.base import ControlContext, ControlOutcome, Requirement, outcome
 from agent_assay.runner import execute_run, start_run
 from agent_assay.statepaths import flatten
 
@@ -34,6 +34,7 @@ def stored_values(ctx: ControlContext, run_id: str, skip: set[str]) -> dict[str,
 class IdenticalConfig:
     kind = "identical_config"
     version = "1"
+    requires: Requirement | None = None
 
     def run(self, ctx: ControlContext, band: Mapping[str, Any]) -> ControlOutcome:
         run_ids = []
@@ -54,7 +55,7 @@ class IdenticalConfig:
             )
             execute_run(ctx.store, ctx.adapter, twin, progress=False)
             run_ids.append(twin.run_id)
-        skip = set(ctx.adapter.nondeterministic_fields())
+        skip = set(ctx.adapter.facts.nondeterministic_fields)
         first, second = (stored_values(ctx, r, skip) for r in run_ids)
         differing = sorted(p for p in first.keys() | second.keys() if first.get(p) != second.get(p))
         deltas = [

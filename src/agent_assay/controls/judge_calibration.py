@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from agent_assay.controls.base import ControlContext, ControlOutcome
+from agent_assay.controls.base import ControlContext, ControlOutcome, Requirement
+from agent_assay.scoring.base import is_judge
 
 NO_JUDGE = "no judge in this scorer set"
 
@@ -19,9 +20,10 @@ NO_JUDGE = "no judge in this scorer set"
 class JudgeCalibration:
     kind = "judge_calibration"
     version = "1"
+    requires: Requirement | None = None
 
     def run(self, ctx: ControlContext, band: Mapping[str, Any]) -> ControlOutcome:
-        judges = [s.name for s in ctx.scorers if getattr(s, "judge", False)]
+        judges = [s.name for s in ctx.scorers if is_judge(s)]
         if not judges:
             return ControlOutcome(self.kind, self.version, "NOT_RUN", NO_JUDGE, reason=NO_JUDGE)
         return ControlOutcome(

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from agent_assay.controls.base import ControlContext, ControlOutcome, outcome
+from agent_assay.controls.base import ControlContext, ControlOutcome, Requirement, outcome
 from agent_assay.mutation.config import DEFAULT
 from agent_assay.mutation.engine import pass_payloads, run_pass
 
@@ -20,6 +20,7 @@ from agent_assay.mutation.engine import pass_payloads, run_pass
 class MutationControl:
     kind = "mutation"
     version = "1"
+    requires: Requirement | None = "replay"
 
     def run(self, ctx: ControlContext, band: Mapping[str, Any]) -> ControlOutcome:
         mutants = replace(DEFAULT, alpha=float(band["alpha"]))

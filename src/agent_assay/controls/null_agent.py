@@ -3,7 +3,9 @@
 Every null agent the adapter declares is run over the certified run's items.
 It must make no tool calls (or it is not a null agent), and the real run must
 clear it by the band's margin on every headline metric. A suite on which doing
-nothing scores well is measuring the suite, not the agent.
+nothing scores well is measuring the suite, not the agent. How many items each
+null agent passes, per metric, is stored with the outcome: the report sets it
+beside the real agent's pass^k without running anything.
 """
 
 from __future__ import annotations
@@ -11,25 +13,41 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from agent_assay.aggregates import improvement, score_means
-from agent_assay.controls.base import ControlContext, ControlOutcome, outcome
+from agent_assay.aggregates import improvement, means, score_table
+from agent_assay.controls.base import ControlContext, ControlOutcome, Requirement, outcome
+from agent_assay.scoring.base import passes
+
+
+def pass_counts(
+    ctx: ControlContext, table: Mapping[str, Mapping[str, list[float]]]
+) -> dict[str, list[int]]:
+    """metric -> [items that pass, items with a value], for every metric that passes or
+    fails: what the report sets beside the real agent's pass^k, read from the store."""
+    counts: dict[str, list[int]] = {}
+    for scorer in ctx.scorers:
+        if scorer.kind == "measure" or scorer.name not in table:
+            continue
+        verdicts = [passes(scorer.kind, v[0]) for v in table[scorer.name].values() if v]
+        decided = [v for v in verdicts if v is not None]
+        counts[scorer.name] = [sum(decided), len(decided)]
+    return counts
 
 
 class NullAgentControl:
     kind = "null_agent"
     version = "1"
+    requires: Requirement | None = "null agents"
 
     def run(self, ctx: ControlContext, band: Mapping[str, Any]) -> ControlOutcome:
         agents = ctx.adapter.null_agents()
-        if not agents:
-            return outcome(self, False, "the adapter declares no null agent", {}, band)
         min_margin = float(band["min_margin"])
         measured: dict[str, Any] = {}
         problems: list[str] = []
         for name, agent in sorted(agents.items()):
             trajectories = [agent(item.public(), ctx.config) for item in ctx.items]
             calls = sum(len(t.steps) for t in trajectories)
-            null_means = score_means(ctx.scorers, ctx.gold_of(), trajectories, ctx.scoring)
+            table = score_table(ctx.scorers, ctx.gold_of(), trajectories, ctx.scoring)
+            null_means = means(table)
             margins: dict[str, float | None] = {}
             for metric in ctx.headline:
                 real, null = ctx.real_means.get(metric), null_means.get(metric)
@@ -47,6 +65,7 @@ class NullAgentControl:
                 "trajectories": len(trajectories),
                 "scores": {m: null_means.get(m) for m in ctx.headline},
                 "twin_margin": margins,
+                "passes": pass_counts(ctx, table),
             }
         parts = []
         for name, m in measured.items():

@@ -8,28 +8,33 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from agent_assay.adapters.loaded import NO_REPLAY
 from agent_assay.controls.base import ControlContext
+from agent_assay.errors import AssayError
 from agent_assay.hashing import stable_seed
 from agent_assay.model import Item, Trajectory
 
 
 def oracle_trajectory(ctx: ControlContext, item: Item) -> Trajectory:
-    return ctx.adapter.replay(
+    view = ctx.adapter.replay_view()
+    if view is None:
+        raise AssayError(f"adapter {ctx.adapter.name}: {NO_REPLAY}")
+    trajectory: Trajectory = view.replay(
         item.public(), item.gold.path, seed=stable_seed(ctx.seed, "oracle", item.item_id)
     )
+    return trajectory
 
 
 def planting_base(ctx: ControlContext, item: Item) -> Trajectory:
     """A trajectory that follows gold, to plant defects in.
 
     Normally the oracle replay. An adapter that cannot execute (an imported run has no
-    environment) may offer ``record_without_executing(item, calls)``: gold's calls
-    recorded as proposed but not run, which is enough for scorers that judge proposals.
+    environment) may declare recording without executing: gold's calls recorded as
+    proposed but not run, which is enough for scorers that judge proposals.
     """
-    record = getattr(ctx.adapter, "record_without_executing", None)
-    if callable(record):
-        recorded: Trajectory = record(item.public(), item.gold.path)
-        return recorded
+    recorder = ctx.adapter.recorder
+    if recorder is not None:
+        return recorder.record_without_executing(item.public(), item.gold.path)
     return oracle_trajectory(ctx, item)
 
 

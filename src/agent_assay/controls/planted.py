@@ -14,7 +14,7 @@ from dataclasses import replace
 from typing import Any
 
 from agent_assay.model import Cost, Gold, Step, ToolCall, Trajectory
-from agent_assay.scoring.base import Scorer, ScoringContext
+from agent_assay.scoring.base import PlantsDefects, Scorer, ScoringContext
 
 Planter = Callable[[Gold, Trajectory, ScoringContext], Trajectory | None]
 PLANTED = "__planted_defect__"
@@ -70,10 +70,11 @@ def _duplicate_first_call(gold: Gold, t: Trajectory, ctx: ScoringContext) -> Tra
 
 
 def _mutate_before_anchor(gold: Gold, t: Trajectory, ctx: ScoringContext) -> Trajectory | None:
-    if not ctx.mutating_tools or ctx.order_anchor_tool is None:
+    anchored = sorted(tool for tool in ctx.mutating_tools if ctx.anchor_of(tool) is not None)
+    if not anchored:
         return None
-    tool = sorted(ctx.mutating_tools)[0]
-    return replace(t, steps=(Step(ToolCall(tool, {}), ok=False, error="planted"), *t.steps))
+    planted = Step(ToolCall(anchored[0], {}), ok=False, error="planted")
+    return replace(t, steps=(planted, *t.steps))
 
 
 def _slow(gold: Gold, t: Trajectory, ctx: ScoringContext) -> Trajectory | None:
@@ -102,7 +103,7 @@ GENERIC_PLANTERS: Mapping[str, Planter] = {
 
 
 def planter_for(scorer: Scorer) -> Planter | None:
-    own = getattr(scorer, "plant_defect", None)
-    if callable(own):
-        return own  # type: ignore[no-any-return]
+    """The scorer's own planter (see scoring.base.PlantsDefects), else the generic one."""
+    if isinstance(scorer, PlantsDefects):
+        return scorer.plant_defect
     return GENERIC_PLANTERS.get(scorer.name)

@@ -12,13 +12,14 @@ from collections.abc import Mapping
 from typing import Any
 
 from agent_assay.aggregates import direction, score_means
-from agent_assay.controls.base import ControlContext, ControlOutcome, outcome
+from agent_assay.controls.base import ControlContext, ControlOutcome, Requirement, outcome
 from agent_assay.controls.oracle import oracle_trajectories
 
 
 class PositiveControl:
     kind = "positive_control"
     version = "1"
+    requires: Requirement | None = "replay"
 
     def run(self, ctx: ControlContext, band: Mapping[str, Any]) -> ControlOutcome:
         trajectories = oracle_trajectories(ctx, ctx.items)

@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from agent_assay.aggregates import improvement, score_means
-from agent_assay.controls.base import ControlContext, ControlOutcome, outcome
+from agent_assay.controls.base import ControlContext, ControlOutcome, Requirement, outcome
 from agent_assay.hashing import stable_seed
 from agent_assay.model import ToolCall
 
@@ -62,12 +62,15 @@ def random_calls(
 class RandomAgentControl:
     kind = "random_agent"
     version = "1"
+    requires: Requirement | None = "replay"
 
     def run(self, ctx: ControlContext, band: Mapping[str, Any]) -> ControlOutcome:
-        catalogue = ctx.adapter.tool_catalogue()
+        view = ctx.adapter.replay_view()
+        assert view is not None, "run_controls checks the replay capability first"
+        catalogue = view.tool_catalogue()
         if not catalogue:
             return outcome(self, False, "the adapter declares no tool catalogue", {}, band)
-        pools = ctx.adapter.argument_pools()
+        pools = view.argument_pools()
         per_seed: list[dict[str, float | None]] = []
         for s in range(ctx.random_seeds):
             trajectories = []
@@ -75,7 +78,7 @@ class RandomAgentControl:
                 rng = random.Random(stable_seed(ctx.seed, "random_agent", s, item.item_id))
                 calls = random_calls(catalogue, pools, rng)
                 trajectories.append(
-                    ctx.adapter.replay(item.public(), calls, seed=rng.randrange(2**31))
+                    view.replay(item.public(), calls, seed=rng.randrange(2**31))
                 )
             per_seed.append(score_means(ctx.scorers, ctx.gold_of(), trajectories, ctx.scoring))
         min_margin, sd_factor = float(band["min_margin"]), float(band["sd_factor"])

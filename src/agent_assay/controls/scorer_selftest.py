@@ -20,11 +20,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from agent_assay.aggregates import direction
-from agent_assay.controls.base import ControlContext, ControlOutcome, outcome
+from agent_assay.controls.base import ControlContext, ControlOutcome, Requirement, outcome
 from agent_assay.controls.oracle import planting_base
 from agent_assay.controls.planted import Planter, planter_for
 from agent_assay.model import Item, Trajectory
-from agent_assay.scoring.base import Scorer, ScoringContext, passes
+from agent_assay.scoring.base import Scorer, ScoringContext, passes, probes_where_not_applicable
 
 
 def probe(
@@ -37,7 +37,7 @@ def probe(
 ) -> dict[str, Any]:
     """Plant the scorer's defect on up to `limit` items and count how often it went red."""
     sign = direction(scorer.kind) or -1  # measures: more time or money is worse
-    probe_na = bool(getattr(scorer, "selftest_probe_na", False))
+    probe_na = probes_where_not_applicable(scorer)
     tried = red = 0
     applicable = False
     for item in items:
@@ -69,6 +69,7 @@ def probe(
 class ScorerSelfTest:
     kind = "scorer_selftest"
     version = "2"
+    requires: Requirement | None = "replay or recording"
 
     def run(self, ctx: ControlContext, band: Mapping[str, Any]) -> ControlOutcome:
         limit = int(band["probe_items"])

@@ -14,7 +14,7 @@ from dataclasses import replace
 from typing import Any
 
 from agent_assay.aggregates import improvement, score_means
-from agent_assay.controls.base import ControlContext, ControlOutcome, outcome
+from agent_assay.controls.base import ControlContext, ControlOutcome, Requirement, outcome
 from agent_assay.hashing import stable_seed
 from agent_assay.model import Item
 
@@ -32,6 +32,7 @@ def derangement(ids: Sequence[str], seed: int) -> dict[str, str]:
 class ShuffledGold:
     kind = "shuffled_gold"
     version = "1"
+    requires: Requirement | None = None
 
     def run(self, ctx: ControlContext, band: Mapping[str, Any]) -> ControlOutcome:
         ids = [item.item_id for item in ctx.items]

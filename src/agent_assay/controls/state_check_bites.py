@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from agent_assay.controls.base import ControlContext, ControlOutcome, outcome
+from agent_assay.controls.base import ControlContext, ControlOutcome, Requirement, outcome
 from agent_assay.controls.oracle import oracle_trajectory
 from agent_assay.controls.planted import planter_for
 from agent_assay.scoring.base import Scorer
@@ -20,6 +20,7 @@ from agent_assay.scoring.base import Scorer
 class StateCheckBites:
     kind = "state_check_bites"
     version = "1"
+    requires: Requirement | None = "replay"
 
     def run(self, ctx: ControlContext, band: Mapping[str, Any]) -> ControlOutcome:
         by_name: dict[str, Scorer] = {s.name: s for s in ctx.scorers}

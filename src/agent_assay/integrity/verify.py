@@ -20,7 +20,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.exc import DatabaseError
 
-from agent_assay.adapters.protocol import AgentAdapter
+from agent_assay.adapters.loaded import LoadedSystem, load_system
 from agent_assay.aggregates import scorer_versions
 from agent_assay.errors import AssayError
 from agent_assay.findings import Finding
@@ -28,14 +28,13 @@ from agent_assay.hashing import canonical_json
 from agent_assay.integrity.certificates import void_reasons
 from agent_assay.model import Config, Item, Run, Suite, Trajectory
 from agent_assay.rescoring import fresh_scores
-from agent_assay.runner import scorers_for
 from agent_assay.store import schema
 from agent_assay.store.chain_check import ChainCheck, check_run_chain
 from agent_assay.store.damage import damage_report
 from agent_assay.store.schema_check import schema_findings
 from agent_assay.store.store import TERMINAL_EVENTS, Store, decode_json
 
-AdapterLoader = Callable[[str], AgentAdapter]
+AdapterLoader = Callable[[str], LoadedSystem | object]
 
 INTERNAL = "verification stopped on a value no check anticipated (please report it)"
 
@@ -277,7 +276,7 @@ def _rederive(
 ) -> None:
     where = f"run {run.run_id}"
     try:
-        adapter = load_adapter(run.adapter)
+        adapter = load_system(load_adapter(run.adapter), run.adapter)
     except AssayError as exc:
         out.add(where, f"scores cannot be re-derived: {exc} (pass --skip-rescore to check the "
                 "chain alone)")
@@ -288,7 +287,7 @@ def _rederive(
                 f"installed {adapter.version}")
         return
     recorded = scorer_versions(store, run)
-    installed = {s.name: s.version for s in scorers_for(adapter)}
+    installed = {s.name: s.version for s in adapter.scorers()}
     if recorded != installed:
         differ = sorted(
             f"{name} {recorded.get(name, 'absent')} vs {installed.get(name, 'absent')}"

@@ -1,8 +1,8 @@
 """Model configs as data: every parameter that can change what a model does is in them.
 
-Adapters build their model configs with `model_params` and turn a config back into loop
-settings with `loop_settings`, so the same knobs mean the same thing on every system and
-the config hash moves whenever one of them does.
+Systems list their model configs with `model_params`; the harness's model agent turns a
+config back into loop settings with `loop_settings`, so the same knobs mean the same
+thing on every system and the config hash moves whenever one of them does.
 """
 
 from __future__ import annotations
@@ -11,8 +11,9 @@ import hashlib
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from agent_assay.adapters.system import ModelPrompt
 from agent_assay.hashing import stable_seed
-from agent_assay.llm.loop import LoopSettings
+from agent_assay.llm.settings import LoopSettings
 
 REQUEST_TIMEOUT_S = 120.0
 REQUEST_ATTEMPTS = 3
@@ -20,7 +21,7 @@ RETRY_BACKOFF_S = 0.5
 
 
 def model_params(
-    model: str, temperature: float, *, prompt: str, terminal_tools: Iterable[str]
+    model: str, temperature: float, *, prompt: ModelPrompt, terminal_tools: Iterable[str]
 ) -> dict[str, Any]:
     """The parameters of one model config.
 
@@ -29,8 +30,8 @@ def model_params(
     behind it would never see a result. Free strings are capped at 64 characters in the
     schemas sent: that server constrains arguments with a grammar and ignores max_tokens
     for them, so an unclosed string would otherwise run to the end of the context window.
-    Seed is recorded and sent; that server ignores it when tools are offered. `prompt` is
-    hashed in, so a changed instruction is a changed config."""
+    Seed is recorded and sent; that server ignores it when tools are offered. The system's
+    `prompt` is hashed in, so a changed instruction is a changed config."""
     return {
         "agent": "model",
         "model": model,
@@ -42,8 +43,18 @@ def model_params(
         "tool_result_role": "user",
         "terminal_tools": list(terminal_tools),
         "max_string_length": 64,
-        "prompt_sha256": hashlib.sha256(prompt.encode("utf-8")).hexdigest(),
+        "prompt_sha256": prompt_sha256(prompt.instructions, prompt.request),
     }
+
+
+def is_model_config(params: Mapping[str, Any]) -> bool:
+    """A config the harness's model agent runs (built by `model_params`)."""
+    return params.get("agent") == "model"
+
+
+def prompt_sha256(instructions: str, request: str) -> str:
+    """The hash a model config records of the prompt it was made for."""
+    return hashlib.sha256((instructions + request).encode("utf-8")).hexdigest()
 
 
 def loop_settings(params: Mapping[str, Any], seed: int) -> LoopSettings:

@@ -35,8 +35,10 @@ from typing import Any, Literal
 
 import openai
 
+from agent_assay.adapters.system import ToolOutcome, ToolSpec
 from agent_assay.errors import AgentUnreachable
 from agent_assay.llm.endpoint import Endpoint
+from agent_assay.llm.settings import LoopSettings
 from agent_assay.model import Cost, Step, ToolCall
 
 MALFORMED_KEY = "__malformed_arguments__"
@@ -56,26 +58,19 @@ class ModelRequestRejected(RuntimeError):
     """The endpoint answered but refused the conversation (400, 422, ...): not retried."""
 
 
-@dataclass(frozen=True)
-class ToolSpec:
-    """A tool as the model sees it: a name, a description and JSON-schema parameters."""
-
-    name: str
-    description: str
-    parameters: Mapping[str, Any]
-
-    def as_openai(self, max_string_length: int | None = None) -> dict[str, Any]:
-        parameters = dict(self.parameters)
-        if max_string_length is not None:
-            parameters = bounded(parameters, max_string_length)
-        return {
-            "type": "function",
-            "function": {
-                "name": self.name,
-                "description": self.description,
-                "parameters": parameters,
-            },
-        }
+def openai_tool(spec: ToolSpec, max_string_length: int | None = None) -> dict[str, Any]:
+    """A tool in the chat-completions ``tools`` shape."""
+    parameters = dict(spec.parameters)
+    if max_string_length is not None:
+        parameters = bounded(parameters, max_string_length)
+    return {
+        "type": "function",
+        "function": {
+            "name": spec.name,
+            "description": spec.description,
+            "parameters": parameters,
+        },
+    }
 
 
 def bounded(schema: Mapping[str, Any], limit: int) -> dict[str, Any]:
@@ -94,38 +89,7 @@ def bounded(schema: Mapping[str, Any], limit: int) -> dict[str, Any]:
     return out
 
 
-@dataclass(frozen=True)
-class ToolOutcome:
-    """What `execute` did with one call."""
-
-    ok: bool
-    result: Any = None
-    error: str | None = None
-
-
 Execute = Callable[[str, dict[str, Any]], ToolOutcome]
-
-
-@dataclass(frozen=True)
-class LoopSettings:
-    temperature: float
-    max_turns: int
-    seed: int | None = None
-    tool_choice: str = "auto"
-    max_tokens: int | None = 256
-    timeout_s: float = 60.0
-    max_attempts: int = 3
-    backoff_s: float = 0.5
-    terminal_tools: frozenset[str] = frozenset()
-    describe_tools: bool = True
-    max_string_length: int | None = None
-    """When set, every free string parameter (no maxLength, enum or pattern) is sent with
-    this maxLength: a grammar-constrained server otherwise lets an unclosed string run to
-    the end of the context window."""
-    tool_result_role: Literal["tool", "user"] = "tool"
-    """How results go back: standard ``tool`` messages, or one ``user`` message per turn
-    for servers whose chat template drops tool messages (llama-cpp-python's
-    chatml-function-calling renders a tool message as an empty turn)."""
 
 
 @dataclass(frozen=True)
@@ -286,7 +250,7 @@ class AgentLoop:
             },
             {"role": "user", "content": request},
         ]
-        specs = [t.as_openai(self.settings.max_string_length) for t in tools]
+        specs = [openai_tool(t, self.settings.max_string_length) for t in tools]
         steps: list[Step] = []
         records: list[RequestRecord] = []
         malformed = 0

@@ -16,14 +16,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from agent_assay.adapters.protocol import AgentAdapter
+from agent_assay.adapters.loaded import NO_REPLAY, LoadedSystem, ReplayView, load_system
 from agent_assay.aggregates import means, score_table
+from agent_assay.errors import AssayError
 from agent_assay.hashing import stable_seed
 from agent_assay.model import Item, Run, Step, Trajectory
 from agent_assay.mutation.config import MutantSet, OperatorSpec
 from agent_assay.mutation.detectors import MetricVerdict, judge_metric, noise_floor
 from agent_assay.mutation.operators import OPERATORS, OperatorContext, SkipState
-from agent_assay.runner import scorers_for, scoring_context
 from agent_assay.scoring.base import Scorer, ScoringContext
 from agent_assay.store.chain_check import require_intact
 from agent_assay.store.store import Store
@@ -96,7 +96,7 @@ def rep_floors(
 
 
 def _apply(
-    adapter: AgentAdapter,
+    view: ReplayView,
     item: Item,
     base: Trajectory,
     spec: OperatorSpec,
@@ -111,7 +111,7 @@ def _apply(
         if not any(flags):
             return base, False
         applied = [c for c, skip in zip(calls, flags, strict=True) if not skip]
-        replayed = adapter.replay(item.public(), applied, seed=rng.randrange(2**31))
+        replayed = view.replay(item.public(), applied, seed=rng.randrange(2**31))
         steps = iter(replayed.steps)
         merged = tuple(
             Step(c, ok=False, error="proposed, not applied (skip_state)") if skip else next(steps)
@@ -121,7 +121,7 @@ def _apply(
     mutated = op.mutate(calls, rng, octx)
     if mutated == calls:
         return base, False
-    replayed = adapter.replay(item.public(), mutated, seed=rng.randrange(2**31))
+    replayed = view.replay(item.public(), mutated, seed=rng.randrange(2**31))
     return replace(replayed, repetition=base.repetition), True
 
 
@@ -143,13 +143,17 @@ def would_alter(
 
 def run_pass(
     store: Store,
-    adapter: AgentAdapter,
+    system: LoadedSystem | object,
     run: Run,
     mutants: MutantSet,
     *,
     tags: Sequence[str] = (),
     limit: int | None = None,
 ) -> MutationPass:
+    adapter = load_system(system)
+    view = adapter.replay_view()
+    if view is None:
+        raise AssayError(f"adapter {adapter.name}: {NO_REPLAY}, so nothing can be mutated")
     require_intact(store, run.run_id, "mutated")
     suite = store.get_suite(run.suite_hash)
     adapter.prepare(suite)
@@ -158,8 +162,8 @@ def run_pass(
     selected = selected[:limit] if limit else selected
     chosen = set(selected)
     baseline = [t for t in store.trajectories(run.run_id) if t.item_id in chosen]
-    scorers = scorers_for(adapter)
-    ctx = scoring_context(adapter)
+    scorers = adapter.scorers()
+    ctx = adapter.scoring_context()
     kinds = {s.name: s.kind for s in scorers}
     detector = tuple(s.name for s in scorers if s.kind != "measure")
     base_table = score_table(scorers, gold, baseline, ctx)
@@ -168,7 +172,7 @@ def run_pass(
     results = []
     for spec in mutants.operators:
         octx = OperatorContext(
-            frozenset(adapter.mutating_tools()), adapter.argument_pools(), spec.params
+            frozenset(adapter.facts.mutating_tools), view.argument_pools(), spec.params
         )
         eligible = [
             t for t in baseline if not spec.tags or set(spec.tags) & set(gold[t.item_id].tags)
@@ -185,7 +189,7 @@ def run_pass(
             if (base.item_id, base.repetition) not in eligible_ids:
                 mutated.append(base)
                 continue
-            mutant, changed = _apply(adapter, gold[base.item_id], base, spec, octx, seed)
+            mutant, changed = _apply(view, gold[base.item_id], base, spec, octx, seed)
             altered += changed
             mutated.append(mutant)
             if changed and base.repetition == 1 and len(shown) < SHOWN_ITEMS:

@@ -31,13 +31,9 @@ from typing import Any
 from rich import box
 from rich.table import Table
 
-from agent_assay.adapters.registry import load_adapter
-from agent_assay.errors import AssayError
 from agent_assay.model import Run, Trajectory
 from agent_assay.report.render import console_text, fmt, fmt_ci
-from agent_assay.runner import scorers_for, scoring_context
 from agent_assay.scoring.base import ScoreKind, passes
-from agent_assay.scoring.registry import score_all
 from agent_assay.stats import CONFIDENCE, Interval
 from agent_assay.store.store import ScoreRecord, Store
 
@@ -204,36 +200,24 @@ def curve(
 def _null_twins(
     store: Store, run: Run, curves: Mapping[str, Curve], notes: list[str]
 ) -> list[NullTwin]:
-    try:
-        adapter = load_adapter(run.adapter)
-    except AssayError as exc:
-        notes.append(f"null agents not run: {exc}")
+    """Each null agent's passes beside the curve, as the null_agent control stored them."""
+    stored = store.control_outcomes(run.run_id).get("null_agent")
+    agents = (stored.payload.get("measured", {}).get("agents", {}) if stored else {}) or {}
+    if stored is None or stored.status == "NOT_RUN":
+        notes.append(
+            "null agents: not measured for this run yet (`agent-assay controls run` stores "
+            "what they score)"
+        )
         return []
-    agents = adapter.null_agents()
-    if not agents:
-        notes.append(f"null agents not run: adapter {run.adapter} declares none")
-        return []
-    items = store.get_suite(run.suite_hash).by_id()
-    config = store.get_config(run.config_hash)
-    scorers = scorers_for(adapter)
-    ctx = scoring_context(adapter)
-    kinds = {s.name: s.kind for s in scorers}
     twins = []
-    for name, agent in sorted(agents.items()):
-        trajectories = [agent(items[i].public(), config) for i in run.item_ids]
-        verdicts: dict[str, list[bool]] = defaultdict(list)
-        for t in trajectories:
-            for scorer, result in score_all(scorers, items[t.item_id].gold, t, ctx):
-                verdict = passes(kinds[scorer.name], result.value)
-                if scorer.name in curves and verdict is not None:
-                    verdicts[scorer.name].append(verdict)
-        calls = sum(len(t.steps) for t in trajectories)
+    for name, measured in sorted(agents.items()):
         for metric, c in curves.items():
-            got = verdicts.get(metric, [])
-            if not got:
+            counted = measured.get("passes", {}).get(metric)
+            if not counted or not counted[1]:
                 continue
-            null = sum(got) / len(got)
-            null_ci = wilson_score(null, len(got))
+            passed, n = int(counted[0]), int(counted[1])
+            null = passed / n
+            null_ci = wilson_score(null, n)
             points = tuple(
                 TwinPoint(
                     p.k,
@@ -246,7 +230,7 @@ def _null_twins(
                 )
                 for p in c.points
             )
-            twins.append(NullTwin(name, metric, sum(got), len(got), calls, points))
+            twins.append(NullTwin(name, metric, passed, n, int(measured["tool_calls"]), points))
     return twins
 
 
@@ -306,7 +290,7 @@ def _faults(trajectories: Sequence[Trajectory]) -> dict[str, Any]:
     return {"malformed": malformed, "no_reward_info": no_reward}
 
 
-def passk_report(store: Store, run: Run, *, null_agents: bool = True) -> PassKReport:
+def passk_report(store: Store, run: Run) -> PassKReport:
     """Curves for the headline metrics that pass or fail, and everything beside them."""
     manifest = store.manifest(run.run_id)
     meta = {s["name"]: s for s in manifest.get("scorers", [])}
@@ -326,7 +310,7 @@ def passk_report(store: Store, run: Run, *, null_agents: bool = True) -> PassKRe
         notes.append("no headline metric that passes or fails has stored values")
     binary = [n for n in shown if kinds[n] == "binary"]
     reference = binary[0] if binary else (shown[0] if shown else None)
-    twins = _null_twins(store, run, curves, notes) if null_agents and curves else []
+    twins = _null_twins(store, run, curves, notes) if curves else []
     beside = _beside(rows_by_metric, kinds, reference) if reference else []
     return PassKReport(
         run=run,

@@ -50,7 +50,11 @@ class ScoringContext:
 
     arg_normalisers: Mapping[str, Mapping[str, tuple[str, ...]]] = field(default_factory=dict)
     mutating_tools: frozenset[str] = frozenset()
-    order_anchor_tool: str | None = None
+    order_anchors: Mapping[str, str] = field(default_factory=dict)
+    """mutating tool (or "*" for every mutating tool) -> the tool that must succeed first."""
+
+    def anchor_of(self, tool: str) -> str | None:
+        return self.order_anchors.get(tool, self.order_anchors.get("*"))
     baseline_state: Mapping[str, Any] | None = None
 
     def normalise(self, call: ToolCall) -> CallKey:
@@ -84,6 +88,40 @@ class Scorer(Protocol):
     kind: ScoreKind
 
     def score(self, gold: Gold, trajectory: Trajectory, ctx: ScoringContext) -> ScoreValue: ...
+
+
+# ---- optional scorer members: every one the harness looks for is declared here -------------
+@runtime_checkable
+class PlantsDefects(Protocol):
+    """A scorer that knows how to break a well-scored trajectory for itself: the self-test
+    uses it instead of the generic planter for the scorer's name (None: cannot plant)."""
+
+    def plant_defect(
+        self, gold: Gold, trajectory: Trajectory, ctx: ScoringContext
+    ) -> Trajectory | None: ...
+
+
+@runtime_checkable
+class ProbesWhereNotApplicable(Protocol):
+    """A trajectory-scoped scorer that the self-test may probe on items where the oracle's
+    value is n/a (precision over what an agent allowed, say)."""
+
+    selftest_probe_na: bool
+
+
+@runtime_checkable
+class Judge(Protocol):
+    """A model-based scorer: judge_calibration must calibrate it before it may score."""
+
+    judge: bool
+
+
+def is_judge(scorer: Scorer) -> bool:
+    return isinstance(scorer, Judge) and bool(scorer.judge)
+
+
+def probes_where_not_applicable(scorer: Scorer) -> bool:
+    return isinstance(scorer, ProbesWhereNotApplicable) and bool(scorer.selftest_probe_na)
 
 
 def passes(kind: ScoreKind, value: float | None) -> bool | None:

@@ -90,15 +90,23 @@ class RedundantTools:
 class OrderViolations:
     name = "tools.order_violations"
     version = "1"
-    definition = "number of mutating calls proposed before the first successful anchor call"
+    definition = (
+        "number of mutating calls proposed before their anchor call (declared per tool or "
+        "for all) had succeeded"
+    )
     kind: ScoreKind = "count"
 
     def score(self, gold: Gold, trajectory: Trajectory, ctx: ScoringContext) -> ScoreValue:
-        if ctx.order_anchor_tool is None:
+        if not ctx.order_anchors:
             return ScoreValue(None, {"reason": "the adapter declares no order anchor"})
+        succeeded: set[str] = set()
         violations = 0
         for step in trajectory.steps:
-            if step.call.tool == ctx.order_anchor_tool and step.ok:
-                break
-            violations += step.call.tool in ctx.mutating_tools
+            tool = step.call.tool
+            anchor = ctx.anchor_of(tool)
+            violations += tool in ctx.mutating_tools and anchor is not None and (
+                anchor not in succeeded
+            )
+            if step.ok:
+                succeeded.add(tool)
         return ScoreValue(float(violations))

@@ -1,0 +1,229 @@
+"""A system as the harness uses it: checked once, facts filled in, capabilities found.
+
+`load_system` checks the five required members and the facts object, and names what is
+missing or mistyped in one line. A `LoadedSystem` then answers every question the core
+asks, with the system's answer where it has one and the harness's default where it does
+not. A capability that only follows from another is derived: a system with episodes can
+replay a path, has a do-nothing agent, and can be driven by a model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from time import perf_counter
+from typing import Any
+
+from agent_assay.adapters.system import (
+    DEFAULT_FACTS,
+    REQUIRED,
+    DescribesEnvironment,
+    Episodes,
+    Facts,
+    ModelAgentFacts,
+    ModelPrompt,
+    NullAgent,
+    NullAgents,
+    Preparing,
+    RecordsWithoutExecuting,
+    Replaying,
+    System,
+    ToolSpec,
+)
+from agent_assay.errors import AssayError
+from agent_assay.model import Config, Cost, PublicItem, Step, Suite, ToolCall, Trajectory
+from agent_assay.scoring.base import Scorer, ScoringContext
+from agent_assay.scoring.registry import default_scorers
+
+NO_REPLAY = "adapter declares no replay capability"
+REPLAYED = Cost(0.0, "replayed by the harness: no agent, nothing billed")
+
+
+def load_system(raw: object, name: str | None = None) -> LoadedSystem:
+    """Check `raw` against the plugin surface and wrap it; one line names what is wrong."""
+    if isinstance(raw, LoadedSystem):
+        return raw
+    label = name or str(getattr(raw, "name", type(raw).__name__))
+    for member in REQUIRED:
+        if not hasattr(raw, member):
+            raise AssayError(f"adapter {label} is missing {member}")
+    for member in REQUIRED[:2]:
+        if not isinstance(getattr(raw, member), str) or not getattr(raw, member):
+            raise AssayError(f"adapter {label}: {member} must be a non-empty string")
+    for member in REQUIRED[2:]:
+        if not callable(getattr(raw, member)):
+            raise AssayError(f"adapter {label}: {member} must be a method")
+    facts = getattr(raw, "facts", DEFAULT_FACTS)
+    if not isinstance(facts, Facts):
+        raise AssayError(
+            f"adapter {label}: facts must be an agent_assay.Facts, not {type(facts).__name__}"
+        )
+    assert isinstance(raw, System)
+    return LoadedSystem(raw, facts)
+
+
+@dataclass(frozen=True)
+class ReplayView:
+    """What replaying needs, whichever capability provides it."""
+
+    replay: Any
+    baseline_snapshot: Any
+    tool_catalogue: Any
+    argument_pools: Any
+
+
+@dataclass
+class LoadedSystem:
+    raw: System
+    facts: Facts = field(default=DEFAULT_FACTS)
+
+    # ---- identity and the required members ------------------------------------------
+    @property
+    def name(self) -> str:
+        return self.raw.name
+
+    @property
+    def version(self) -> str:
+        return self.raw.version
+
+    def build_suite(self, source: Path | None = None) -> Suite:
+        suite = self.raw.build_suite(source)
+        if not isinstance(suite, Suite):
+            raise AssayError(
+                f"adapter {self.name}: build_suite returned {type(suite).__name__}, not a Suite"
+            )
+        return suite
+
+    def configs(self) -> Mapping[str, Mapping[str, Any]]:
+        return self.raw.configs()
+
+    def run_item(
+        self, item: PublicItem, config: Config, *, seed: int, repetition: int
+    ) -> Trajectory:
+        """The system's own agent (a model config is run by the harness instead: see
+        executors.act)."""
+        return self.raw.run_item(item, config, seed=seed, repetition=repetition)
+
+    # ---- optional members, with the harness's defaults ------------------------------
+    def prepare(self, suite: Suite) -> None:
+        if isinstance(self.raw, Preparing):
+            self.raw.prepare(suite)
+
+    def environment(self, config: Config) -> dict[str, Any]:
+        facts: dict[str, Any] = {"adapter": self.name, "adapter_version": self.version}
+        if isinstance(self.raw, DescribesEnvironment):
+            facts |= dict(self.raw.environment(config))
+        return facts
+
+    def affects_results(self) -> frozenset[str]:
+        return self.facts.affects_results | {"adapter_version"}
+
+    def deterministic(self, config: Config) -> bool:
+        return config.name in self.facts.deterministic_configs and (
+            config.params.get("agent") != "model"
+        )
+
+    def scorers(self) -> tuple[Scorer, ...]:
+        return (*default_scorers(), *self.facts.scorers)
+
+    def scoring_context(self) -> ScoringContext:
+        view = self.replay_view()
+        return ScoringContext(
+            arg_normalisers=self.facts.arg_normalisers,
+            mutating_tools=frozenset(self.facts.mutating_tools),
+            order_anchors=self.facts.order_anchors,
+            baseline_state=view.baseline_snapshot() if view else None,
+        )
+
+    @property
+    def headline(self) -> tuple[str, ...]:
+        return self.facts.headline_metrics
+
+    @property
+    def model_prompt(self) -> ModelPrompt | None:
+        return self.raw.model_prompt if isinstance(self.raw, ModelAgentFacts) else None
+
+    # ---- capabilities ----------------------------------------------------------------
+    @property
+    def episodes(self) -> Episodes | None:
+        return self.raw if isinstance(self.raw, Episodes) else None
+
+    def replay_view(self) -> ReplayView | None:
+        """Replay, the baseline, the tool catalogue and argument pools; None without the
+        replay capability (declared directly, or through episodes)."""
+        if isinstance(self.raw, Replaying):
+            raw = self.raw
+            return ReplayView(
+                raw.replay, raw.baseline_snapshot, raw.tool_catalogue, raw.argument_pools
+            )
+        episodes = self.episodes
+        if episodes is None:
+            return None
+
+        def catalogue() -> dict[str, Mapping[str, Any]]:
+            return {spec.name: spec.parameters for spec in episodes.tools(None)}
+
+        return ReplayView(
+            self._replay_through_episodes, episodes.baseline_snapshot, catalogue,
+            episodes.argument_pools,
+        )
+
+    def _replay_through_episodes(
+        self, item: PublicItem, calls: Sequence[ToolCall], *, seed: int
+    ) -> Trajectory:
+        assert self.episodes is not None
+        return run_calls(self.episodes, item, None, calls, seed=seed, repetition=1)
+
+    def null_agents(self) -> Mapping[str, NullAgent]:
+        """The system's own null agents, else doing nothing through the replay path."""
+        if isinstance(self.raw, NullAgents):
+            return self.raw.null_agents()
+        view = self.replay_view()
+        if view is None:
+            return {}
+        replay = view.replay
+
+        def do_nothing(item: PublicItem, config: Config) -> Trajectory:
+            trajectory: Trajectory = replay(item, (), seed=0)
+            return trajectory
+
+        return {"do_nothing": do_nothing}
+
+    @property
+    def recorder(self) -> RecordsWithoutExecuting | None:
+        return self.raw if isinstance(self.raw, RecordsWithoutExecuting) else None
+
+    def tool_specs(self, item: PublicItem) -> Sequence[ToolSpec]:
+        episodes = self.episodes
+        return episodes.tools(item) if episodes is not None else ()
+
+
+def run_calls(
+    episodes: Episodes,
+    item: PublicItem,
+    config: Config | None,
+    calls: Sequence[ToolCall],
+    *,
+    seed: int,
+    repetition: int,
+) -> Trajectory:
+    """Execute `calls` in a fresh episode, in order: the replay every control relies on."""
+    started = perf_counter()
+    episode = episodes.open_episode(item, config, seed=seed)
+    steps = []
+    for call in calls:
+        outcome = episode.call(call.tool, dict(call.args))
+        steps.append(Step(ToolCall(call.tool, dict(call.args)), outcome.ok, outcome.result,
+                          outcome.error))
+    ending = episode.finish()
+    return Trajectory(
+        item_id=item.item_id,
+        repetition=repetition,
+        steps=tuple(steps),
+        final_state=None if ending.final_state is None else dict(ending.final_state),
+        outcome=ending.outcome,
+        latency_ms=(perf_counter() - started) * 1000.0,
+        cost=REPLAYED,
+        meta=dict(ending.meta),
+    )

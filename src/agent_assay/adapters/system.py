@@ -1,0 +1,215 @@
+"""The plugin surface: what a system under test implements, and everything it may declare.
+
+Five members are required: ``name``, ``version``, ``build_suite``, ``configs`` and
+``run_item``. Everything else has a default. Facts about the system live in one
+frozen `Facts` object (``facts = Facts(...)`` on the class). Optional
+capabilities are small protocols below. The harness finds them with
+``isinstance`` and nowhere else: if a hook is not declared here, the core does
+not look for it. A control that needs a capability the system lacks reports
+NOT_RUN with that capability's name.
+
+- `Preparing`: ``prepare(suite)``. A fresh process (a resumed run, a worker, a
+  control) receives the stored suite before it runs anything.
+- `Episodes`: ``open_episode``, ``tools``, ``baseline_snapshot`` and
+  ``argument_pools``. The system is an environment the harness can drive. The
+  harness then replays paths through it, runs a do-nothing agent in it, and
+  drives a model through it (the generic tool-calling loop), with no agent code
+  in the system.
+- `Replaying`: ``replay``, ``baseline_snapshot``, ``tool_catalogue`` and
+  ``argument_pools``, for a system that replays a path without exposing episodes.
+- `NullAgents`: named do-nothing agents (`Episodes` and `Replaying` imply one).
+- `RecordsWithoutExecuting`: ``record_without_executing``, for a system that
+  cannot execute (imported results): gold's path recorded as if it had run.
+- `DescribesEnvironment`: ``environment(config)``, facts recorded with a run
+  beside the adapter name and version.
+- `ModelAgentFacts`: the prompt the harness's model agent uses on this system.
+
+Scorer-side hooks (planting defects, judges) are declared in `scoring.base`.
+This module imports no system under test.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+from agent_assay.model import Config, PublicItem, Suite, ToolCall, Trajectory
+from agent_assay.scoring.base import Scorer
+
+REQUIRED = ("name", "version", "build_suite", "configs", "run_item")
+"""The members every system must have; `check-adapter` and loading name the missing ones."""
+
+GENERIC_HEADLINE = ("trajectory.exact", "tools.recall", "state.assertions", "outcome.match")
+
+
+@dataclass(frozen=True)
+class Facts:
+    """What a system states about itself, so no scorer or control has to guess it.
+
+    Every field has a default, and a system declares only what differs.
+    """
+
+    headline_metrics: tuple[str, ...] = GENERIC_HEADLINE
+    """The metrics this system's claims rest on; the controls judge these."""
+    mutating_tools: tuple[str, ...] = ()
+    """Tools that change the world (state scorers and mutation operators use them)."""
+    order_anchors: Mapping[str, str] = field(default_factory=dict)
+    """Which tool must succeed before a mutating call: mutating tool (or ``"*"`` for every
+    mutating tool) -> its anchor, so each tool family can have its own."""
+    arg_normalisers: Mapping[str, Mapping[str, tuple[str, ...]]] = field(default_factory=dict)
+    """tool -> argument -> names of generic normalisers (see scoring.base.NORMALISERS)."""
+    nondeterministic_fields: tuple[str, ...] = ("latency_ms", "latency.total_ms")
+    """Trajectory fields and score names allowed to differ between identical runs."""
+    affects_results: frozenset[str] = frozenset({"adapter_version"})
+    """Environment keys that make two runs incomparable when they differ."""
+    deterministic_configs: frozenset[str] = frozenset()
+    """Configs whose repeats are claimed identical (a claim identical_config tests)."""
+    scorers: tuple[Scorer, ...] = ()
+    """Scorers specific to this system, appended to the generic set."""
+    bands: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    """Band overrides per control kind; the harness's expected.yaml holds the defaults."""
+    not_applicable: Mapping[str, str] = field(default_factory=dict)
+    """control kind -> why it cannot apply to this system (reported NOT_RUN, not allowed
+    unless `allow_not_applicable`)."""
+    allow_not_applicable: bool = False
+
+
+DEFAULT_FACTS = Facts()
+
+
+@runtime_checkable
+class System(Protocol):
+    """The five required members."""
+
+    name: str
+    version: str
+
+    def build_suite(self, source: Path | None = None) -> Suite:
+        """A pure function of what is on disk: same source, same suite hash."""
+        ...
+
+    def configs(self) -> Mapping[str, Mapping[str, Any]]:
+        """Named configurations; each becomes a content-hashed Config."""
+        ...
+
+    def run_item(
+        self, item: PublicItem, config: Config, *, seed: int, repetition: int
+    ) -> Trajectory:
+        """Run the agent on one public item. Gold is not reachable from `item`."""
+        ...
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """A tool as an agent sees it: a name, a description and JSON-schema parameters."""
+
+    name: str
+    description: str
+    parameters: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class ToolOutcome:
+    """What the environment did with one call."""
+
+    ok: bool
+    result: Any = None
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class Ending:
+    """Where an episode left the world: its final state, its outcome, and anything the
+    system wants kept with the trajectory (a validator's verdict, say)."""
+
+    final_state: Mapping[str, Any] | None
+    outcome: str | None
+    meta: Mapping[str, Any] = field(default_factory=dict)
+
+
+class Episode(Protocol):
+    """One fresh world for one item: calls go in, an ending comes out."""
+
+    def call(self, tool: str, args: Mapping[str, Any]) -> ToolOutcome: ...
+
+    def finish(self) -> Ending: ...
+
+
+@runtime_checkable
+class Preparing(Protocol):
+    def prepare(self, suite: Suite) -> None:
+        """Receive the stored suite before anything of it is run, replayed or scored."""
+        ...
+
+
+@runtime_checkable
+class Episodes(Protocol):
+    def open_episode(self, item: PublicItem, config: Config | None, *, seed: int) -> Episode:
+        """A fresh world for `item` (config None: the default world, for replays)."""
+        ...
+
+    def tools(self, item: PublicItem | None) -> Sequence[ToolSpec]:
+        """The tools offered on `item` (None: every tool the system has)."""
+        ...
+
+    def baseline_snapshot(self) -> dict[str, Any]:
+        """The world before any agent acts, in the shape trajectories' final_state uses."""
+        ...
+
+    def argument_pools(self) -> Mapping[str, Sequence[Any]]:
+        """argument name -> valid values, for random and mutated calls."""
+        ...
+
+
+@runtime_checkable
+class Replaying(Protocol):
+    def replay(self, item: PublicItem, calls: Sequence[ToolCall], *, seed: int) -> Trajectory:
+        """Execute `calls` in order from the baseline world: the path a real agent takes."""
+        ...
+
+    def baseline_snapshot(self) -> dict[str, Any]: ...
+
+    def tool_catalogue(self) -> Mapping[str, Mapping[str, Any]]:
+        """tool name -> JSON-schema parameters."""
+        ...
+
+    def argument_pools(self) -> Mapping[str, Sequence[Any]]: ...
+
+
+NullAgent = Callable[[PublicItem, Config], Trajectory]
+"""A do-nothing agent: it must make no tool calls."""
+
+
+@runtime_checkable
+class NullAgents(Protocol):
+    def null_agents(self) -> Mapping[str, NullAgent]: ...
+
+
+@runtime_checkable
+class RecordsWithoutExecuting(Protocol):
+    def record_without_executing(self, item: PublicItem, calls: Sequence[ToolCall]) -> Trajectory:
+        """Gold's calls recorded as if they had succeeded, for a system that cannot run."""
+        ...
+
+
+@runtime_checkable
+class DescribesEnvironment(Protocol):
+    def environment(self, config: Config) -> Mapping[str, Any]:
+        """Facts recorded with a run (system versions, seeds), beside adapter and version."""
+        ...
+
+
+@dataclass(frozen=True)
+class ModelPrompt:
+    """What the harness's model agent tells the model on this system. ``request`` is
+    formatted with the item's public input; its hash is part of every model config."""
+
+    instructions: str
+    request: str = "{request}"
+
+
+@runtime_checkable
+class ModelAgentFacts(Protocol):
+    model_prompt: ModelPrompt
