@@ -22,7 +22,6 @@ from pathlib import Path
 from time import perf_counter
 from typing import Any
 
-from agent_assay.adapters.banking import BankingAdapter
 from agent_assay.model import (
     Config,
     Cost,
@@ -44,6 +43,7 @@ from agent_assay.runner import (
 )
 from agent_assay.scoring.base import Scorer
 from agent_assay.store import open_store
+from agent_assay_bundled.banking import BankingAdapter
 
 N_ITEMS = 100
 N_REPEATS = 100

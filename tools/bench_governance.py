@@ -26,7 +26,7 @@ from pathlib import Path
 from time import perf_counter
 from typing import Any
 
-from agent_assay.adapters.governance import DEFAULT_SPEC, build_items
+from agent_assay_bundled.governance import DEFAULT_SPEC, build_items
 from govsim import generate_worlds, solve
 from govsim.generator import generate_one
 

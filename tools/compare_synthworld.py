@@ -20,8 +20,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from agent_assay.adapters.synthworld_agentic import SynthWorldAgenticAdapter, evaluate_rows
-from agent_assay.adapters.synthworld_scoring import harness_figures
 from agent_assay.errors import AssayError
 from agent_assay.report.summary import summarise
 from agent_assay.runner import (
@@ -32,6 +30,8 @@ from agent_assay.runner import (
     start_run,
 )
 from agent_assay.store import Store, open_store
+from agent_assay_bundled.synthworld import SynthWorldAgenticAdapter, evaluate_rows
+from agent_assay_bundled.synthworld_scoring import harness_figures
 
 CONFIGS = ("always_deny", "current_state", "reference", "auditor")
 

@@ -24,7 +24,6 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from agent_assay.adapters.governance import GovernanceAdapter
 from agent_assay.hashing import stable_seed
 from agent_assay.runner import (
     build_and_store_suite,
@@ -35,6 +34,7 @@ from agent_assay.runner import (
 )
 from agent_assay.stats import Interval, proportion_interval, wilson
 from agent_assay.store import open_store
+from agent_assay_bundled.governance import GovernanceAdapter
 from govsim import AGENTS
 
 REWARD, VALID = "governance.reward", "governance.execution_valid"

@@ -19,7 +19,7 @@ from sqlalchemy.exc import DatabaseError
 
 from agent_assay.adapters.loaded import LoadedSystem
 from agent_assay.adapters.registry import DEFAULT_ADAPTER, list_adapters, load_adapter
-from agent_assay.cli_import import import_group
+from agent_assay.cli_import import import_command
 from agent_assay.controls.execute import check_allowed, controls_exit_code, run_controls
 from agent_assay.errors import AssayError
 from agent_assay.integrity.admissibility import assess
@@ -568,7 +568,7 @@ def export_command(run_id: str, path: Path, db: str) -> None:
     )
 
 
-cli.add_command(import_group)
+cli.add_command(import_command)
 
 
 def open_existing_store(db: str) -> Store:

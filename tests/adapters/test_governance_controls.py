@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from agent_assay.adapters.governance import GovernanceAdapter
 from agent_assay.controls.bands import load_bands, not_applicable
 from agent_assay.store import Store, open_store
+from agent_assay_bundled.governance import GovernanceAdapter
 from tests.support.certify import certify as certify_run
 
 Verdict = dict[str, Any]

@@ -6,8 +6,13 @@ from dataclasses import replace
 
 import pytest
 
-from agent_assay.adapters.governance import GovernanceAdapter
-from agent_assay.adapters.governance_scoring import (
+from agent_assay.adapters.loaded import LoadedSystem, load_system
+from agent_assay.errors import AssayError
+from agent_assay.model import Gold, Item, Suite, Trajectory
+from agent_assay.runner import resolve_config, scoring_context
+from agent_assay.scoring.base import ScoringContext
+from agent_assay_bundled.governance import GovernanceAdapter
+from agent_assay_bundled.governance_scoring import (
     DefectCount,
     ExcessAttempts,
     ExecutionValid,
@@ -18,11 +23,6 @@ from agent_assay.adapters.governance_scoring import (
     plant_skipped_approval,
     world_of,
 )
-from agent_assay.adapters.loaded import LoadedSystem, load_system
-from agent_assay.errors import AssayError
-from agent_assay.model import Gold, Item, Suite, Trajectory
-from agent_assay.runner import resolve_config, scoring_context
-from agent_assay.scoring.base import ScoringContext
 from govsim import AGENTS, validate
 
 REWARD, VALID, EXCESS, DEFECTS = (

@@ -9,9 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from agent_assay.adapters import governance
-from agent_assay.adapters.governance import DEFAULT_SPEC, GovernanceAdapter, load_spec
-from agent_assay.adapters.governance_scoring import world_of
 from agent_assay.adapters.loaded import LoadedSystem, load_system
 from agent_assay.adapters.registry import load_adapter
 from agent_assay.adapters.system import System
@@ -19,6 +16,9 @@ from agent_assay.errors import AssayError
 from agent_assay.hashing import canonical_json
 from agent_assay.model import Config, PublicItem, Suite
 from agent_assay.runner import resolve_config
+from agent_assay_bundled import governance
+from agent_assay_bundled.governance import DEFAULT_SPEC, GovernanceAdapter, load_spec
+from agent_assay_bundled.governance_scoring import world_of
 from govsim import AGENTS, TOOL_SPECS, generate_worlds, run_episode
 
 CLI = Path(sys.executable).with_name("agent-assay")

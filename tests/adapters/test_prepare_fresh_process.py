@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent_assay.adapters import governance
-from agent_assay.adapters.governance import GovernanceAdapter
 from agent_assay.runner import (
     build_and_store_suite,
     execute_run,
@@ -14,6 +12,8 @@ from agent_assay.runner import (
     start_run,
 )
 from agent_assay.store import Store
+from agent_assay_bundled import governance
+from agent_assay_bundled.governance import GovernanceAdapter
 
 
 def test_governance_custom_suite_runs_from_a_fresh_adapter(store: Store, tmp_path: Path) -> None:

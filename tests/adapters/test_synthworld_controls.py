@@ -11,7 +11,6 @@ from typing import Any
 
 import pytest
 
-from agent_assay.adapters.synthworld_agentic import SynthWorldAgenticAdapter
 from agent_assay.controls.base import ControlOutcome
 from agent_assay.controls.execute import run_controls
 from agent_assay.runner import (
@@ -22,6 +21,7 @@ from agent_assay.runner import (
     start_run,
 )
 from agent_assay.store import open_store
+from agent_assay_bundled.synthworld import SynthWorldAgenticAdapter
 
 
 @pytest.fixture(scope="module")

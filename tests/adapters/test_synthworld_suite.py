@@ -14,12 +14,12 @@ import pytest
 from synthworld.agentic import export_agentic_benchmark, generate_asteria_agentic_v1
 
 import authority_auditor
-from agent_assay.adapters import synthworld_agentic as sw
 from agent_assay.adapters.loaded import load_system
 from agent_assay.adapters.registry import load_adapter
-from agent_assay.adapters.synthworld_agentic import SynthWorldAgenticAdapter
 from agent_assay.errors import AssayError
 from agent_assay.model import Config
+from agent_assay_bundled import synthworld as sw
+from agent_assay_bundled.synthworld import SynthWorldAgenticAdapter
 
 EVALUATOR_ONLY_KEYS = (
     "decision_at_action",

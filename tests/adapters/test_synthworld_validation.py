@@ -8,9 +8,6 @@ from dataclasses import replace
 import pytest
 from synthworld.agentic import AgenticTraceSubmission, ObservedActionTrace
 
-from agent_assay.adapters import synthworld_agentic as sw
-from agent_assay.adapters.synthworld_agentic import SynthWorldAgenticAdapter, require_valid_trace
-from agent_assay.adapters.synthworld_scoring import HEADLINE, synthworld_scorers
 from agent_assay.errors import AssayError
 from agent_assay.model import Config, Item, Suite, ToolCall, Trajectory
 from agent_assay.runner import (
@@ -22,6 +19,9 @@ from agent_assay.runner import (
 )
 from agent_assay.scoring.base import ScoringContext
 from agent_assay.store import Store
+from agent_assay_bundled import synthworld as sw
+from agent_assay_bundled.synthworld import SynthWorldAgenticAdapter, require_valid_trace
+from agent_assay_bundled.synthworld_scoring import HEADLINE, synthworld_scorers
 
 ADAPTER = SynthWorldAgenticAdapter()
 SUITE: Suite = ADAPTER.build_suite(None)

@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from agent_assay.adapters.banking import BankingAdapter
 from agent_assay.controls.execute import run_controls
 from agent_assay.errors import AssayError
 from agent_assay.integrity.comparability import compare_runs
@@ -25,6 +24,7 @@ from agent_assay.runner import (
 )
 from agent_assay.scoring.base import ScoreKind, ScoreValue, ScoringContext
 from agent_assay.store import Store, open_store
+from agent_assay_bundled.banking import BankingAdapter
 from synthbank.scripts import default_scripts_dir
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -17,16 +17,16 @@ from typing import Any
 import pytest
 
 from agent_assay.adapters.loaded import load_system
-from agent_assay.adapters.tau_bench import TauBenchAdapter, TauReward
 from agent_assay.controls.bands import not_applicable
 from agent_assay.controls.base import ControlOutcome
 from agent_assay.controls.execute import run_controls
-from agent_assay.importers.tau_bench import import_results
 from agent_assay.integrity.comparability import compare_runs
 from agent_assay.model import Run, ToolCall
 from agent_assay.report.gates import comparison_text
 from agent_assay.runner import scoring_context
 from agent_assay.store import Store, open_store
+from agent_assay_bundled.tau_bench.adapter import TauBenchAdapter, TauReward
+from agent_assay_bundled.tau_bench.importer import import_results
 from tests.importers.test_tau_bench_parse import real_file, run_cli, write
 
 DECLARED = ("state_check_bites", "random_agent", "identical_config", "positive_control",

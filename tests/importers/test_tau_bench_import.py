@@ -14,19 +14,16 @@ import pytest
 
 from agent_assay import cli
 from agent_assay.adapters.loaded import load_system
-from agent_assay.adapters.tau_bench import (
-    PUBLISHED,
-    WRITE_TOOLS,
-    TauBenchAdapter,
-    reward_rule,
-)
 from agent_assay.errors import AssayError
-from agent_assay.importers.tau_bench import import_results, parse_results, rule_agreement
 from agent_assay.model import Config, ToolCall
 from agent_assay.report.summary import summarise
 from agent_assay.rescoring import rescore
 from agent_assay.runner import scorers_for
 from agent_assay.store import Store, open_store
+from agent_assay_bundled.tau_bench.adapter import TauBenchAdapter
+from agent_assay_bundled.tau_bench.importer import import_results, rule_agreement
+from agent_assay_bundled.tau_bench.parse import parse_results
+from agent_assay_bundled.tau_bench.rules import PUBLISHED, WRITE_TOOLS, reward_rule
 from tests.importers.test_tau_bench_parse import real_file, row_counts, run_cli
 
 

@@ -20,14 +20,10 @@ import pytest
 from agent_assay import cli
 from agent_assay.cli_import import DEFAULT_DB
 from agent_assay.errors import AssayError
-from agent_assay.importers.tau_bench import (
-    UNPARSED,
-    _ArrayReader,
-    import_results,
-    parse_results,
-)
 from agent_assay.report.passk import passk_report, render_passk
 from agent_assay.store import Store
+from agent_assay_bundled.tau_bench.importer import import_results
+from agent_assay_bundled.tau_bench.parse import UNPARSED, _ArrayReader, parse_results
 
 TABLES = ("suites", "items", "configs", "runs", "run_env", "trajectories", "scores", "run_events")
 REAL = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "tau-bench"

@@ -18,9 +18,7 @@ from typing import Any
 
 import pytest
 
-from agent_assay.adapters.tau_bench import TauBenchAdapter
 from agent_assay.controls.execute import run_controls
-from agent_assay.importers.tau_bench import import_results
 from agent_assay.model import Run
 from agent_assay.report.passk import (
     PassKReport,
@@ -31,6 +29,8 @@ from agent_assay.report.passk import (
 )
 from agent_assay.stats import wilson
 from agent_assay.store import Store, open_store
+from agent_assay_bundled.tau_bench.adapter import TauBenchAdapter
+from agent_assay_bundled.tau_bench.importer import import_results
 from tests.importers.test_tau_bench_parse import real_file, run_cli
 
 EXACT_PASS_HAT = {1: Fraction(21, 50), 2: Fraction(41, 150), 3: Fraction(11, 50), 4: Fraction(1, 5)}

@@ -9,7 +9,6 @@ from typing import Any
 
 import pytest
 
-from agent_assay.adapters.banking import MODEL_INSTRUCTIONS, BankingAdapter
 from agent_assay.adapters.loaded import load_system
 from agent_assay.controls.execute import run_controls
 from agent_assay.executors import Task, act
@@ -25,6 +24,7 @@ from agent_assay.runner import (
     start_run,
 )
 from agent_assay.store import Store, open_store
+from agent_assay_bundled.banking import MODEL_INSTRUCTIONS, BankingAdapter
 from tests.llm.fake_openai import Action, call, closed_port, completion, fake_server
 from tests.support.toyrun import agent_assay, cli_env
 

@@ -9,9 +9,9 @@ from types import ModuleType
 
 import pytest
 
-from agent_assay.adapters.banking import BankingAdapter
 from agent_assay.controls.execute import run_controls
 from agent_assay.store import Store
+from agent_assay_bundled.banking import BankingAdapter
 from tests.llm.fake_openai import fake_server
 from tests.llm.test_banking_model import model_run, polite_policy
 

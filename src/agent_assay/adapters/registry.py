@@ -43,6 +43,11 @@ def load_adapter(name: str) -> LoadedSystem:
         raw = factory()
     except AssayError:
         raise
+    except ModuleNotFoundError as exc:
+        raise AssayError(
+            f"adapter {name} needs the module {exc.name!r}, which is not installed "
+            "(the bundled adapters name their extra: pip install 'agent-assay[synthworld]')"
+        ) from exc
     except Exception as exc:
         raise AssayError(f"adapter {name} failed to load: {type(exc).__name__}: {exc}") from exc
     return load_system(raw, name)

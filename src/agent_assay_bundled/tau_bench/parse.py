@@ -1,4 +1,4 @@
-"""Import a published tau-bench results file as a suite, a run and one trajectory per result.
+"""Parse a published tau-bench results file into a suite and one trajectory per result.
 
 The file is a JSON list of results (task_id, trial, reward, info.task, traj). It is
 streamed with the standard library: a small reader decodes one list element at a
@@ -14,9 +14,8 @@ for an unknown call) does not stop the import: that trajectory is stored with
 the fault listed in ``meta["malformed"]`` and counted in the report, and its
 published reward stays what tau-bench published.
 
-Idempotent: the suite hash is a function of the tasks only, and a second
-import of a file whose SHA-256 is already stored adds nothing (an interrupted
-import is completed instead).
+The suite hash is a function of the tasks only, so the same tasks read from
+any file are the same suite. Nothing here touches a store (see `importer`).
 """
 
 from __future__ import annotations
@@ -31,19 +30,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO, Any
 
-from agent_assay.adapters.tau_bench import (
-    ADAPTER,
-    AIRLINE_TOOLS,
-    DOMAIN,
-    TauBenchAdapter,
-    gold_digest,
-    reward_rule,
-)
 from agent_assay.errors import AssayError
 from agent_assay.hashing import canonical_json
-from agent_assay.model import Config, Cost, Gold, Item, Run, Step, Suite, ToolCall, Trajectory
-from agent_assay.runner import score_records, scorers_for, scoring_context, start_run
-from agent_assay.store.store import Store
+from agent_assay.model import Cost, Gold, Item, Step, Suite, ToolCall, Trajectory
+from agent_assay_bundled.tau_bench.rules import ADAPTER, AIRLINE_TOOLS, DOMAIN, gold_digest
 
 CHUNK = 1 << 16
 WHITESPACE = " \t\n\r"
@@ -486,132 +476,3 @@ def _draft(
         error=f"malformed: {'; '.join(malformed)}" if malformed else None,
         meta=meta,
     )
-
-
-# ---- storing --------------------------------------------------------------------
-@dataclass(frozen=True)
-class RuleAgreement:
-    """How the reward rule (used for the null agent) compares with the published rewards."""
-
-    decided: int
-    agree: int
-    disagree_computed: int
-    disagree_no_reward_info: int
-    undecided: int
-
-
-@dataclass(frozen=True)
-class ImportResult:
-    run: Run
-    created: bool
-    written: int
-    parsed: ParsedResults
-    agreement: RuleAgreement
-
-
-def existing_run(store: Store, sha256: str) -> Run | None:
-    for run in store.list_runs():
-        if run.adapter == ADAPTER and run.env.get("source_sha256") == sha256:
-            return run
-    return None
-
-
-def rule_agreement(parsed: ParsedResults) -> RuleAgreement:
-    items = parsed.suite.by_id()
-    decided = agree = wrong = wrong_uncomputed = 0
-    for t in parsed.trajectories:
-        value, _ = reward_rule(items[t.item_id].gold, t)
-        if value is None:
-            continue
-        decided += 1
-        if value == t.meta["published_reward"]:
-            agree += 1
-        elif t.meta.get("reward_computed"):
-            wrong += 1
-        else:
-            wrong_uncomputed += 1
-    undecided = len(parsed.trajectories) - decided
-    return RuleAgreement(decided, agree, wrong, wrong_uncomputed, undecided)
-
-
-def import_results(
-    store: Store,
-    path: Path,
-    *,
-    name: str | None = None,
-    on_progress: Callable[[int, int], None] | None = None,
-) -> ImportResult:
-    """Validate the whole file, then store suite, config, run and every trajectory with scores."""
-    return store_parsed(store, parse_results(path), name=name, on_progress=on_progress)
-
-
-def store_parsed(
-    store: Store,
-    parsed: ParsedResults,
-    *,
-    name: str | None = None,
-    on_progress: Callable[[int, int], None] | None = None,
-) -> ImportResult:
-    """Store a validated file: a new run, or the missing trajectories of the run it already is."""
-    path = parsed.path
-    adapter = TauBenchAdapter()
-    agreement = rule_agreement(parsed)
-    run = existing_run(store, parsed.sha256)
-    created = run is None
-    if run is None:
-        store.put_suite(parsed.suite)
-        params: dict[str, Any] = {"source_sha256": parsed.sha256, "domain": DOMAIN}
-        if parsed.model is not None:
-            params["model"] = parsed.model
-        config = Config(adapter=ADAPTER, name=name or path.stem, params=params)
-        run = start_run(
-            store,
-            adapter,
-            parsed.suite,
-            config,
-            repeats=parsed.trials,
-            seed=0,
-            items=sorted(parsed.suite.items, key=lambda i: i.item_id),
-            extra_env={"source_file": path.name},
-        )
-    written = write_trajectories(store, adapter, run, parsed, on_progress)
-    if created or written:
-        store.append_event(
-            run.run_id,
-            "complete",
-            {"written": written, "imported_from": path.name, "source_sha256": parsed.sha256},
-        )
-    return ImportResult(run, created, written, parsed, agreement)
-
-
-def write_trajectories(
-    store: Store,
-    adapter: TauBenchAdapter,
-    run: Run,
-    parsed: ParsedResults,
-    on_progress: Callable[[int, int], None] | None = None,
-) -> int:
-    """Store every trajectory not yet stored for `run`, each with its scores in one transaction."""
-    items = store.get_suite(run.suite_hash).by_id()
-    scorers = scorers_for(adapter)
-    ctx = scoring_context(adapter)
-    stored = store.stored_slots(run.run_id)
-    todo = [t for t in parsed.trajectories if (t.item_id, t.repetition) not in stored]
-    for done, trajectory in enumerate(todo, start=1):
-        records = score_records(scorers, items[trajectory.item_id], trajectory, ctx)
-        store.write_trajectory(run.run_id, trajectory, records)
-        if trajectory.meta.get("malformed"):
-            store.append_event(
-                run.run_id,
-                "item_malformed",
-                {
-                    "item_id": trajectory.item_id,
-                    "repetition": trajectory.repetition,
-                    "result_index": trajectory.meta["result_index"],
-                    "faults": trajectory.meta["malformed"],
-                },
-            )
-        if on_progress is not None:
-            on_progress(done, len(todo))
-    return len(todo)
-

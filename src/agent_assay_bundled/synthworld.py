@@ -50,7 +50,6 @@ from synthworld.agentic.models import ActionAttempted, DelegationGranted
 from synthworld.agentic.serialization import agentic_public_artifacts
 
 import authority_auditor
-from agent_assay.adapters.synthworld_scoring import HEADLINE, TOOL, synthworld_scorers
 from agent_assay.adapters.system import Facts, NullAgent
 from agent_assay.errors import AssayError
 from agent_assay.model import (
@@ -65,6 +64,7 @@ from agent_assay.model import (
     ToolCall,
     Trajectory,
 )
+from agent_assay_bundled.synthworld_scoring import HEADLINE, TOOL, synthworld_scorers
 
 FREE = Cost(0.0, "local replay of public events: no model calls, nothing billed")
 ROW_FIELDS: tuple[str, ...] = tuple(ObservedActionTrace.model_fields)

@@ -46,14 +46,6 @@ from typing import Any
 import yaml
 
 import govsim
-from agent_assay.adapters.governance_scoring import (
-    EXECUTE,
-    HEADLINE,
-    RECORD,
-    WorldKey,
-    governance_scorers,
-    remember,
-)
 from agent_assay.adapters.system import Ending, Facts, ModelPrompt, ToolOutcome, ToolSpec
 from agent_assay.errors import AssayError
 from agent_assay.llm.configs import model_params
@@ -68,6 +60,14 @@ from agent_assay.model import (
     Suite,
     ToolCall,
     Trajectory,
+)
+from agent_assay_bundled.governance_scoring import (
+    EXECUTE,
+    HEADLINE,
+    RECORD,
+    WorldKey,
+    governance_scorers,
+    remember,
 )
 from govsim import (
     AGENTS,
