@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from agent_assay import cli
-from agent_assay.cli_import import DEFAULT_DB
+from agent_assay.cli import DEFAULT_DB
 from agent_assay.errors import AssayError
 from agent_assay.report.passk import passk_report, render_passk
 from agent_assay.store import Store

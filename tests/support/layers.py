@@ -36,7 +36,6 @@ LAYERS: dict[str, int] = {
     "agent_assay.audit": 8,
     "agent_assay.api": 9,
     "agent_assay.cli": 10,
-    "agent_assay.cli_import": 10,
 }
 SYSTEMS = ("synthbank", "govsim", "authority_auditor", "synthworld")
 BUNDLED = "agent_assay_bundled"

@@ -14,7 +14,6 @@ from agent_assay.adapters.loaded import LoadedSystem, load_system
 from agent_assay.errors import AssayError
 
 GROUP = "agent_assay.adapters"
-DEFAULT_ADAPTER = "banking"
 
 
 @dataclass(frozen=True)

@@ -11,31 +11,24 @@ from pathlib import Path
 
 import click
 
-from agent_assay.importers import load_importer
-from agent_assay.store import open_store
-
-DEFAULT_DB = "run/assay.db"
-"""The same default store as every other command (agent_assay.cli.DEFAULT_DB)."""
+from agent_assay.cli.options import db_option, default_db_dir, stderr
 
 
 @click.command("import")
 @click.argument("importer", metavar="NAME")
 @click.argument("file", type=click.Path(path_type=Path))
 @click.option("--name", default=None, help="Config name for the run (default: the file's stem).")
-@click.option(
-    "--db",
-    default=DEFAULT_DB,
-    show_default=True,
-    help="SQLite file path or SQLAlchemy URL of the store.",
-)
+@db_option
 def import_command(importer: str, file: Path, name: str | None, db: str) -> None:
     """Import published results (trajectories agent-assay did not execute) from FILE with
     the importer NAME (`tau-bench`: a JSON list of task_id/trial/reward/info/traj)."""
+    from agent_assay.importers import load_importer
+    from agent_assay.store import open_store
+
     plugin = load_importer(importer)
     parsed = plugin.parse(file)  # a bad file is refused before any store is opened
-    if db == DEFAULT_DB:
-        Path(DEFAULT_DB).parent.mkdir(exist_ok=True)
+    default_db_dir(db)
     report = plugin.store(open_store(db), parsed, name=name)
     for line in report.lines:
-        click.echo(line, err=True)
+        stderr(line)
     click.echo(report.run_id)

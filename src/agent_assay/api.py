@@ -1,0 +1,309 @@
+"""What a script calls, and what the command line is a thin layer over.
+
+    import agent_assay as aa
+    done = aa.evaluate(MySystem(), "my-config", store="run/assay.db", repeats=3)
+    verdict = aa.certify(MySystem(), store="run/assay.db", run=done.run.run_id)
+    print(aa.report(done.run.run_id, store="run/assay.db").text)
+
+A system is a registered adapter name or any object implementing the plugin surface
+(`agent_assay.System`); a store is a path, an SQLAlchemy URL or an open `Store`. Every
+function returns a typed result and prints nothing; a user-caused failure is an
+`AssayError` whose message is one line.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from agent_assay.adapters.loaded import LoadedSystem, load_system
+from agent_assay.adapters.registry import load_adapter
+from agent_assay.controls.execute import check_allowed, controls_exit_code, run_controls
+from agent_assay.errors import AssayError
+from agent_assay.integrity.admissibility import Admissibility, assess
+from agent_assay.integrity.comparability import Comparison, compare_runs
+from agent_assay.integrity.verify import Verification, verify_store
+from agent_assay.model import Run, Suite
+from agent_assay.report.gates import comparison_text, report_json, report_text
+from agent_assay.report.passk import passk_json, passk_report, passk_text
+from agent_assay.rescoring import RescoreResult
+from agent_assay.rescoring import rescore as rescore_run
+from agent_assay.runner import (
+    RunResult,
+    build_and_store_suite,
+    certifiable_run,
+    execute_run,
+    resolve_config,
+    select_items,
+    start_run,
+)
+from agent_assay.store import open_store
+from agent_assay.store.bundle import bundle_summary, export_bundle, load_bundle
+from agent_assay.store.store import Store
+
+StoreLike = str | Path | Store
+SystemLike = str | object
+Notice = Callable[[str], None]
+"""Where a function says what it is doing on the way (the CLI passes stderr)."""
+
+
+def _quiet(message: str) -> None:
+    """The default notice: scripts get results, not chatter."""
+
+
+def open_db(store: StoreLike, *, must_exist: bool = False) -> Store:
+    if isinstance(store, Store):
+        return store
+    db = str(store)
+    if must_exist and "://" not in db and not Path(db).exists():
+        raise AssayError(f"no store at --db {db}")
+    return open_store(db)
+
+
+def system_of(system: SystemLike) -> LoadedSystem:
+    return load_adapter(system) if isinstance(system, str) else load_system(system)
+
+
+# ---- running -----------------------------------------------------------------------------
+def build_suite(system: SystemLike, *, store: StoreLike, source: Path | None = None) -> Suite:
+    """Build the system's golden set into content-hashed items and store it."""
+    return build_and_store_suite(open_db(store), system_of(system), source)
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    run: Run
+    result: RunResult
+
+    @property
+    def run_id(self) -> str:
+        return self.run.run_id
+
+
+def evaluate(
+    system: SystemLike,
+    config: str,
+    *,
+    store: StoreLike,
+    source: Path | None = None,
+    repeats: int = 1,
+    seed: int = 0,
+    tags: Sequence[str] = (),
+    limit: int | None = None,
+    workers: int = 1,
+    progress: bool | None = False,
+    notice: Notice = _quiet,
+) -> Evaluation:
+    """Run `config` over the system's items x `repeats` into the store."""
+    db, loaded = open_db(store), system_of(system)
+    chosen_config = resolve_config(loaded, config)
+    suite = build_and_store_suite(db, loaded, source)
+    items = select_items(suite, tags=tags, limit=limit)
+    run = start_run(db, loaded, suite, chosen_config, repeats=repeats, seed=seed, items=items)
+    notice(f"run {run.run_id}")
+    return Evaluation(run, execute_run(db, loaded, run, workers=workers, progress=progress))
+
+
+def resume(
+    run_id: str,
+    *,
+    store: StoreLike,
+    workers: int = 1,
+    progress: bool | None = False,
+    notice: Notice = _quiet,
+) -> Evaluation:
+    """Run what `run_id` has not stored yet, with the adapter that made it."""
+    db = open_db(store)
+    run = db.get_run(run_id)
+    loaded = load_adapter(run.adapter)
+    db.append_event(run.run_id, "resumed", {})
+    notice(f"run {run.run_id}")
+    return Evaluation(run, execute_run(db, loaded, run, workers=workers, progress=progress))
+
+
+def run_to_certify(
+    db: Store,
+    loaded: LoadedSystem,
+    *,
+    run: str | None,
+    config: str | None,
+    source: Path | None = None,
+    tags: Sequence[str] = (),
+    limit: int | None = None,
+    repeats: int = 1,
+    seed: int = 0,
+    notice: Notice = _quiet,
+) -> Run:
+    """The run named, else the newest complete run of `config` over the same items, else a
+    new run made now (and said so)."""
+    if run:
+        return db.get_run(run)
+    if not config:
+        raise AssayError("name a run (--run RUN_ID) or a config (--config NAME)")
+    chosen_config = resolve_config(loaded, config)
+    suite = build_and_store_suite(db, loaded, source)
+    chosen = [i.item_id for i in select_items(suite, tags=tags, limit=limit)]
+    found = certifiable_run(db, loaded.name, chosen_config.config_hash, chosen)
+    if found is not None:
+        return found
+    notice(f"no complete run of {config} over these {len(chosen)} items; running one (k={repeats})")
+    made = start_run(
+        db, loaded, suite, chosen_config, repeats=repeats, seed=seed,
+        items=[suite.by_id()[i] for i in chosen],
+    )
+    execute_run(db, loaded, made)
+    return made
+
+
+def rescore(run_id: str, *, store: StoreLike) -> RescoreResult:
+    """Score a stored run again with the adapter that made it (a new generation if anything
+    differs)."""
+    db = open_db(store)
+    return rescore_run(db, load_adapter(db.get_run(run_id).adapter), run_id)
+
+
+# ---- certifying --------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Certification:
+    run: Run
+    outcomes: tuple[Mapping[str, Any], ...]
+    """Each control's stored outcome (its payload, certificate included), in run order."""
+    verdict: Admissibility
+    exit_code: int
+    """0 admissible; 3 when a control is NOT_RUN without allowance; 2 otherwise."""
+
+    @property
+    def admissible(self) -> bool:
+        return self.verdict.admissible
+
+    def counts(self) -> Counter[str]:
+        return Counter(str(o["status"]) for o in self.outcomes)
+
+
+def certify(
+    system: SystemLike,
+    *,
+    store: StoreLike,
+    run: str | None = None,
+    config: str | None = None,
+    source: Path | None = None,
+    tags: Sequence[str] = (),
+    limit: int | None = None,
+    repeats: int = 1,
+    seed: int = 0,
+    allow_not_run: Sequence[str] = (),
+    random_seeds: int | None = None,
+    notice: Notice = _quiet,
+) -> Certification:
+    """Run every control on a run and say whether it is admissible."""
+    allowed = check_allowed(allow_not_run)
+    db, loaded = open_db(store), system_of(system)
+    target = run_to_certify(
+        db, loaded, run=run, config=config, source=source, tags=tags, limit=limit,
+        repeats=repeats, seed=seed, notice=notice,
+    )
+    notice(
+        f"certifying run {target.run_id} ({target.adapter}/{target.config_name}, "
+        f"{len(target.item_ids)} items, k={target.repeats})"
+    )
+    result = run_controls(db, loaded, target, allowed=allowed, random_seeds=random_seeds)
+    stored = db.control_outcomes(target.run_id)
+    payloads = tuple(stored[o.kind].payload for o in result.outcomes)
+    verdict = assess(db, target)
+    exit_code = controls_exit_code(verdict.admissible, payloads)
+    return Certification(target, payloads, verdict, exit_code)
+
+
+# ---- reading ------------------------------------------------------------------------------
+def open_run(run: str, *, store: StoreLike, notice: Notice = _quiet) -> tuple[Store, Run]:
+    """A run id in the store, or the path of an evidence bundle (loaded into memory): an
+    existing file is read as a bundle, and refused when it is not one."""
+    path = Path(run)
+    if path.is_file():
+        db, header = load_bundle(path)
+        notice(bundle_summary(header))
+        return db, db.get_run(str(header["run_id"]))
+    db = open_db(store)
+    return db, db.get_run(run)
+
+
+@dataclass(frozen=True)
+class Report:
+    """A run's report: `text` as the CLI prints it, `data` as JSON; each is rendered when
+    first asked for."""
+
+    store: Store
+    run: Run
+    verdict: Admissibility
+    headline_only: bool = False
+    passk_curve: bool = False
+
+    @property
+    def exit_code(self) -> int:
+        return 2 if self.verdict.tampered else 0
+
+    @cached_property
+    def text(self) -> str:
+        text = report_text(self.store, self.run, self.verdict, headline_only=self.headline_only)
+        if self.passk_curve and not self.verdict.tampered:
+            text += passk_text(self.store, self.run)
+        return text
+
+    @cached_property
+    def data(self) -> dict[str, Any]:
+        data = report_json(self.store, self.run, self.verdict)
+        if self.passk_curve and not self.verdict.tampered:
+            data["passk_curve"] = passk_json(passk_report(self.store, self.run))
+        return data
+
+
+def report(
+    run: str,
+    *,
+    store: StoreLike,
+    headline_only: bool = False,
+    passk_curve: bool = False,
+    notice: Notice = _quiet,
+) -> Report:
+    """The run's report, verdict first; a tampered run gets its findings and no number."""
+    db, target = open_run(run, store=store, notice=notice)
+    return Report(db, target, assess(db, target), headline_only, passk_curve)
+
+
+@dataclass(frozen=True)
+class ComparisonResult:
+    comparison: Comparison
+    text: str
+    exit_code: int
+
+
+def compare(run_a: str, run_b: str, *, store: StoreLike, force: bool = False) -> ComparisonResult:
+    """A paired comparison, refused (exit 2) when the runs are not comparable."""
+    comparison = compare_runs(open_db(store), run_a, run_b)
+    sound = comparison.sound or (force and not comparison.tampered)
+    text = comparison_text(comparison, forced=force)
+    return ComparisonResult(comparison, text, 0 if sound else 2)
+
+
+def verify(
+    run: str | None = None, *, store: StoreLike, rescore: bool = True, notice: Notice = _quiet
+) -> Verification:
+    """Re-derive what a run (every run when None, or an evidence bundle) claims."""
+    loader = load_adapter if rescore else None
+    if run is None:
+        return verify_store(open_db(store, must_exist=True), None, loader)
+    db, target = (
+        open_run(run, store=store, notice=notice)
+        if Path(run).is_file()
+        else (open_db(store, must_exist=True), None)
+    )
+    return verify_store(db, [target.run_id if target else run], loader)
+
+
+def export(run: str, path: Path, *, store: StoreLike) -> int:
+    """Write `run`'s evidence bundle to `path`; return the number of rows written."""
+    return export_bundle(open_db(store, must_exist=True), run, path)

@@ -1,0 +1,79 @@
+"""The command line: parse, call the API, render. No logic lives here.
+
+One module per command group; each command imports what it needs when it runs, so
+`agent-assay --help` starts without the database layer or SciPy. Every user-caused
+failure arrives as an AssayError and leaves as one line on stderr with a non-zero
+exit, never a traceback.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+import click
+
+from agent_assay.cli.certifying import controls_group, mutate_command, mutation_group
+from agent_assay.cli.evidence import export_command, migrate_command, verify_command
+from agent_assay.cli.importing import import_command
+from agent_assay.cli.options import DEFAULT_DB
+from agent_assay.cli.reading import adapters_group, compare_command, report_command, runs_group
+from agent_assay.cli.running import run_command, score_command, suite_group
+from agent_assay.errors import AssayError
+
+__all__ = ["DEFAULT_DB", "cli", "main", "run_cli"]
+
+
+@click.group()
+@click.version_option(package_name="agent-assay")
+def cli() -> None:
+    """agent-assay: evaluate tool-calling agents and refuse numbers the harness cannot defend."""
+
+
+for command in (
+    suite_group,
+    run_command,
+    score_command,
+    report_command,
+    controls_group,
+    mutate_command,
+    mutation_group,
+    compare_command,
+    runs_group,
+    adapters_group,
+    migrate_command,
+    verify_command,
+    export_command,
+    import_command,
+):
+    cli.add_command(command)
+
+
+def run_cli(args: Sequence[str] | None = None) -> int:
+    """Run one command and return its exit code; every user-caused failure is one line."""
+    try:
+        returned = cli.main(args=list(args) if args is not None else None, standalone_mode=False)
+        return returned if isinstance(returned, int) else 0
+    except AssayError as exc:
+        click.echo(f"error: {exc}", err=True)
+        return exc.exit_code
+    except click.exceptions.Abort:
+        click.echo("aborted", err=True)
+        return 130
+    except click.ClickException as exc:
+        click.echo(f"error: {exc.format_message()}", err=True)
+        return exc.exit_code
+    except Exception as exc:
+        from sqlalchemy.exc import DatabaseError
+
+        from agent_assay.store.damage import short
+
+        if not isinstance(exc, DatabaseError):
+            raise
+        reason = str(exc.orig) if exc.orig is not None else str(exc)
+        click.echo(f"error: the store cannot be read: {short(reason)}", err=True)
+        return 2
+
+
+def main() -> None:
+    sys.exit(run_cli())

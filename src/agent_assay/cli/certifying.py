@@ -1,0 +1,190 @@
+"""`controls run|show`, `mutate` and `mutation score|show`: the harness proving it can go red."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from agent_assay.cli.options import (
+    adapter_option,
+    db_option,
+    default_db_dir,
+    json_option,
+    limit_option,
+    repeats_option,
+    seed_option,
+    source_option,
+    stderr,
+    tag_option,
+)
+from agent_assay.errors import AssayError
+
+RUN_HELP = (
+    "The run to use (default: the newest complete run of the config over the same items; "
+    "one is made if none exists)."
+)
+
+
+@click.group("controls")
+def controls_group() -> None:
+    """Negative controls: prove the harness can go red before a number is admissible."""
+
+
+@controls_group.command("run")
+@click.option("--config", "config_name", default=None, help="Config whose run is certified.")
+@adapter_option
+@source_option
+@click.option("--run", "run_id", default=None, help=RUN_HELP)
+@limit_option
+@tag_option
+@repeats_option
+@seed_option
+@click.option("--allow-not-run", "allow", multiple=True, help="Control kind allowed NOT_RUN.")
+@click.option("--random-seeds", type=int, default=None, help="Seeds for random_agent.")
+@db_option
+def controls_run(
+    config_name: str | None,
+    adapter: str,
+    source: Path | None,
+    run_id: str | None,
+    limit: int | None,
+    tags: tuple[str, ...],
+    repeats: int,
+    seed: int,
+    allow: tuple[str, ...],
+    random_seeds: int | None,
+    db: str,
+) -> int:
+    """Run every control; exit 0 admissible, 3 on a disallowed NOT_RUN, else 2 on FAILED/ERROR."""
+    from agent_assay import api
+    from agent_assay.report.gates import control_table
+
+    default_db_dir(db)
+    store, system = api.open_db(db), api.system_of(adapter)
+    run = api.run_to_certify(
+        store, system, run=run_id, config=config_name, source=source, tags=tags, limit=limit,
+        repeats=repeats, seed=seed, notice=stderr,
+    )
+    done = api.certify(
+        system, store=store, run=run.run_id, allow_not_run=allow, random_seeds=random_seeds,
+        notice=click.echo,
+    )
+    click.echo(control_table(done.outcomes), nl=False)
+    click.echo(
+        ", ".join(f"{n} {s}" for s, n in sorted(done.counts().items()))
+        + ", run "
+        + ("admissible" if done.admissible else "INADMISSIBLE")
+    )
+    for reason in done.verdict.reasons:
+        click.echo(f"  reason: {reason}")
+    return done.exit_code
+
+
+@controls_group.command("show")
+@click.argument("run_id")
+@json_option("the stored outcomes")
+@db_option
+def controls_show(run_id: str, as_json: bool, db: str) -> None:
+    """Print the newest stored outcome of every control for RUN_ID."""
+    from agent_assay import api
+    from agent_assay.integrity.admissibility import assess
+    from agent_assay.report.gates import admissibility_lines, control_table, tampered_lines
+
+    store = api.open_db(db)
+    run = store.get_run(run_id)
+    outcomes = store.control_outcomes(run.run_id)
+    if not outcomes:
+        raise AssayError(f"no control outcomes stored for run {run_id}")
+    if as_json:
+        payloads = {kind: o.payload for kind, o in outcomes.items()}
+        click.echo(json.dumps(payloads, sort_keys=True, indent=2))
+        return
+    verdict = assess(store, run)
+    if verdict.tampered:
+        click.echo("\n".join(tampered_lines(run, verdict.integrity)))
+    click.echo(control_table([o.payload for o in outcomes.values()]), nl=False)
+    click.echo("\n".join(admissibility_lines(verdict)))
+
+
+@click.command("mutate")
+@click.option("--config", "config_name", default=None, help="Config whose run is mutated.")
+@click.option(
+    "--operators",
+    type=click.Path(path_type=Path),
+    default=Path("configs/mutants.yaml"),
+    show_default=True,
+    help="Mutant set: operators, parameters, detector settings.",
+)
+@adapter_option
+@source_option
+@click.option("--run", "run_id", default=None, help=RUN_HELP)
+@tag_option
+@limit_option
+@repeats_option
+@seed_option
+@db_option
+def mutate_command(
+    config_name: str | None,
+    operators: Path,
+    adapter: str,
+    source: Path | None,
+    run_id: str | None,
+    tags: tuple[str, ...],
+    limit: int | None,
+    repeats: int,
+    seed: int,
+    db: str,
+) -> None:
+    """Plant defects in a run's trajectories, replay them, and see which metrics notice."""
+    from agent_assay import api
+    from agent_assay.mutation.config import load_mutants
+    from agent_assay.mutation.engine import pass_payloads, run_pass
+    from agent_assay.report.mutation_render import mutation_text
+
+    mutants = load_mutants(operators)
+    default_db_dir(db)
+    store, system = api.open_db(db), api.system_of(adapter)
+    run = api.run_to_certify(
+        store, system, run=run_id, config=config_name, source=source, repeats=repeats,
+        seed=seed, notice=stderr,
+    )
+    result = run_pass(store, system, run, mutants, tags=tags, limit=limit)
+    store.put_mutation_rows(run.run_id, pass_payloads(result))
+    click.echo(f"mutating run {run.run_id} ({run.adapter}/{run.config_name})")
+    click.echo(mutation_text(store.latest_mutation_pass(run.run_id)), nl=False)
+
+
+@click.group("mutation")
+def mutation_group() -> None:
+    """Stored mutation passes."""
+
+
+@mutation_group.command("score")
+@click.argument("run_id")
+@db_option
+def mutation_score(run_id: str, db: str) -> None:
+    """Reprint the newest mutation pass over RUN_ID: tables, kills and gate_mutation_score."""
+    from agent_assay import api
+    from agent_assay.report.mutation_render import mutation_text
+
+    store = api.open_db(db)
+    click.echo(mutation_text(store.latest_mutation_pass(store.get_run(run_id).run_id)), nl=False)
+
+
+@mutation_group.command("show")
+@click.argument("run_id")
+@click.option("--item", required=True, help="Item id.")
+@click.option("--operator", required=True, help="Operator name.")
+@db_option
+def mutation_show(run_id: str, item: str, operator: str, db: str) -> None:
+    """Baseline and mutant tool calls side by side, turn by turn, with their arguments."""
+    from agent_assay import api
+    from agent_assay.report.mutation_render import mutant_text
+
+    store = api.open_db(db)
+    rows = store.latest_mutation_pass(store.get_run(run_id).run_id)
+    if not rows:
+        raise AssayError(f"no mutation pass is stored for run {run_id}")
+    click.echo(mutant_text(rows, item, operator), nl=False)

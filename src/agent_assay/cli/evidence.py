@@ -1,0 +1,86 @@
+"""`migrate`, `verify` and `export`: the store's schema, its evidence, and bundles of it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from agent_assay.cli.options import db_option, stderr
+
+
+@click.command("migrate")
+@click.option(
+    "--repair", is_flag=True, help="Restore missing or altered triggers and indexes (recorded)."
+)
+@db_option
+def migrate_command(repair: bool, db: str) -> int:
+    """Upgrade an older store in place (every row is kept), then check its schema.
+
+    A dropped or altered trigger or index is reported (exit 2) and, with --repair,
+    restored; the repair is recorded in the store and shown by `verify`.
+    """
+    from agent_assay.store.engine import make_engine
+    from agent_assay.store.migrations import LATEST, apply
+    from agent_assay.store.schema_check import repair as repair_schema
+    from agent_assay.store.schema_check import schema_findings
+
+    engine = make_engine(db)
+    applied = apply(engine)
+    if applied:
+        click.echo(f"applied migration(s) {', '.join(map(str, applied))}; schema now {LATEST}")
+    if repair:
+        done = repair_schema(engine)
+        for name in done.restored:
+            click.echo(f"restored {name}")
+        for name in done.refused:
+            click.echo(
+                f"could not restore {name}: the table holds rows it forbids "
+                "(`agent-assay verify` names them)"
+            )
+        if done.restored or done.refused:
+            click.echo("the repair is recorded in the store; `agent-assay verify` shows it")
+    with engine.connect() as conn:
+        problems = schema_findings(conn)
+    for finding in problems:
+        click.echo(f"schema: {finding.line()}")
+    if problems:
+        return 2
+    if not applied and not repair:
+        click.echo(f"schema already at version {LATEST}, every trigger and index in place")
+    return 0
+
+
+@click.command("verify")
+@click.argument("target", required=False, metavar="[RUN | BUNDLE]")
+@click.option(
+    "--skip-rescore", is_flag=True, help="Check chain, hashes and certificates, not the scores."
+)
+@db_option
+def verify_command(target: str | None, skip_rescore: bool, db: str) -> int:
+    """Re-derive everything stored for RUN (default: every run), or for an evidence bundle.
+
+    Prints one line per finding and exits 0 only when nothing is off (2 otherwise).
+    """
+    from agent_assay import api
+    from agent_assay.report.verify_render import verify_text
+
+    result = api.verify(target, store=db, rescore=not skip_rescore, notice=stderr)
+    click.echo(verify_text(result, rescored=not skip_rescore), nl=False)
+    return 0 if result.ok else 2
+
+
+@click.command("export")
+@click.argument("run_id", metavar="RUN")
+@click.argument("path", metavar="FILE", type=click.Path(path_type=Path, dir_okay=False))
+@db_option
+def export_command(run_id: str, path: Path, db: str) -> None:
+    """Write RUN's evidence bundle (rows, chain, suite, config, certificates) to FILE."""
+    from agent_assay import api
+
+    count = api.export(run_id, path, store=db)
+    head = api.open_db(db).head(run_id)
+    click.echo(
+        f"wrote {path}: run {run_id}, {count} rows, chain head "
+        f"{head.seq if head else 0} {head.digest if head else ''}"
+    )

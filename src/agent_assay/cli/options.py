@@ -1,0 +1,76 @@
+"""Options several commands share, defined once; nothing heavy is imported here."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import click
+
+from agent_assay.errors import AssayError
+
+DEFAULT_DB = "run/assay.db"
+DEFAULT_ADAPTER = "banking"
+
+def db_option[F: Callable[..., Any]](function: F) -> F:
+    """--db; a store the database engine cannot read becomes one line naming the damage."""
+
+    @functools.wraps(function)
+    def guarded(*args: Any, **kwargs: Any) -> Any:
+        from sqlalchemy.exc import DatabaseError
+
+        try:
+            return function(*args, **kwargs)
+        except DatabaseError as exc:
+            from agent_assay.store.damage import damage_summary
+
+            reason = str(exc.orig) if exc.orig is not None else str(exc)
+            raise AssayError(damage_summary(kwargs["db"], reason), exit_code=2) from exc
+
+    option = click.option(
+        "--db",
+        default=DEFAULT_DB,
+        show_default=True,
+        help="SQLite file path or SQLAlchemy URL of the store.",
+    )
+    return option(guarded)  # type: ignore[return-value]
+
+
+adapter_option = click.option(
+    "--adapter",
+    default=DEFAULT_ADAPTER,
+    show_default=True,
+    help="Registered adapter name (see `agent-assay adapters list`).",
+)
+source_option = click.option(
+    "--source",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Golden-set source for the adapter (default: the adapter's bundled set).",
+)
+limit_option = click.option(
+    "--limit", type=int, default=None, help="Only the first N items (by id)."
+)
+tag_option = click.option("--tag", "tags", multiple=True, help="Only items carrying this tag.")
+repeats_option = click.option(
+    "--repeats", default=1, show_default=True, help="Repetitions per item (k)."
+)
+seed_option = click.option(
+    "--seed", default=0, show_default=True, help="Run seed; item seeds derive from it."
+)
+
+
+def json_option(what: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    return click.option("--json", "as_json", is_flag=True, help=f"Emit {what} as JSON.")
+
+
+def default_db_dir(db: str) -> None:
+    """The default store lives in ./run; create that one directory, never an explicit one."""
+    if db == DEFAULT_DB:
+        Path(DEFAULT_DB).parent.mkdir(exist_ok=True)
+
+
+def stderr(message: str) -> None:
+    click.echo(message, err=True)

@@ -1,0 +1,87 @@
+"""`report`, `compare`, `runs list` and `adapters list`: read, never run an agent."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from agent_assay.cli.options import db_option, json_option, stderr
+
+
+@click.command("report")
+@click.argument("run_id", metavar="RUN")
+@json_option("the summary")
+@click.option("--headline-only", is_flag=True, help="Only the adapter's headline metrics.")
+@click.option("--passk-curve", is_flag=True, help="Append pass^k and pass@k for k = 1..k.")
+@db_option
+def report_command(
+    run_id: str, as_json: bool, headline_only: bool, passk_curve: bool, db: str
+) -> int:
+    """Summarise a stored run (RUN is a run id, or an evidence bundle written by `export`).
+
+    The report opens with the verdict: TAMPERED (exit 2, no number shown) when the run's
+    stored evidence fails its own chain, then the reasons an inadmissible run is one.
+    """
+    from agent_assay import api
+
+    shown = api.report(
+        run_id, store=db, headline_only=headline_only, passk_curve=passk_curve, notice=stderr
+    )
+    if as_json:
+        click.echo(json.dumps(shown.data, sort_keys=True, indent=2))
+    else:
+        click.echo(shown.text, nl=False)
+    return shown.exit_code
+
+
+@click.command("compare")
+@click.argument("run_a")
+@click.argument("run_b")
+@click.option("--force", is_flag=True, help="Compare anyway; every line is stamped unsound.")
+@db_option
+def compare_command(run_a: str, run_b: str, force: bool, db: str) -> int:
+    """Paired comparison of two runs, refused (exit 2) when they are not comparable."""
+    from agent_assay import api
+
+    compared = api.compare(run_a, run_b, store=db, force=force)
+    click.echo(compared.text, nl=False)
+    return compared.exit_code
+
+
+@click.group("runs")
+def runs_group() -> None:
+    """Stored runs."""
+
+
+@runs_group.command("list")
+@db_option
+def runs_list(db: str) -> None:
+    """List stored runs, oldest first."""
+    from agent_assay.aggregates import run_status
+    from agent_assay.store import open_store
+
+    store = open_store(db)
+    for run in store.list_runs():
+        status = run_status(store, run).state
+        role = ""
+        if "control" in run.env:
+            role = f"  [made by control {run.env['control']} for {run.env.get('certifies', '?')}]"
+        click.echo(
+            f"{run.run_id}  {run.adapter}/{run.config_name}  k={run.repeats}  "
+            f"items={len(run.item_ids)}  {status}  {run.created_at}{role}"
+        )
+
+
+@click.group("adapters")
+def adapters_group() -> None:
+    """Registered adapters (entry-point group agent_assay.adapters)."""
+
+
+@adapters_group.command("list")
+def adapters_list() -> None:
+    """Show every adapter's name, version and the distribution that provides it."""
+    from agent_assay.adapters.registry import list_adapters
+
+    for info in list_adapters():
+        click.echo(f"{info.name}\t{info.version}\t{info.source}")

@@ -1,0 +1,124 @@
+"""`suite build`, `run` and `score`: golden sets in, trajectories and scores out."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from agent_assay.cli.options import (
+    adapter_option,
+    db_option,
+    default_db_dir,
+    limit_option,
+    repeats_option,
+    seed_option,
+    source_option,
+    stderr,
+)
+from agent_assay.errors import AssayError
+
+
+@click.group("suite")
+def suite_group() -> None:
+    """Golden sets: build and hash them."""
+
+
+@suite_group.command("build")
+@adapter_option
+@source_option
+@db_option
+def suite_build(adapter: str, source: Path | None, db: str) -> None:
+    """Build the adapter's golden set into content-hashed items and store it."""
+    from agent_assay import api
+
+    default_db_dir(db)
+    system = api.system_of(adapter)
+    built = api.build_suite(system, store=db, source=source)
+    tags = sorted({t for item in built.items for t in item.tags})
+    click.echo(f"suite {built.suite_hash}")
+    click.echo(
+        f"adapter {system.name} {system.version}: {len(built.items)} items, "
+        f"{len(tags)} tags ({', '.join(tags)})"
+    )
+
+
+@click.command("run")
+@click.option("--config", "config_name", help="Config name from the adapter.")
+@adapter_option
+@source_option
+@repeats_option
+@limit_option
+@seed_option
+@click.option("--tag", "tags", multiple=True, help="Only items carrying this tag (repeatable).")
+@click.option("--workers", default=1, show_default=True, help="Agent processes (1 = sequential).")
+@click.option("--resume", "resume_id", default=None, help="Resume RUN_ID, skipping stored work.")
+@click.option(
+    "--run-id-file",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Also write the run id to this file.",
+)
+@db_option
+def run_command(
+    config_name: str | None,
+    adapter: str,
+    source: Path | None,
+    repeats: int,
+    limit: int | None,
+    seed: int,
+    tags: tuple[str, ...],
+    workers: int,
+    resume_id: str | None,
+    run_id_file: Path | None,
+    db: str,
+) -> None:
+    """Run the agent over items × repetitions into the store; prints the run id.
+
+    Exits 1 ("error: N items crashed: <first error>") after storing everything when any
+    item crashed because the agent could not be reached; an agent that raises is a
+    measured failure, stored as a crashed trajectory, and exits 0.
+    """
+    from agent_assay import api
+
+    default_db_dir(db)
+    if resume_id:
+        done = api.resume(resume_id, store=db, workers=workers, progress=None, notice=stderr)
+    elif not config_name:
+        raise AssayError("run needs --config NAME (or --resume RUN_ID)")
+    else:
+        done = api.evaluate(
+            adapter, config_name, store=db, source=source, repeats=repeats, seed=seed,
+            tags=tags, limit=limit, workers=workers, progress=None, notice=stderr,
+        )
+    result = done.result
+    stderr(
+        f"wrote {result.written} trajectories ({result.crashed} crashed), "
+        f"skipped {result.skipped} already stored"
+    )
+    if run_id_file:
+        run_id_file.write_text(done.run_id + "\n")
+    click.echo(done.run_id)
+    if result.unreachable:
+        # Everything is stored (the crashed items too); the exit says the measurement failed.
+        raise AssayError(f"{result.crashed} items crashed: {result.first_unreachable}")
+
+
+@click.command("score")
+@click.argument("run_id")
+@db_option
+def score_command(run_id: str, db: str) -> None:
+    """Re-score a stored run; when anything differs, a new scoring generation is recorded."""
+    from agent_assay import api
+
+    result = api.rescore(run_id, store=db)
+    if result.written:
+        click.echo(
+            f"re-scored run {run_id}: {result.changed} row(s) changed, {result.unchanged} "
+            f"unchanged; generation {result.generation} written ({result.written} rows)"
+        )
+    else:
+        click.echo(
+            f"re-scored run {run_id}: all {result.unchanged} rows unchanged; "
+            f"no new generation (current: {result.generation})"
+        )
