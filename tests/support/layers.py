@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 LAYERS: dict[str, int] = {
-    "agent_assay": 0,
+    "agent_assay": 9,  # the package itself is the public facade: it re-exports the API
     "agent_assay.errors": 0,
     "agent_assay.findings": 0,
     "agent_assay.hashing": 0,
@@ -54,13 +54,17 @@ def module_name(root: Path, path: Path) -> str:
     return ".".join(parts)
 
 
-def imports(path: Path) -> Iterator[tuple[int, str]]:
+def imports(root: Path, path: Path) -> Iterator[tuple[int, str]]:
+    """(line, module) for every import; `from package import module` names the module."""
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
             for alias in node.names:
                 yield node.lineno, alias.name
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            yield node.lineno, node.module
+            for alias in node.names:
+                sub = root.joinpath(*node.module.split("."), alias.name)
+                is_module = sub.with_suffix(".py").is_file() or (sub / "__init__.py").is_file()
+                yield node.lineno, f"{node.module}.{alias.name}" if is_module else node.module
 
 
 def violations(src: Path) -> list[str]:
@@ -69,7 +73,7 @@ def violations(src: Path) -> list[str]:
     for path in sorted(src.rglob("*.py")):
         module = module_name(src, path)
         top = module.split(".")[0]
-        for line, target in imports(path):
+        for line, target in imports(src, path):
             target_top = target.split(".")[0]
             where = f"{path.relative_to(src)}:{line}"
             if top == "agent_assay":
