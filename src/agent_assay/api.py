@@ -197,6 +197,7 @@ def certify(
     seed: int = 0,
     allow_not_run: Sequence[str] = (),
     random_seeds: int | None = None,
+    bands: Path | None = None,
     notice: Notice = _quiet,
 ) -> Certification:
     """Run every control on a run and say whether it is admissible."""
@@ -210,7 +211,9 @@ def certify(
         f"certifying run {target.run_id} ({target.adapter}/{target.config_name}, "
         f"{len(target.item_ids)} items, k={target.repeats})"
     )
-    result = run_controls(db, loaded, target, allowed=allowed, random_seeds=random_seeds)
+    result = run_controls(
+        db, loaded, target, allowed=allowed, random_seeds=random_seeds, bands_file=bands
+    )
     stored = db.control_outcomes(target.run_id)
     payloads = tuple(stored[o.kind].payload for o in result.outcomes)
     verdict = assess(db, target)

@@ -61,6 +61,7 @@ from agent_assay.model import (
     ToolCall,
     Trajectory,
 )
+from agent_assay_bundled.bands import BANDS
 from agent_assay_bundled.governance_scoring import (
     EXECUTE,
     HEADLINE,
@@ -427,6 +428,7 @@ class GovernanceAdapter:
 
     name = "governance"
     facts = Facts(
+        bands=BANDS / "governance.yaml",
         headline_metrics=HEADLINE,
         mutating_tools=tuple(sorted(spec.name for spec in TOOL_SPECS if spec.mutating)),
         # govsim compares ids and the request's economics exactly, and so must we: no

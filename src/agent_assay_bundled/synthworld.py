@@ -64,6 +64,7 @@ from agent_assay.model import (
     ToolCall,
     Trajectory,
 )
+from agent_assay_bundled.bands import BANDS
 from agent_assay_bundled.synthworld_scoring import HEADLINE, TOOL, synthworld_scorers
 
 FREE = Cost(0.0, "local replay of public events: no model calls, nothing billed")
@@ -329,6 +330,7 @@ class SynthWorldAgenticAdapter:
 
     name = "synthworld-agentic"
     facts = Facts(
+        bands=BANDS / "synthworld.yaml",
         headline_metrics=HEADLINE,
         mutating_tools=(TOOL,),
         # the package compares identifiers exactly, and so must the harness: no normalisers

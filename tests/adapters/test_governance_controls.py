@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from agent_assay.controls.bands import load_bands, not_applicable
+from agent_assay.controls.bands import load_bands
 from agent_assay.store import Store, open_store
 from agent_assay_bundled.governance import GovernanceAdapter
 from tests.support.certify import certify as certify_run
@@ -33,11 +33,11 @@ def random_run(tmp_path_factory: pytest.TempPathFactory) -> Verdict:
 
 
 def test_bands_have_derivations_and_nothing_is_declared_not_applicable() -> None:
-    bands = load_bands("governance")
-    assert bands["scorer_selftest"]["probe_items"] == 64
-    assert bands["state_check_bites"]["probe_items"] == 64
-    assert all(band["derivation"].strip() for band in bands.values())
-    assert not_applicable("governance") == ({}, True)
+    bands = load_bands(GovernanceAdapter.facts.bands)
+    assert bands.get("scorer_selftest")["probe_items"] == 64
+    assert bands.get("state_check_bites")["probe_items"] == 64
+    assert all(band["derivation"].strip() for band in bands.per_kind.values())
+    assert (bands.not_applicable, bands.allow_not_applicable) == ({}, True)
 
 
 def test_mock_run_is_admissible_and_exits_zero(mock: Verdict) -> None:

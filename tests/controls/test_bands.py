@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,7 @@ from agent_assay.controls.bands import EXPECTED, load_bands
 from agent_assay.controls.execute import check_allowed
 from agent_assay.controls.registry import control_kinds
 from agent_assay.errors import AssayError
+from agent_assay.store import Store
 
 
 def write(tmp_path: Path, data: object) -> Path:
@@ -26,9 +28,9 @@ def shipped() -> dict[str, object]:
 
 
 def test_every_registered_control_has_a_band_with_a_derivation() -> None:
-    bands = load_bands("banking")
-    assert set(control_kinds()) <= set(bands)
-    assert all(band["derivation"].strip() for band in bands.values())
+    bands = load_bands()
+    assert set(control_kinds()) <= set(bands.per_kind)
+    assert all(band["derivation"].strip() for band in bands.per_kind.values())
 
 
 def test_missing_band_value_is_named(tmp_path: Path) -> None:
@@ -36,31 +38,32 @@ def test_missing_band_value_is_named(tmp_path: Path) -> None:
     del data["defaults"]["null_agent"]["min_margin"]  # type: ignore[index]
     with pytest.raises(
         AssayError,
-        match=r"expected\.yaml: band for null_agent is missing "
+        match=r"expected\.yaml:\d+: band for null_agent is missing "
         r"'min_margin'",
     ):
-        load_bands("banking", write(tmp_path, data))
+        load_bands(defaults_file=write(tmp_path, data))
 
 
 def test_malformed_value_is_named(tmp_path: Path) -> None:
     data = shipped()
     data["defaults"]["random_agent"]["sd_factor"] = "three"  # type: ignore[index]
-    with pytest.raises(AssayError, match=r"random_agent\.sd_factor must be a number"):
-        load_bands("banking", write(tmp_path, data))
+    must_be = r"expected\.yaml:\d+: band random_agent\.sd_factor must be a number"
+    with pytest.raises(AssayError, match=must_be):
+        load_bands(defaults_file=write(tmp_path, data))
 
 
 def test_a_band_without_derivation_is_refused(tmp_path: Path) -> None:
     data = shipped()
     data["defaults"]["identical_config"]["derivation"] = ""  # type: ignore[index]
     with pytest.raises(AssayError, match="band for identical_config has no derivation"):
-        load_bands("banking", write(tmp_path, data))
+        load_bands(defaults_file=write(tmp_path, data))
 
 
 def test_malformed_yaml_names_the_line(tmp_path: Path) -> None:
     path = tmp_path / "expected.yaml"
     path.write_text("defaults:\n  null_agent: [unclosed\n")
     with pytest.raises(AssayError, match=r"expected\.yaml:\d+: malformed YAML"):
-        load_bands("banking", path)
+        load_bands(defaults_file=path)
 
 
 def test_unknown_allow_not_run_kind_is_refused() -> None:
@@ -80,3 +83,81 @@ def test_exit_codes_say_an_incomplete_verdict_before_a_negative_one() -> None:
     assert controls_exit_code(False, [{"status": "FAILED"}, not_run]) == 3
     assert controls_exit_code(False, [{"status": "FAILED"}, allowed]) == 2
     assert controls_exit_code(False, [{"status": "ERROR"}, passed]) == 2
+
+
+# ---- bands that travel with a system, and --bands FILE --------------------------------------
+OVERRIDE = """\
+version: 1
+null_agent:
+  min_margin: 0.5
+  derivation: this system's do-nothing agent must be beaten by half the range
+"""
+
+
+def bands_file(tmp_path: Path, text: str, name: str = "bands.yaml") -> Path:
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def test_a_systems_file_and_then_bands_file_override_the_defaults(tmp_path: Path) -> None:
+    system_file = bands_file(tmp_path, OVERRIDE)
+    extra = bands_file(
+        tmp_path,
+        "random_agent:\n  seeds: 3\n  derivation: a quick look\n"
+        "not_applicable:\n  judge_calibration: no judge here, by design\n",
+        "extra.yaml",
+    )
+    bands = load_bands(system_file, extra)
+    assert bands.get("null_agent")["min_margin"] == 0.5
+    assert bands.get("random_agent")["seeds"] == 3
+    assert bands.get("random_agent")["sd_factor"] == 3.0  # the default, kept
+    assert bands.not_applicable == {"judge_calibration": "no judge here, by design"}
+    assert bands.sources == (EXPECTED, system_file, extra)
+
+
+def test_controls_judge_a_system_by_its_own_bands(store: Store, tmp_path: Path) -> None:
+    from tests.support.certify import certify
+    from tests.support.toy import RichToyAdapter
+
+    class Strict(RichToyAdapter):
+        facts = replace(RichToyAdapter.facts, bands=bands_file(tmp_path, OVERRIDE))
+
+    got = certify(store, Strict(), "good")
+    assert got["payloads"]["null_agent"]["band"]["min_margin"] == 0.5
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "message"),
+    [
+        ("null_agnet:\n  min_margin: 0.5\n  derivation: x\n", 1, "unknown key 'null_agnet'"),
+        ("null_agent:\n  min_margn: 0.5\n  derivation: x\n", 2,
+         "unknown key 'min_margn' in the band for null_agent"),
+        ("null_agent: 5\n", 1, "the band for null_agent must be a mapping"),
+        ("null_agent:\n  min_margin: 0.5\n", 1, "band for null_agent has no derivation"),
+        ("null_agent:\n  min_margin: half\n  derivation: x\n", 2, "must be a number"),
+        ("null_agent:\n  min_margin: .nan\n  derivation: x\n", 2, "must be finite"),
+        ("null_agent:\n  min_margin: -0.1\n  derivation: x\n", 2, "must be in (0, 1]"),
+        ("null_agent:\n  min_margin: 0.2\n  min_margin: 0.9\n  derivation: x\n", 3,
+         "duplicate key 'min_margin'"),
+        ("scorer_selftest:\n  probe_items: 2.7\n  derivation: x\n", 2, "must be a whole number"),
+        ("random_agent:\n  seeds: 1\n  derivation: x\n", 2, "must be at least 2"),
+        ("mutation:\n  min_score: -1\n  derivation: x\n", 2, "must be in (0, 1]"),
+        ("shuffled_gold:\n  min_drop:\n    default: .nan\n  derivation: x\n", 3,
+         "min_drop.default must be finite"),
+        ("not_applicable: [mutation]\n", 1, "not_applicable maps kinds to reasons"),
+        ("not_applicable:\n  mutaton: because\n", 2, "unknown control kind 'mutaton'"),
+        ("allow_not_applicable: sometimes\n", 1, "must be true or false"),
+        ("- null_agent\n", None, "a bands file is a mapping"),
+    ],
+)
+def test_a_bad_bands_file_is_one_line_naming_file_line_and_key(
+    tmp_path: Path, text: str, line: int | None, message: str
+) -> None:
+    path = bands_file(tmp_path, text)
+    with pytest.raises(AssayError) as refused:
+        load_bands(path)
+    said = str(refused.value)
+    assert "\n" not in said
+    assert said.startswith(f"{path}:{line}: " if line else f"{path}: ")
+    assert message in said

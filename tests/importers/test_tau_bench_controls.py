@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from agent_assay.adapters.loaded import load_system
-from agent_assay.controls.bands import not_applicable
+from agent_assay.controls.bands import load_bands
 from agent_assay.controls.base import ControlOutcome
 from agent_assay.controls.execute import run_controls
 from agent_assay.integrity.comparability import compare_runs
@@ -56,7 +56,7 @@ def test_statuses_and_nothing_executed(certified: tuple[Store, Run, dict[str, An
     for kind in DECLARED:
         # missing evidence is not waved through: each must be allowed by name
         assert stored[kind].payload["allowed_not_run"] is False
-        assert outcomes[kind].reason == not_applicable("tau-bench")[0][kind]
+        assert outcomes[kind].reason == load_bands(TauBenchAdapter.facts.bands).not_applicable[kind]
     assert "cannot be re-executed" in outcomes["identical_config"].reason
     assert [r.run_id for r in store.list_runs()] == [run.run_id]  # no twin or replay runs
     # the self-test plants defects in gold recorded without executing (planting_base)

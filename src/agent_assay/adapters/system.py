@@ -68,12 +68,9 @@ class Facts:
     """Configs whose repeats are claimed identical (a claim identical_config tests)."""
     scorers: tuple[Scorer, ...] = ()
     """Scorers specific to this system, appended to the generic set."""
-    bands: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
-    """Band overrides per control kind; the harness's expected.yaml holds the defaults."""
-    not_applicable: Mapping[str, str] = field(default_factory=dict)
-    """control kind -> why it cannot apply to this system (reported NOT_RUN, not allowed
-    unless `allow_not_applicable`)."""
-    allow_not_applicable: bool = False
+    bands: Path | None = None
+    """A YAML file of band overrides (each with its derivation) and of controls this system
+    declares not applicable; the harness's expected.yaml holds the defaults."""
 
 
 DEFAULT_FACTS = Facts()

@@ -43,6 +43,13 @@ def controls_group() -> None:
 @seed_option
 @click.option("--allow-not-run", "allow", multiple=True, help="Control kind allowed NOT_RUN.")
 @click.option("--random-seeds", type=int, default=None, help="Seeds for random_agent.")
+@click.option(
+    "--bands",
+    "bands_file",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="A bands file applied over the defaults and the adapter's own (same format).",
+)
 @db_option
 def controls_run(
     config_name: str | None,
@@ -55,6 +62,7 @@ def controls_run(
     seed: int,
     allow: tuple[str, ...],
     random_seeds: int | None,
+    bands_file: Path | None,
     db: str,
 ) -> int:
     """Run every control; exit 0 admissible, 3 on a disallowed NOT_RUN, else 2 on FAILED/ERROR."""
@@ -69,7 +77,7 @@ def controls_run(
     )
     done = api.certify(
         system, store=store, run=run.run_id, allow_not_run=allow, random_seeds=random_seeds,
-        notice=click.echo,
+        bands=bands_file, notice=click.echo,
     )
     click.echo(control_table(done.outcomes), nl=False)
     click.echo(

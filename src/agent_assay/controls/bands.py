@@ -1,64 +1,183 @@
-"""Load expected.yaml and hand each control its band, refusing a malformed file.
+"""The bands controls are judged against: the harness's defaults, a system's own file, and
+`--bands FILE`, each layer overriding the one before.
 
-A missing band or a value of the wrong type is a one-line error naming the
-file and the key, before any control runs, so nothing is judged against a
-silently defaulted threshold.
+Every value is checked before any control runs: an unknown key, a band without its
+derivation, a wrong shape, a wrong type, a value out of range (a margin that is not
+positive, a probability outside [0, 1], a count that is not a whole number, NaN) or a key
+given twice is a one-line error naming the file, the line and the key. A threshold that
+would make a control impossible to fail is refused rather than silently believed.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from agent_assay.errors import AssayError
-from agent_assay.yamlfile import read_yaml
+from agent_assay.yamlfile import Located, read_located
 
 EXPECTED = Path(__file__).with_name("expected.yaml")
 
-REQUIRED_NUMBERS: Mapping[str, tuple[str, ...]] = {
-    "scorer_selftest": ("probe_items",),
-    "state_check_bites": ("probe_items",),
-    "null_agent": ("min_margin",),
-    "random_agent": ("min_margin", "sd_factor", "seeds"),
-    "identical_config": ("max_differing_paths",),
-    "mutation": ("min_score", "alpha"),
+Check = Callable[[Any], str | None]
+"""A value's rule: None when the value is acceptable, else what is wrong with it."""
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _finite(value: Any) -> str | None:
+    if not _number(value):
+        return f"must be a number, got {value!r}"
+    return None if math.isfinite(value) else f"must be finite, got {value!r}"
+
+
+def positive(value: Any) -> str | None:
+    return _finite(value) or (None if value > 0 else f"must be above 0, got {value!r}")
+
+
+def fraction(value: Any) -> str | None:
+    """A drop, a margin or a score on a 0..1 metric: above 0, at most 1."""
+    return _finite(value) or (None if 0 < value <= 1 else f"must be in (0, 1], got {value!r}")
+
+
+def probability(value: Any) -> str | None:
+    return _finite(value) or (None if 0 < value < 1 else f"must be in (0, 1), got {value!r}")
+
+
+def whole(minimum: int) -> Check:
+    def check(value: Any) -> str | None:
+        if isinstance(value, bool) or not isinstance(value, int):
+            return f"must be a whole number, got {value!r}"
+        return None if value >= minimum else f"must be at least {minimum}, got {value!r}"
+
+    return check
+
+
+RULES: Mapping[str, Mapping[str, Check]] = {
+    "scorer_selftest": {"probe_items": whole(1)},
+    "shuffled_gold": {},
+    "state_check_bites": {"probe_items": whole(1)},
+    "null_agent": {"min_margin": fraction},
+    "random_agent": {"min_margin": fraction, "sd_factor": positive, "seeds": whole(2)},
+    "identical_config": {"max_differing_paths": whole(0)},
+    "positive_control": {},
+    "mutation": {"min_score": fraction, "alpha": probability},
+    "judge_calibration": {},
 }
+"""Each control kind's numeric keys and their rules (shuffled_gold.min_drop is a mapping
+of metric -> drop, checked as fractions, with a required ``default``)."""
+
+OVERRIDE_KEYS = frozenset({"version", "not_applicable", "allow_not_applicable"})
 
 
-def load_bands(adapter: str, path: Path = EXPECTED) -> dict[str, dict[str, Any]]:
-    """Each control kind's band for `adapter`: defaults overlaid with the adapter's overrides."""
-    data = read_yaml(path, "bands file")
+@dataclass(frozen=True)
+class Bands:
+    """Each control kind's band, what a system declares not applicable, and whether that
+    declaration counts as allowed; `sources` lists the files, in the order applied."""
+
+    per_kind: dict[str, dict[str, Any]]
+    not_applicable: dict[str, str] = field(default_factory=dict)
+    allow_not_applicable: bool = True
+    sources: tuple[Path, ...] = ()
+
+    def get(self, kind: str) -> dict[str, Any]:
+        return self.per_kind.get(kind, {})
+
+
+def load_bands(
+    system_file: Path | None = None, extra: Path | None = None, *, defaults_file: Path = EXPECTED
+) -> Bands:
+    """The defaults, then the system's file, then `extra` (`--bands FILE`)."""
+    defaults = read_located(defaults_file, "bands file")
+    data = defaults.data
     if not isinstance(data, dict) or not isinstance(data.get("defaults"), dict):
-        raise AssayError(f"{path}: expected a mapping with a 'defaults' section")
-    bands: dict[str, dict[str, Any]] = {k: dict(v or {}) for k, v in data["defaults"].items()}
-    overrides = (data.get("adapters") or {}).get(adapter) or {}
-    for kind, band in overrides.items():
-        if kind in ("not_applicable", "allow_not_applicable"):
-            continue
-        bands[kind] = {**bands.get(kind, {}), **band}
-    for kind, band in bands.items():
-        if not isinstance(band.get("derivation"), str) or not band["derivation"].strip():
-            raise AssayError(f"{path}: band for {kind} has no derivation")
-        for key in REQUIRED_NUMBERS.get(kind, ()):
-            if key not in band:
-                raise AssayError(f"{path}: band for {kind} is missing '{key}'")
-            if not isinstance(band[key], int | float) or isinstance(band[key], bool):
-                raise AssayError(f"{path}: band {kind}.{key} must be a number, got {band[key]!r}")
-    if "shuffled_gold" in bands:
-        drops = bands["shuffled_gold"].get("min_drop")
-        if not isinstance(drops, dict) or "default" not in drops:
-            raise AssayError(f"{path}: band shuffled_gold.min_drop needs a 'default' entry")
+        raise AssayError(f"{defaults_file}: expected a mapping with a 'defaults' section")
+    per_kind: dict[str, dict[str, Any]] = {}
+    for kind, band in data["defaults"].items():
+        _check_band(defaults, ("defaults", kind), kind, band, complete=True)
+        per_kind[kind] = dict(band)
+    missing = sorted(set(RULES) - set(per_kind))
+    if missing:
+        raise AssayError(f"{defaults_file}: no default band for {', '.join(missing)}")
+    bands = Bands(per_kind, sources=(defaults_file,))
+    for path in (system_file, extra):
+        if path is not None:
+            bands = _overlay(bands, read_located(Path(path), "bands file"))
     return bands
 
 
-def not_applicable(adapter: str, path: Path = EXPECTED) -> tuple[dict[str, str], bool]:
-    """Controls this adapter declares NOT_RUN (kind -> reason), and whether they count as
-    allowed without --allow-not-run (the adapter's `allow_not_applicable`, default true)."""
-    data = read_yaml(path, "bands file") or {}
-    section = (data.get("adapters") or {}).get(adapter) or {}
-    declared = section.get("not_applicable") or {}
-    allowed = section.get("allow_not_applicable", True)
-    if not isinstance(allowed, bool):
-        raise AssayError(f"{path}: {adapter}.allow_not_applicable must be true or false")
-    return {str(k): str(v) for k, v in declared.items()}, allowed
+def _overlay(bands: Bands, doc: Located) -> Bands:
+    data = doc.data if doc.data is not None else {}
+    if not isinstance(data, dict):
+        raise AssayError(f"{doc.path}: a bands file is a mapping of control kinds to bands")
+    per_kind = {kind: dict(band) for kind, band in bands.per_kind.items()}
+    declared = dict(bands.not_applicable)
+    allow = bands.allow_not_applicable
+    for key, value in data.items():
+        if key in OVERRIDE_KEYS:
+            continue
+        if key not in RULES:
+            raise AssayError(
+                f"{doc.at(key)}: unknown key {key!r} (a control kind, or one of "
+                f"{', '.join(sorted(OVERRIDE_KEYS))})"
+            )
+        _check_band(doc, (key,), key, value, complete=False)
+        per_kind[key] = {**per_kind[key], **value}
+    if "not_applicable" in data:
+        reasons = data["not_applicable"]
+        if not isinstance(reasons, dict):
+            raise AssayError(f"{doc.at('not_applicable')}: not_applicable maps kinds to reasons")
+        for kind, reason in reasons.items():
+            if kind not in RULES:
+                raise AssayError(f"{doc.at('not_applicable', kind)}: unknown control kind {kind!r}")
+            if not isinstance(reason, str) or not reason.strip():
+                raise AssayError(
+                    f"{doc.at('not_applicable', kind)}: the reason {kind} does not apply must "
+                    "be a sentence"
+                )
+            declared[kind] = " ".join(reason.split())
+    if "allow_not_applicable" in data:
+        allow = data["allow_not_applicable"]
+        if not isinstance(allow, bool):
+            raise AssayError(f"{doc.at('allow_not_applicable')}: must be true or false")
+    return Bands(per_kind, declared, allow, (*bands.sources, doc.path))
+
+
+def _check_band(doc: Located, at: tuple[Any, ...], kind: str, band: Any, *, complete: bool) -> None:
+    if not isinstance(band, dict):
+        raise AssayError(f"{doc.at(*at)}: the band for {kind} must be a mapping")
+    derivation = band.get("derivation")
+    if not isinstance(derivation, str) or not derivation.strip():
+        raise AssayError(f"{doc.at(*at)}: band for {kind} has no derivation (say why this value)")
+    rules = RULES[kind]
+    allowed = {"derivation", *rules, *(("min_drop",) if kind == "shuffled_gold" else ())}
+    for key in band:
+        if key not in allowed:
+            raise AssayError(
+                f"{doc.at(*at, key)}: unknown key {key!r} in the band for {kind} "
+                f"(known: {', '.join(sorted(allowed))})"
+            )
+    for key, rule in rules.items():
+        if key not in band:
+            if complete:
+                raise AssayError(f"{doc.at(*at)}: band for {kind} is missing '{key}'")
+            continue
+        problem = rule(band[key])
+        if problem:
+            raise AssayError(f"{doc.at(*at, key)}: band {kind}.{key} {problem}")
+    if kind == "shuffled_gold" and ("min_drop" in band or complete):
+        drops = band.get("min_drop")
+        if not isinstance(drops, dict) or "default" not in drops:
+            raise AssayError(f"{doc.at(*at, 'min_drop')}: band shuffled_gold.min_drop needs a "
+                             "'default' entry")
+        for metric, drop in drops.items():
+            problem = fraction(drop)
+            if problem:
+                raise AssayError(
+                    f"{doc.at(*at, 'min_drop', metric)}: band shuffled_gold.min_drop.{metric} "
+                    f"{problem}"
+                )

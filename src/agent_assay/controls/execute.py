@@ -10,11 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from agent_assay.adapters.loaded import LoadedSystem, load_system
 from agent_assay.aggregates import means
-from agent_assay.controls.bands import load_bands, not_applicable
+from agent_assay.controls.bands import load_bands
 from agent_assay.controls.base import ControlContext, ControlOutcome, missing_capability
 from agent_assay.controls.certificate import certificate, runs_made_for
 from agent_assay.controls.judge_calibration import NO_JUDGE
@@ -69,12 +70,15 @@ def run_controls(
     *,
     allowed: frozenset[str] = frozenset(),
     random_seeds: int | None = None,
+    bands_file: Path | None = None,
 ) -> ControlsResult:
+    """Every control on `run`, judged against the defaults, the system's bands and then
+    `bands_file`; each outcome is stored with its certificate."""
     adapter = load_system(system)
     check_adapter_made(store, adapter, run)
     evidence = require_intact(store, run.run_id, "certified")
-    bands = load_bands(adapter.name)
-    declared, declared_allowed = not_applicable(adapter.name)
+    bands = load_bands(adapter.facts.bands, bands_file)
+    declared, declared_allowed = bands.not_applicable, bands.allow_not_applicable
     suite = store.get_suite(run.suite_hash)
     adapter.prepare(suite)
     by_id = suite.by_id()
@@ -92,7 +96,7 @@ def run_controls(
         headline=adapter.headline,
         real_means=real_means(store, run),
         seed=stable_seed(run.suite_hash, run.config_hash, run.seed, "controls"),
-        random_seeds=int(random_seeds or bands["random_agent"]["seeds"]),
+        random_seeds=int(random_seeds or bands.get("random_agent")["seeds"]),
     )
     versions = {s.name: s.version for s in scorers}
     outcomes: list[ControlOutcome] = []
@@ -105,7 +109,7 @@ def run_controls(
             )
         else:
             try:
-                result = control.run(ctx, bands.get(control.kind, {}))
+                result = control.run(ctx, bands.get(control.kind))
             except Exception as exc:
                 result = ControlOutcome(
                     control.kind,

@@ -49,6 +49,7 @@ from agent_assay.model import (
     Trajectory,
 )
 from agent_assay.scoring.base import ScoreKind, ScoreValue, ScoringContext
+from agent_assay_bundled.bands import BANDS
 from agent_assay_bundled.tau_bench.parse import parse_results
 from agent_assay_bundled.tau_bench.rules import (
     ADAPTER,
@@ -107,6 +108,7 @@ class TauBenchAdapter:
 
     name = ADAPTER
     facts = Facts(
+        bands=BANDS / "tau_bench.yaml",
         headline_metrics=("tau.reward", "tools.recall"),
         mutating_tools=tuple(sorted(WRITE_TOOLS)),
         # tau-bench compares databases, so arguments count exactly as given: no normalisers
