@@ -40,27 +40,38 @@ NO_REPLAY = "adapter declares no replay capability"
 REPLAYED = Cost(0.0, "replayed by the harness: no agent, nothing billed")
 
 
+def member_problems(raw: object, label: str) -> list[str]:
+    """Every required member that is missing or of the wrong kind, and a facts object that
+    is not a `Facts`, one line each."""
+    problems: list[str] = []
+    for member in REQUIRED:
+        if not hasattr(raw, member):
+            problems.append(f"adapter {label} is missing {member}")
+        elif member in ("name", "version"):
+            value = getattr(raw, member)
+            if not isinstance(value, str) or not value:
+                problems.append(f"adapter {label}: {member} must be a non-empty string")
+        elif not callable(getattr(raw, member)):
+            problems.append(f"adapter {label}: {member} must be a method")
+    facts = getattr(raw, "facts", DEFAULT_FACTS)
+    if not isinstance(facts, Facts):
+        problems.append(
+            f"adapter {label}: facts must be an agent_assay.Facts, not {type(facts).__name__}"
+        )
+    return problems
+
+
 def load_system(raw: object, name: str | None = None) -> LoadedSystem:
     """Check `raw` against the plugin surface and wrap it; one line names what is wrong."""
     if isinstance(raw, LoadedSystem):
         return raw
     label = name or str(getattr(raw, "name", type(raw).__name__))
-    for member in REQUIRED:
-        if not hasattr(raw, member):
-            raise AssayError(f"adapter {label} is missing {member}")
-    for member in REQUIRED[:2]:
-        if not isinstance(getattr(raw, member), str) or not getattr(raw, member):
-            raise AssayError(f"adapter {label}: {member} must be a non-empty string")
-    for member in REQUIRED[2:]:
-        if not callable(getattr(raw, member)):
-            raise AssayError(f"adapter {label}: {member} must be a method")
-    facts = getattr(raw, "facts", DEFAULT_FACTS)
-    if not isinstance(facts, Facts):
-        raise AssayError(
-            f"adapter {label}: facts must be an agent_assay.Facts, not {type(facts).__name__}"
-        )
+    problems = member_problems(raw, label)
+    if problems:
+        raise AssayError(problems[0] + (f" (and {len(problems) - 1} more: `agent-assay "
+                         "check-adapter` lists them)" if len(problems) > 1 else ""))
     assert isinstance(raw, System)
-    return LoadedSystem(raw, facts)
+    return LoadedSystem(raw, getattr(raw, "facts", DEFAULT_FACTS))
 
 
 @dataclass(frozen=True)

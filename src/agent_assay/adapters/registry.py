@@ -31,15 +31,14 @@ def adapter_names() -> list[str]:
     return sorted(_entry_points())
 
 
-def load_adapter(name: str) -> LoadedSystem:
-    """Instantiate the system registered under `name` and check it against the surface."""
+def load_raw(name: str) -> object:
+    """The object the entry point `name` makes, unchecked (see `load_adapter`)."""
     found = _entry_points()
     if name not in found:
         known = ", ".join(sorted(found)) or "none"
         raise AssayError(f"unknown adapter: {name} (registered: {known})")
     try:
-        factory = found[name].load()
-        raw = factory()
+        return found[name].load()()
     except AssayError:
         raise
     except ModuleNotFoundError as exc:
@@ -49,7 +48,11 @@ def load_adapter(name: str) -> LoadedSystem:
         ) from exc
     except Exception as exc:
         raise AssayError(f"adapter {name} failed to load: {type(exc).__name__}: {exc}") from exc
-    return load_system(raw, name)
+
+
+def load_adapter(name: str) -> LoadedSystem:
+    """Instantiate the system registered under `name` and check it against the surface."""
+    return load_system(load_raw(name), name)
 
 
 def list_adapters() -> list[AdapterInfo]:

@@ -14,7 +14,12 @@ from collections.abc import Sequence
 import click
 
 from agent_assay.cli.certifying import controls_group, mutate_command, mutation_group
-from agent_assay.cli.evidence import export_command, migrate_command, verify_command
+from agent_assay.cli.evidence import (
+    check_adapter_command,
+    export_command,
+    migrate_command,
+    verify_command,
+)
 from agent_assay.cli.importing import import_command
 from agent_assay.cli.options import DEFAULT_DB
 from agent_assay.cli.reading import adapters_group, compare_command, report_command, runs_group
@@ -45,6 +50,7 @@ for command in (
     verify_command,
     export_command,
     import_command,
+    check_adapter_command,
 ):
     cli.add_command(command)
 

@@ -84,3 +84,25 @@ def export_command(run_id: str, path: Path, db: str) -> None:
         f"wrote {path}: run {run_id}, {count} rows, chain head "
         f"{head.seq if head else 0} {head.digest if head else ''}"
     )
+
+
+@click.command("check-adapter")
+@click.argument("name")
+@click.option("--config", "config_name", default=None, help="Config to run one item with.")
+@click.option(
+    "--source", type=click.Path(path_type=Path), default=None, help="Golden-set source."
+)
+def check_adapter_command(name: str, config_name: str | None, source: Path | None) -> int:
+    """Check the registered adapter NAME against the plugin surface before a first run.
+
+    Names every missing member, builds the suite twice, replays gold, runs one item, and
+    says how many items the mutation control needs; exit 2 when something must change.
+    """
+    from agent_assay.adapters.registry import load_raw
+    from agent_assay.integrity.adapter_check import check_adapter
+
+    checked = check_adapter(load_raw(name), name, config=config_name, source=source)
+    for line in checked.lines:
+        click.echo(line.line())
+    click.echo(f"check-adapter {name}: " + ("ready" if checked.ok else "not ready"))
+    return 0 if checked.ok else 2
