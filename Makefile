@@ -10,7 +10,7 @@ PYTHON ?= $(shell for c in python3.12 python3.13 python3; do \
 	if PYENV_VERSION=3.12.1 $$c -c 'import sys; sys.exit(0 if sys.version_info >= (3, 12) else 1)' 2>/dev/null; \
 	then echo "env PYENV_VERSION=3.12.1 $$c"; break; fi; done)
 
-.PHONY: install demo test verify lint typecheck bench bench-chain clean artifacts readme-check number-audit evidence docs-check
+.PHONY: install demo test verify lint typecheck bench bench-chain core-check clean artifacts readme-check number-audit evidence docs-check
 
 # The venv is (re)installed whenever pyproject.toml is newer than the last install, so a
 # new dependency or entry point reaches an existing checkout too.
@@ -56,7 +56,7 @@ artifacts: $(STAMP)
 	$(PY) -m agent_assay.audit.readme_check --write
 
 lint: $(STAMP)
-	$(BIN)/ruff check src tests tools
+	$(BIN)/ruff check src tests tools examples
 
 typecheck: $(STAMP)
 	$(BIN)/mypy --strict src
@@ -70,6 +70,10 @@ bench: $(STAMP) bench-chain
 # The evidence chain's cost on the hot path: this tree against the last commit before it.
 bench-chain: $(STAMP)
 	$(PY) tools/bench_chain_cost.py --out reports/bench/chain_cost.json
+
+# A fresh venv with the core only (no extras) certifies the example adapter.
+core-check:
+	PYTHON="$(PYTHON)" tools/core_only_check.sh
 
 clean:
 	rm -rf run .pytest_cache .mypy_cache .ruff_cache build src/*.egg-info

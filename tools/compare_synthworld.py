@@ -21,7 +21,6 @@ from pathlib import Path
 from typing import Any
 
 from agent_assay.errors import AssayError
-from agent_assay.report.summary import summarise
 from agent_assay.runner import (
     build_and_store_suite,
     execute_run,
@@ -30,6 +29,7 @@ from agent_assay.runner import (
     start_run,
 )
 from agent_assay.store import Store, open_store
+from agent_assay.views.summary import summarise
 from agent_assay_bundled.synthworld import SynthWorldAgenticAdapter, evaluate_rows
 from agent_assay_bundled.synthworld_scoring import harness_figures
 

@@ -28,8 +28,6 @@ from agent_assay.integrity.admissibility import Admissibility, assess
 from agent_assay.integrity.comparability import Comparison, compare_runs
 from agent_assay.integrity.verify import Verification, verify_store
 from agent_assay.model import Run, Suite
-from agent_assay.report.gates import comparison_text, report_json, report_text
-from agent_assay.report.passk import passk_json, passk_report, passk_text
 from agent_assay.rescoring import RescoreResult
 from agent_assay.rescoring import rescore as rescore_run
 from agent_assay.runner import (
@@ -44,6 +42,8 @@ from agent_assay.runner import (
 from agent_assay.store import open_store
 from agent_assay.store.bundle import bundle_summary, export_bundle, load_bundle
 from agent_assay.store.store import Store
+from agent_assay.views.gates import comparison_text, report_json, report_text
+from agent_assay.views.passk import passk_json, passk_report, passk_text
 
 StoreLike = str | Path | Store
 SystemLike = str | object

@@ -14,7 +14,6 @@ from agent_assay.controls.execute import run_controls
 from agent_assay.errors import AssayError
 from agent_assay.integrity.comparability import compare_runs
 from agent_assay.model import Gold, Run, Trajectory
-from agent_assay.report.gates import UNSOUND, comparison_text, report_text
 from agent_assay.runner import (
     build_and_store_suite,
     execute_run,
@@ -24,6 +23,7 @@ from agent_assay.runner import (
 )
 from agent_assay.scoring.base import ScoreKind, ScoreValue, ScoringContext
 from agent_assay.store import Store, open_store
+from agent_assay.views.gates import UNSOUND, comparison_text, report_text
 from agent_assay_bundled.banking import BankingAdapter
 from synthbank.scripts import default_scripts_dir
 

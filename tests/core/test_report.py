@@ -8,11 +8,11 @@ import random
 import pytest
 
 from agent_assay.hashing import stable_seed
-from agent_assay.report.render import render_json, render_text, summary_json
-from agent_assay.report.summary import summarise
 from agent_assay.runner import execute_run
 from agent_assay.stats import wilson
 from agent_assay.store import Store
+from agent_assay.views.render import render_json, render_text, summary_json
+from agent_assay.views.summary import summarise
 from tests.support.toy import ToyAdapter
 from tests.support.toyrun import new_toy_run, toy_run
 

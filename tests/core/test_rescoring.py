@@ -5,13 +5,13 @@ from __future__ import annotations
 import pytest
 
 from agent_assay.model import Gold, Trajectory
-from agent_assay.report.summary import summarise
 from agent_assay.rescoring import rescore
 from agent_assay.scoring.base import ScoreValue, ScoringContext
 from agent_assay.scoring.outcome import OutcomeMatch
 from agent_assay.scoring.path import LcsRatio
 from agent_assay.scoring.resources import CostUsd
 from agent_assay.store import Store
+from agent_assay.views.summary import summarise
 from tests.support.toy import ToyAdapter
 from tests.support.toyrun import toy_run
 

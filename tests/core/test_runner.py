@@ -12,7 +12,6 @@ import pytest
 
 from agent_assay.errors import AssayError
 from agent_assay.model import Config, Gold, PublicItem, Suite, Trajectory
-from agent_assay.report.summary import summarise
 from agent_assay.runner import (
     build_and_store_suite,
     execute_run,
@@ -25,6 +24,7 @@ from agent_assay.runner import (
 from agent_assay.scoring.base import ScoreValue, ScoringContext
 from agent_assay.scoring.registry import default_scorers
 from agent_assay.store import Store
+from agent_assay.views.summary import summarise
 from tests.support.toy import ToyAdapter, toy_items
 from tests.support.toyrun import new_toy_run, toy_run
 

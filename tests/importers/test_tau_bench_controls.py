@@ -22,9 +22,9 @@ from agent_assay.controls.base import ControlOutcome
 from agent_assay.controls.execute import run_controls
 from agent_assay.integrity.comparability import compare_runs
 from agent_assay.model import Run, ToolCall
-from agent_assay.report.gates import comparison_text
 from agent_assay.runner import scoring_context
 from agent_assay.store import Store, open_store
+from agent_assay.views.gates import comparison_text
 from agent_assay_bundled.tau_bench.adapter import TauBenchAdapter, TauReward
 from agent_assay_bundled.tau_bench.importer import import_results
 from tests.importers.test_tau_bench_parse import real_file, run_cli, write

@@ -20,15 +20,15 @@ import pytest
 
 from agent_assay.controls.execute import run_controls
 from agent_assay.model import Run
-from agent_assay.report.passk import (
+from agent_assay.stats import wilson
+from agent_assay.store import Store, open_store
+from agent_assay.views.passk import (
     PassKReport,
     passk_json,
     passk_report,
     render_passk,
     wilson_score,
 )
-from agent_assay.stats import wilson
-from agent_assay.store import Store, open_store
 from agent_assay_bundled.tau_bench.adapter import TauBenchAdapter
 from agent_assay_bundled.tau_bench.importer import import_results
 from tests.importers.test_tau_bench_parse import real_file, run_cli

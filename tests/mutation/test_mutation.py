@@ -14,7 +14,6 @@ from agent_assay.model import Gold, Run, ToolCall, Trajectory
 from agent_assay.mutation.config import DEFAULT, MutantSet, OperatorSpec, load_mutants
 from agent_assay.mutation.engine import MutationPass, pass_payloads, run_pass
 from agent_assay.mutation.operators import OPERATORS, OperatorContext
-from agent_assay.report.mutation_render import mutant_text, mutation_text
 from agent_assay.runner import (
     build_and_store_suite,
     execute_run,
@@ -25,6 +24,7 @@ from agent_assay.runner import (
 from agent_assay.scoring.base import ScoreValue, ScoringContext
 from agent_assay.scoring.tools import ArgsMatch, ToolRecall
 from agent_assay.store import Store
+from agent_assay.views.mutation_render import mutant_text, mutation_text
 from tests.support.toy import RichToyAdapter
 
 CALLS = [ToolCall("look", {"lamp": "L1"}), ToolCall("switch_on", {"lamp": "L1"})]

@@ -32,7 +32,7 @@ LAYERS: dict[str, int] = {
     "agent_assay.mutation": 5,
     "agent_assay.controls": 6,
     "agent_assay.integrity": 7,
-    "agent_assay.report": 8,
+    "agent_assay.views": 8,
     "agent_assay.audit": 8,
     "agent_assay.api": 9,
     "agent_assay.cli": 10,

@@ -67,7 +67,7 @@ def controls_run(
 ) -> int:
     """Run every control; exit 0 admissible, 3 on a disallowed NOT_RUN, else 2 on FAILED/ERROR."""
     from agent_assay import api
-    from agent_assay.report.gates import control_table
+    from agent_assay.views.gates import control_table
 
     default_db_dir(db)
     store, system = api.open_db(db), api.system_of(adapter)
@@ -98,7 +98,7 @@ def controls_show(run_id: str, as_json: bool, db: str) -> None:
     """Print the newest stored outcome of every control for RUN_ID."""
     from agent_assay import api
     from agent_assay.integrity.admissibility import assess
-    from agent_assay.report.gates import admissibility_lines, control_table, tampered_lines
+    from agent_assay.views.gates import admissibility_lines, control_table, tampered_lines
 
     store = api.open_db(db)
     run = store.get_run(run_id)
@@ -149,7 +149,7 @@ def mutate_command(
     from agent_assay import api
     from agent_assay.mutation.config import load_mutants
     from agent_assay.mutation.engine import pass_payloads, run_pass
-    from agent_assay.report.mutation_render import mutation_text
+    from agent_assay.views.mutation_render import mutation_text
 
     mutants = load_mutants(operators)
     default_db_dir(db)
@@ -175,7 +175,7 @@ def mutation_group() -> None:
 def mutation_score(run_id: str, db: str) -> None:
     """Reprint the newest mutation pass over RUN_ID: tables, kills and gate_mutation_score."""
     from agent_assay import api
-    from agent_assay.report.mutation_render import mutation_text
+    from agent_assay.views.mutation_render import mutation_text
 
     store = api.open_db(db)
     click.echo(mutation_text(store.latest_mutation_pass(store.get_run(run_id).run_id)), nl=False)
@@ -189,7 +189,7 @@ def mutation_score(run_id: str, db: str) -> None:
 def mutation_show(run_id: str, item: str, operator: str, db: str) -> None:
     """Baseline and mutant tool calls side by side, turn by turn, with their arguments."""
     from agent_assay import api
-    from agent_assay.report.mutation_render import mutant_text
+    from agent_assay.views.mutation_render import mutant_text
 
     store = api.open_db(db)
     rows = store.latest_mutation_pass(store.get_run(run_id).run_id)

@@ -63,7 +63,7 @@ def verify_command(target: str | None, skip_rescore: bool, db: str) -> int:
     Prints one line per finding and exits 0 only when nothing is off (2 otherwise).
     """
     from agent_assay import api
-    from agent_assay.report.verify_render import verify_text
+    from agent_assay.views.verify_render import verify_text
 
     result = api.verify(target, store=db, rescore=not skip_rescore, notice=stderr)
     click.echo(verify_text(result, rescored=not skip_rescore), nl=False)

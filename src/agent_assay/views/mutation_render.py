@@ -9,7 +9,7 @@ from rich import box
 from rich.table import Table
 
 from agent_assay.errors import AssayError
-from agent_assay.report.render import console_text, fmt
+from agent_assay.views.render import console_text, fmt
 
 
 def _table(*columns: str) -> Table:

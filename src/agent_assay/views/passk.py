@@ -32,10 +32,10 @@ from rich import box
 from rich.table import Table
 
 from agent_assay.model import Run, Trajectory
-from agent_assay.report.render import console_text, fmt, fmt_ci
 from agent_assay.scoring.base import ScoreKind, passes
 from agent_assay.stats import CONFIDENCE, Interval
 from agent_assay.store.store import ScoreRecord, Store
+from agent_assay.views.render import console_text, fmt, fmt_ci
 
 Z = NormalDist().inv_cdf(0.5 + CONFIDENCE / 2)
 

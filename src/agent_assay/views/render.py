@@ -15,8 +15,8 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
-from agent_assay.report.summary import MetricSummary, RunSummary
 from agent_assay.stats import Interval, wilson
+from agent_assay.views.summary import MetricSummary, RunSummary
 
 WIDTH = 150
 SMALL_N = 30

@@ -21,9 +21,9 @@ from agent_assay.integrity.admissibility import (
 )
 from agent_assay.integrity.comparability import Comparison, tested_count
 from agent_assay.model import Run
-from agent_assay.report.render import console_text, fmt, fmt_ci, render_text, summary_json
-from agent_assay.report.summary import summarise
 from agent_assay.store.store import Store
+from agent_assay.views.render import console_text, fmt, fmt_ci, render_text, summary_json
+from agent_assay.views.summary import summarise
 
 UNSOUND = "UNSOUND COMPARISON"
 

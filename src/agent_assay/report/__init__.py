@@ -1,1 +1,0 @@
-"""Reports: summarise a stored run, then render it as text or JSON."""
