@@ -1,7 +1,19 @@
 """A complete agent-assay adapter: eight lamps, three tools, a scripted agent (see README)."""
 
-from agent_assay import Cost, Ending, Facts, Gold, Item, StateAssertion, Step, Suite
-from agent_assay import ToolCall, ToolOutcome, ToolSpec, Trajectory
+from agent_assay import (
+    Cost,
+    Ending,
+    Facts,
+    Gold,
+    Item,
+    StateAssertion,
+    Step,
+    Suite,
+    ToolCall,
+    ToolOutcome,
+    ToolSpec,
+    Trajectory,
+)
 
 LAMPS = [f"L{i}" for i in range(1, 9)]
 LAMP = {"type": "object", "properties": {"lamp": {"type": "string"}}, "required": ["lamp"]}
@@ -56,8 +68,9 @@ class LampSystem:
         switch = [f"switch_{words[1]}"] if words[0] == "switch" else []
         look = ["look"] if config.params["looks_first"] or not switch else []
         for tool in (*look, *switch):
-            done = room.call(tool, {"lamp": words[-1]})
-            steps.append(Step(ToolCall(tool, {"lamp": words[-1]}), done.ok, done.result, done.error))
+            call = ToolCall(tool, {"lamp": words[-1]})
+            done = room.call(call.tool, call.args)
+            steps.append(Step(call, done.ok, done.result, done.error))
         end = room.finish()
         return Trajectory(item.item_id, repetition, tuple(steps), end.final_state, end.outcome,
                           cost=Cost(0.0, "scripted agent"))

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from agent_assay.adapters.loaded import LoadedSystem, load_system
-from agent_assay.runner import score_records, scorer_manifest
+from agent_assay.runner import run_context, scorer_manifest
 from agent_assay.store.chain_check import require_intact
 from agent_assay.store.store import ScoreRecord, Store
 
@@ -29,18 +29,8 @@ class RescoreResult:
 
 def fresh_scores(store: Store, system: LoadedSystem | object, run_id: str) -> list[ScoreRecord]:
     """Every stored trajectory of `run_id` scored again by the adapter's scorers now."""
-    run = store.get_run(run_id)
-    suite = store.get_suite(run.suite_hash)
-    adapter = load_system(system)
-    adapter.prepare(suite)
-    items = suite.by_id()
-    scorers = adapter.scorers()
-    ctx = adapter.scoring_context()
-    return [
-        record
-        for trajectory in store.trajectories(run_id)
-        for record in score_records(scorers, items[trajectory.item_id], trajectory, ctx)
-    ]
+    context = run_context(store, system, store.get_run(run_id))
+    return [record for t in store.trajectories(run_id) for record in context.score(t)]
 
 
 def rescore(store: Store, system: LoadedSystem | object, run_id: str) -> RescoreResult:

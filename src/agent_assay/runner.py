@@ -25,7 +25,7 @@ from agent_assay.hashing import stable_seed
 from agent_assay.llm.configs import is_model_config
 from agent_assay.llm.endpoint import resolve_endpoint
 from agent_assay.model import Config, Item, Run, Suite, Trajectory
-from agent_assay.scoring.base import Scorer, ScoringContext
+from agent_assay.scoring.base import ScoreKind, Scorer, ScoringContext
 from agent_assay.scoring.registry import score_all
 from agent_assay.store.chain_check import require_intact
 from agent_assay.store.store import ScoreRecord, Store
@@ -46,6 +46,33 @@ class RunResult:
 SystemLike = object
 """A loaded system, or any object implementing the plugin surface (checked on use by
 `load_system`, so a script can hand its own system object to any of these functions)."""
+
+
+@dataclass(frozen=True)
+class RunContext:
+    """What scoring a run's trajectories needs, set up once: the system prepared for the
+    stored suite, its items by id, the scorer set, the scoring context, each scorer's kind.
+    The runner, re-scoring, mutation and the controls all start from one."""
+
+    system: LoadedSystem
+    suite: Suite
+    items: Mapping[str, Item]
+    scorers: tuple[Scorer, ...]
+    scoring: ScoringContext
+
+    @property
+    def kinds(self) -> dict[str, ScoreKind]:
+        return {s.name: s.kind for s in self.scorers}
+
+    def score(self, trajectory: Trajectory) -> list[ScoreRecord]:
+        return score_records(self.scorers, self.items[trajectory.item_id], trajectory, self.scoring)
+
+
+def run_context(store: Store, system: SystemLike, run: Run) -> RunContext:
+    loaded = load_system(system)
+    suite = store.get_suite(run.suite_hash)
+    loaded.prepare(suite)
+    return RunContext(loaded, suite, suite.by_id(), loaded.scorers(), loaded.scoring_context())
 
 
 def scorers_for(system: SystemLike) -> tuple[Scorer, ...]:
@@ -234,18 +261,14 @@ def execute_run(
     progress: bool | None = None,
 ) -> RunResult:
     """Run every (item, repetition) not yet stored for `run`; safe to call again to resume."""
-    adapter = load_system(system)
     require_intact(store, run.run_id, "run")
-    suite = store.get_suite(run.suite_hash)
-    adapter.prepare(suite)
+    context = run_context(store, system, run)
+    adapter, suite, items = context.system, context.suite, context.items
     config = store.get_config(run.config_hash)
-    items = suite.by_id()
     stored = store.stored_slots(run.run_id)
     slots = [(i, r) for i in run.item_ids for r in range(1, run.repeats + 1)]
     todo = [s for s in slots if s not in stored]
-    scorers = adapter.scorers()
-    check_scorer_set(store, run, scorers)
-    ctx = adapter.scoring_context()
+    check_scorer_set(store, run, context.scorers)
     tasks = (
         Task(items[item_id].public(), config, stable_seed(run.seed, item_id, rep), rep)
         for item_id, rep in todo
@@ -256,10 +279,7 @@ def execute_run(
     try:
         with terminal_progress(f"run {run.run_id[:8]}", len(todo), show) as tick:
             for trajectory in make_executor(adapter, workers, suite).run(tasks):
-                item = items[trajectory.item_id]
-                store.write_trajectory(
-                    run.run_id, trajectory, score_records(scorers, item, trajectory, ctx)
-                )
+                store.write_trajectory(run.run_id, trajectory, context.score(trajectory))
                 written += 1
                 if trajectory.crashed:
                     crashed += 1

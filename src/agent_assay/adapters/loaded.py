@@ -88,6 +88,7 @@ class ReplayView:
 class LoadedSystem:
     raw: System
     facts: Facts = field(default=DEFAULT_FACTS)
+    _prepared: str | None = field(default=None, repr=False, compare=False)
 
     # ---- identity and the required members ------------------------------------------
     @property
@@ -99,6 +100,7 @@ class LoadedSystem:
         return self.raw.version
 
     def build_suite(self, source: Path | None = None) -> Suite:
+        self._prepared = None  # building may change what the system holds; prepare again
         suite = self.raw.build_suite(source)
         if not isinstance(suite, Suite):
             raise AssayError(
@@ -118,8 +120,10 @@ class LoadedSystem:
 
     # ---- optional members, with the harness's defaults ------------------------------
     def prepare(self, suite: Suite) -> None:
-        if isinstance(self.raw, Preparing):
+        """Hand the system the stored suite, once per suite per process."""
+        if isinstance(self.raw, Preparing) and self._prepared != suite.suite_hash:
             self.raw.prepare(suite)
+            self._prepared = suite.suite_hash
 
     def environment(self, config: Config) -> dict[str, Any]:
         facts: dict[str, Any] = {"adapter": self.name, "adapter_version": self.version}

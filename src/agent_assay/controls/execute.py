@@ -23,6 +23,7 @@ from agent_assay.controls.registry import all_controls, control_kinds
 from agent_assay.errors import AssayError
 from agent_assay.hashing import stable_seed
 from agent_assay.model import Run
+from agent_assay.runner import run_context
 from agent_assay.store.chain_check import require_intact
 from agent_assay.store.store import Store
 
@@ -79,10 +80,8 @@ def run_controls(
     evidence = require_intact(store, run.run_id, "certified")
     bands = load_bands(adapter.facts.bands, bands_file)
     declared, declared_allowed = bands.not_applicable, bands.allow_not_applicable
-    suite = store.get_suite(run.suite_hash)
-    adapter.prepare(suite)
-    by_id = suite.by_id()
-    scorers = adapter.scorers()
+    context = run_context(store, adapter, run)
+    suite, by_id, scorers = context.suite, context.items, context.scorers
     ctx = ControlContext(
         store=store,
         adapter=adapter,
@@ -92,7 +91,7 @@ def run_controls(
         items=[by_id[i] for i in run.item_ids],
         trajectories=store.trajectories(run.run_id),
         scorers=scorers,
-        scoring=adapter.scoring_context(),
+        scoring=context.scoring,
         headline=adapter.headline,
         real_means=real_means(store, run),
         seed=stable_seed(run.suite_hash, run.config_hash, run.seed, "controls"),

@@ -24,6 +24,7 @@ from agent_assay.model import Item, Run, Step, Trajectory
 from agent_assay.mutation.config import MutantSet, OperatorSpec
 from agent_assay.mutation.detectors import MetricVerdict, judge_metric, noise_floor
 from agent_assay.mutation.operators import OPERATORS, OperatorContext, SkipState
+from agent_assay.runner import run_context
 from agent_assay.scoring.base import Scorer, ScoringContext
 from agent_assay.store.chain_check import require_intact
 from agent_assay.store.store import Store
@@ -155,16 +156,13 @@ def run_pass(
     if view is None:
         raise AssayError(f"adapter {adapter.name}: {NO_REPLAY}, so nothing can be mutated")
     require_intact(store, run.run_id, "mutated")
-    suite = store.get_suite(run.suite_hash)
-    adapter.prepare(suite)
-    gold = suite.by_id()
+    context = run_context(store, adapter, run)
+    gold = context.items
     selected = [i for i in run.item_ids if not tags or set(tags) & set(gold[i].tags)]
     selected = selected[:limit] if limit else selected
     chosen = set(selected)
     baseline = [t for t in store.trajectories(run.run_id) if t.item_id in chosen]
-    scorers = adapter.scorers()
-    ctx = adapter.scoring_context()
-    kinds = {s.name: s.kind for s in scorers}
+    scorers, ctx, kinds = context.scorers, context.scoring, context.kinds
     detector = tuple(s.name for s in scorers if s.kind != "measure")
     base_table = score_table(scorers, gold, baseline, ctx)
     floors = rep_floors(scorers, gold, baseline, ctx, detector)
