@@ -10,7 +10,7 @@ PYTHON ?= $(shell for c in python3.12 python3.13 python3; do \
 	if PYENV_VERSION=3.12.1 $$c -c 'import sys; sys.exit(0 if sys.version_info >= (3, 12) else 1)' 2>/dev/null; \
 	then echo "env PYENV_VERSION=3.12.1 $$c"; break; fi; done)
 
-.PHONY: install demo test verify lint typecheck bench bench-chain core-check clean artifacts readme-check number-audit evidence docs-check
+.PHONY: install demo test verify lint typecheck bench bench-chain bench-startup core-check clean artifacts readme-check number-audit evidence docs-check
 
 # The venv is (re)installed whenever pyproject.toml is newer than the last install, so a
 # new dependency or entry point reaches an existing checkout too.
@@ -63,13 +63,17 @@ typecheck: $(STAMP)
 
 verify: lint typecheck test
 
-bench: $(STAMP) bench-chain
+bench: $(STAMP) bench-chain bench-startup
 	$(PY) tools/bench_core.py --out reports/bench/core.json
 	$(PY) tools/bench_governance.py --out reports/bench/governance.json
 
 # The evidence chain's cost on the hot path: this tree against the last commit before it.
 bench-chain: $(STAMP)
 	$(PY) tools/bench_chain_cost.py --out reports/bench/chain_cost.json
+
+# What a command costs before it does anything: this tree against the eager CLI.
+bench-startup: $(STAMP)
+	$(PY) tools/bench_startup.py --out reports/bench/startup.json
 
 # A fresh venv with the core only (no extras) certifies the example adapter.
 core-check:

@@ -14,23 +14,22 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from worktree import ROOT, checked_out, head_commit, tree_env
+
 BASE = "c91e80f"  # the last commit before the chain (issue 12)
 
 
 def bench(tree: Path, out: Path) -> float:
-    env = {**os.environ, "PYTHONPATH": f"{tree / 'src'}{os.pathsep}{tree}"}
     subprocess.run(
         [sys.executable, str(tree / "tools" / "bench_core.py"), "--out", str(out)],
         cwd=tree,
-        env=env,
+        env=tree_env(tree),
         check=True,
         capture_output=True,
     )
@@ -43,26 +42,14 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--out", type=Path, default=ROOT / "reports/bench/chain_cost.json")
     args = parser.parse_args()
-    head = subprocess.run(
-        ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True,
-        check=True,
-    ).stdout.strip()
-    with tempfile.TemporaryDirectory() as tmp:
-        base_tree = Path(tmp) / "base"
-        subprocess.run(
-            ["git", "worktree", "add", "--detach", str(base_tree), args.base],
-            cwd=ROOT, check=True, capture_output=True,
-        )
-        try:
-            before, after = [], []
-            for round_ in range(args.rounds):
-                before.append(bench(base_tree, Path(tmp) / f"base{round_}.json"))
-                after.append(bench(ROOT, Path(tmp) / f"head{round_}.json"))
-                print(f"round {round_ + 1}: before {before[-1]} ms, after {after[-1]} ms",
-                      file=sys.stderr)
-        finally:
-            subprocess.run(["git", "worktree", "remove", "--force", str(base_tree)], cwd=ROOT,
-                           check=False, capture_output=True)
+    head = head_commit()
+    with tempfile.TemporaryDirectory() as tmp, checked_out(args.base, Path(tmp)) as base_tree:
+        before, after = [], []
+        for round_ in range(args.rounds):
+            before.append(bench(base_tree, Path(tmp) / f"base{round_}.json"))
+            after.append(bench(ROOT, Path(tmp) / f"head{round_}.json"))
+            print(f"round {round_ + 1}: before {before[-1]} ms, after {after[-1]} ms",
+                  file=sys.stderr)
     differences = [a - b for a, b in zip(after, before, strict=True)]
     result = {
         "command": "make bench-chain",
