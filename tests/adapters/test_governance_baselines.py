@@ -8,8 +8,6 @@ with govsim's own ``run_episode`` for every agent.
 from __future__ import annotations
 
 import importlib.util
-import subprocess
-import sys
 from pathlib import Path
 from statistics import mean
 from types import ModuleType
@@ -19,9 +17,9 @@ import pytest
 
 from agent_assay.store import open_store
 from govsim import generate_worlds, run_episode
+from tests.support.invoke import invoke
 
 ROOT = Path(__file__).resolve().parents[2]
-CLI = Path(sys.executable).with_name("agent-assay")
 
 
 def load_tool() -> ModuleType:
@@ -103,14 +101,9 @@ def test_intervals_name_their_method(table: dict[str, Any], tool: ModuleType) ->
 
 def test_cli_run_of_oracle_replay_scores_one_everywhere(tmp_path: Path) -> None:
     db = tmp_path / "cli.db"
-    done = subprocess.run(
-        [str(CLI), "run", "--adapter", "governance", "--config", "oracle_replay", "--db", str(db)],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    run_id = done.stdout.strip()
+    done = invoke("run", "--adapter", "governance", "--config", "oracle_replay", "--db", str(db))
+    assert done.code == 0 and done.traceback is None, done.err
+    run_id = done.out.strip()
     store = open_store(str(db))
     values = {
         row.item_id: row.value

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -20,8 +18,7 @@ from agent_assay_bundled import governance
 from agent_assay_bundled.governance import DEFAULT_SPEC, GovernanceAdapter, load_spec
 from agent_assay_bundled.governance_scoring import world_of
 from govsim import AGENTS, TOOL_SPECS, generate_worlds, run_episode
-
-CLI = Path(sys.executable).with_name("agent-assay")
+from tests.support.invoke import invoke
 
 
 @pytest.fixture(scope="module")
@@ -150,25 +147,10 @@ def test_missing_file_and_directory_are_refused(tmp_path: Path) -> None:
 
 def test_cli_reports_a_malformed_file_in_one_line(tmp_path: Path) -> None:
     path = write(tmp_path, "seed: 1\nsplit: eval\nn: 3\ndifficulty: brutal\n")
-    done = subprocess.run(
-        [
-            str(CLI),
-            "suite",
-            "build",
-            "--adapter",
-            "governance",
-            "--source",
-            str(path),
-            "--db",
-            str(tmp_path / "a.db"),
-        ],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert done.returncode == 1
-    assert "Traceback" not in done.stderr
-    assert done.stderr.strip().splitlines() == [
+    done = invoke("suite", "build", "--adapter", "governance", "--source", str(path),
+                  "--db", str(tmp_path / "a.db"))
+    assert done.code == 1 and done.traceback is None
+    assert done.err.strip().splitlines() == [
         f"error: {path}:4: field 'difficulty' must be one of easy, medium, hard, got 'brutal'"
     ]
 

@@ -26,6 +26,7 @@ from agent_assay.store import Store, open_store
 from agent_assay.views.gates import UNSOUND, comparison_text, report_text
 from agent_assay_bundled.banking import BankingAdapter
 from synthbank.scripts import default_scripts_dir
+from tests.support.invoke import invoke
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -51,14 +52,10 @@ def test_malformed_script_is_one_line_naming_file_and_line(tmp_path: Path) -> No
     source = scripts_copy(tmp_path)
     broken = sorted(source.glob("transfer/*.yaml"))[0]
     broken.write_text(broken.read_text() + "\n  bad: [unclosed\n")
-    done = subprocess.run(
-        [str(Path(sys.executable).parent / "agent-assay"), "suite", "build",
-         "--source", str(source), "--db", str(tmp_path / "a.db")],
-        capture_output=True, text=True, cwd=ROOT, check=False,
-    )
-    assert done.returncode == 1
-    lines = done.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: ") and "Traceback" not in done.stderr
+    done = invoke("suite", "build", "--source", str(source), "--db", str(tmp_path / "a.db"))
+    assert done.code == 1 and done.traceback is None
+    lines = done.err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ")
     assert broken.name in lines[0] and ":" in lines[0]
     # nothing was stored: the database holds no suite
     store = open_store(str(tmp_path / "a.db"))

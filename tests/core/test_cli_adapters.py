@@ -1,14 +1,15 @@
 """Adapter discovery through entry points, and the CLI on a fake registered toy adapter.
 
-Nothing is installed: a `toyadapter-0.1.dist-info` directory on PYTHONPATH registers
-`toy = tests.support.toy:ToyAdapter` in the `agent_assay.adapters` group.
+Nothing is installed: a `toyadapter-0.1.dist-info` directory on the path registers
+`toy = tests.support.toy:ToyAdapter` in the `agent_assay.adapters` group. Commands run in
+this process, except where several processes are the point (`--workers`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
-import subprocess
 from collections.abc import Iterator
 from importlib.metadata import EntryPoint
 from pathlib import Path
@@ -18,6 +19,7 @@ import pytest
 from agent_assay.adapters import registry
 from agent_assay.errors import AssayError
 from agent_assay.store import open_store
+from tests.support.invoke import Invocation, invoke, on_path
 from tests.support.toy import ToyAdapter
 from tests.support.toyrun import agent_assay, cli_env, toy_run, write_toy_dist
 
@@ -31,10 +33,12 @@ def registered(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[dict[
     yield cli_env(home / "site"), home
 
 
-def run_ok(*args: str, env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
-    done = agent_assay(*args, env=env, cwd=cwd)
-    assert done.returncode == 0, done.stderr
-    assert "Traceback" not in done.stderr
+def run_ok(*args: str, site: Path | None) -> Invocation:
+    """One command in this process, with the toy registered when SITE is given."""
+    with on_path(site) if site is not None else contextlib.nullcontext():
+        done = invoke(*args)
+    assert done.traceback is None, done.traceback
+    assert done.code == 0, done.err
     return done
 
 
@@ -88,23 +92,23 @@ def test_registry_with_no_adapters(monkeypatch: pytest.MonkeyPatch) -> None:
 
 # ---- the CLI, through a fake distribution ------------------------------------------------
 def test_adapters_list_shows_registered_toy(registered: tuple[dict[str, str], Path]) -> None:
-    env, home = registered
-    done = run_ok("adapters", "list", env=env, cwd=home)
-    lines = done.stdout.splitlines()
+    _, home = registered
+    done = run_ok("adapters", "list", site=home / "site")
+    lines = done.out.splitlines()
     assert "toy\t1.0.0\ttoyadapter 0.1 (tests.support.toy:ToyAdapter)" in lines
     # without the dist-info directory the toy is not registered
-    bare = run_ok("adapters", "list", env=cli_env(), cwd=home)
-    assert not [line for line in bare.stdout.splitlines() if line.startswith("toy\t")]
+    bare = run_ok("adapters", "list", site=None)
+    assert not [line for line in bare.out.splitlines() if line.startswith("toy\t")]
 
 
 def test_cli_run_report_and_resume(registered: tuple[dict[str, str], Path]) -> None:
-    env, home = registered
-    db = str(home / "run.db")
+    _, home = registered
+    site, db = home / "site", str(home / "run.db")
     done = run_ok("run", "--adapter", "toy", "--config", "good", "--repeats", "2", "--db", db,
-                  env=env, cwd=home)
-    run_id = done.stdout.strip()
-    assert RUN_ID.match(run_id), done.stdout
-    assert done.stderr.splitlines() == [
+                  site=site)
+    run_id = done.out.strip()
+    assert RUN_ID.match(run_id), done.out
+    assert done.err.splitlines() == [
         f"run {run_id}", "wrote 8 trajectories (0 crashed), skipped 0 already stored"]
 
     store = open_store(db)
@@ -113,21 +117,21 @@ def test_cli_run_report_and_resume(registered: tuple[dict[str, str], Path]) -> N
     assert store.count_rows("scores") == 8 * 13
     store.close()
 
-    report = run_ok("report", run_id, "--db", db, env=env, cwd=home)
-    assert f"run {run_id}  adapter=toy  config=good  status=complete" in report.stdout
-    assert "trajectories: 8 of 8 (0 crashed)" in report.stdout
-    assert "trajectory.exact *" in report.stdout
+    report = run_ok("report", run_id, "--db", db, site=site)
+    assert f"run {run_id}  adapter=toy  config=good  status=complete" in report.out
+    assert "trajectories: 8 of 8 (0 crashed)" in report.out
+    assert "trajectory.exact *" in report.out
 
-    as_json = run_ok("report", run_id, "--json", "--db", db, env=env, cwd=home)
-    data = json.loads(as_json.stdout)
+    as_json = run_ok("report", run_id, "--json", "--db", db, site=site)
+    data = json.loads(as_json.out)
     assert data["run"]["run_id"] == run_id
     assert data["status"]["state"] == "complete"
     assert data["metrics"]["trajectory.exact"]["mean_of_k"] == 1.0
-    assert as_json.stdout.strip() == json.dumps(data, sort_keys=True, indent=2)
+    assert as_json.out.strip() == json.dumps(data, sort_keys=True, indent=2)
 
-    resumed = run_ok("run", "--resume", run_id, "--db", db, env=env, cwd=home)
-    assert resumed.stdout.strip() == run_id
-    assert "wrote 0 trajectories (0 crashed), skipped 8 already stored" in resumed.stderr
+    resumed = run_ok("run", "--resume", run_id, "--db", db, site=site)
+    assert resumed.out.strip() == run_id
+    assert "wrote 0 trajectories (0 crashed), skipped 8 already stored" in resumed.err
     assert open_store(db).count_rows("trajectories") == 8
 
 
@@ -150,8 +154,9 @@ def test_workers_give_the_same_scores_as_sequential(
     env, home = registered
     db = str(home / f"workers-{config}.db")
     sequential = toy_run(open_store(db), ToyAdapter(), config, repeats=3, seed=5)
-    done = run_ok("run", "--adapter", "toy", "--config", config, "--repeats", "3", "--seed", "5",
-                  "--workers", "2", "--db", db, env=env, cwd=home)
+    done = agent_assay("run", "--adapter", "toy", "--config", config, "--repeats", "3",
+                       "--seed", "5", "--workers", "2", "--db", db, env=env, cwd=home)
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
     parallel_id = done.stdout.strip()
     assert parallel_id != sequential.run_id
     seq = comparable_scores(db, sequential.run_id)

@@ -4,18 +4,17 @@ from __future__ import annotations
 
 import shutil
 import sqlite3
-import subprocess
 import sys
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
 from agent_assay import cli
 from agent_assay.store import open_store
+from tests.support.invoke import Invocation, invoke, on_path
 from tests.support.toy import ToyAdapter
-from tests.support.toyrun import agent_assay, cli_env, toy_run, write_toy_dist
+from tests.support.toyrun import toy_run, write_toy_dist
 
 MISSING = "MISSING"  # stands for a --db inside a directory that does not exist
 
@@ -45,17 +44,17 @@ def runs_in(db: Path) -> int:
 @pytest.fixture(scope="module")
 def outcomes(
     tmp_path_factory: pytest.TempPathFactory,
-) -> Iterator[dict[str, tuple[subprocess.CompletedProcess[str], Path]]]:
-    """Every case run once, concurrently, each against its own copy of a one-run database."""
+) -> Iterator[dict[str, tuple[Invocation, Path]]]:
+    """Every case run once in this process, each against its own copy of a one-run database."""
     home = tmp_path_factory.mktemp("cli_errors")
-    env = cli_env(write_toy_dist(home / "site"))
+    site = write_toy_dist(home / "site")
     base = home / "base.db"
     store = open_store(str(base))
     toy_run(store, ToyAdapter(), "good")
     store.close()
     assert runs_in(base) == 1
 
-    def launch(name: str) -> tuple[subprocess.CompletedProcess[str], Path]:
+    def launch(name: str) -> tuple[Invocation, Path]:
         args, _ = CASES[name]
         if MISSING in args:
             db = home / f"absent-{name}" / "assay.db"
@@ -64,26 +63,26 @@ def outcomes(
             db = home / f"{name}.db"
             shutil.copyfile(base, db)
             args = (*args, "--db", str(db))
-        return agent_assay(*args, env=env, cwd=home), db
+        return invoke(*args), db
 
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        results = dict(zip(CASES, pool.map(launch, CASES), strict=True))
+    with on_path(site):
+        results = {name: launch(name) for name in CASES}
     yield results
 
 
 @pytest.mark.parametrize("name", list(CASES))
 def test_bad_input_is_one_error_line(
-    outcomes: dict[str, tuple[subprocess.CompletedProcess[str], Path]], name: str
+    outcomes: dict[str, tuple[Invocation, Path]], name: str
 ) -> None:
     done, db = outcomes[name]
     _, prefix = CASES[name]
-    assert done.returncode != 0
-    assert "Traceback" not in done.stderr and "Traceback" not in done.stdout
-    lines = done.stderr.splitlines()
-    assert len(lines) == 1, done.stderr
+    assert done.traceback is None, done.traceback
+    assert done.code != 0
+    lines = done.err.splitlines()
+    assert len(lines) == 1, done.err
     assert lines[0].startswith("error: ")
     assert lines[0].startswith(prefix), lines[0]
-    assert done.stdout == ""
+    assert done.out == ""
     if name.startswith("missing_dir"):
         assert str(db.parent) in lines[0]
         assert not db.parent.exists()  # an explicit --db directory is never created
@@ -92,12 +91,12 @@ def test_bad_input_is_one_error_line(
 
 
 def test_unknown_adapter_lists_registered(
-    outcomes: dict[str, tuple[subprocess.CompletedProcess[str], Path]],
+    outcomes: dict[str, tuple[Invocation, Path]],
 ) -> None:
     done, _ = outcomes["unknown_adapter"]
-    registered = done.stderr.strip().split("(registered: ", 1)[1].rstrip(")").split(", ")
+    registered = done.err.strip().split("(registered: ", 1)[1].rstrip(")").split(", ")
     assert "toy" in registered
-    config_line = outcomes["unknown_config"][0].stderr.strip()
+    config_line = outcomes["unknown_config"][0].err.strip()
     assert config_line.endswith(f"(available: {', '.join(sorted(ToyAdapter().configs()))})")
 
 

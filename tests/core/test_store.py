@@ -18,9 +18,10 @@ from agent_assay.store.chain_check import check_run_chain
 from agent_assay.store.engine import database_url
 from agent_assay.store.schema_check import reference_objects, repair, schema_findings
 from agent_assay.store.store import ScoreRecord
+from tests.support.invoke import invoke
 from tests.support.legacy import copy_as_version, schema_version
 from tests.support.toy import ToyAdapter
-from tests.support.toyrun import ROOT, agent_assay, cli_env, toy_run
+from tests.support.toyrun import ROOT, cli_env, toy_run
 
 TABLES = sorted(schema.metadata.tables)
 
@@ -226,10 +227,10 @@ def test_migration_keeps_every_row_and_seals_each_run(tmp_path: Path, version: i
     assert f"agent-assay migrate --db {db}" in message
     assert f"schema version {version}" in message and "\n" not in message
 
-    done = agent_assay("migrate", "--db", str(db), env=cli_env(), cwd=tmp_path)
-    assert done.returncode == 0, done.stderr
+    done = invoke("migrate", "--db", str(db))
+    assert done.code == 0 and done.traceback is None, done.err
     applied = ", ".join(str(v) for v in range(version + 1, migrations.LATEST + 1))
-    assert f"applied migration(s) {applied}; schema now {migrations.LATEST}" in done.stdout
+    assert f"applied migration(s) {applied}; schema now {migrations.LATEST}" in done.out
 
     after = row_counts(db)
     assert after.pop("ledger") == len(runs)  # one seal per run

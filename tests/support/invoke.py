@@ -8,8 +8,11 @@ from __future__ import annotations
 
 import contextlib
 import io
+import sys
 import traceback
+from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
 from agent_assay.cli import run_cli
 
@@ -30,3 +33,13 @@ def invoke(*args: str) -> Invocation:
         except BaseException:  # a traceback the user would see: report it, do not raise
             return Invocation(-1, out.getvalue(), err.getvalue(), traceback.format_exc())
     return Invocation(code, out.getvalue(), err.getvalue())
+
+
+@contextlib.contextmanager
+def on_path(site: Path) -> Iterator[None]:
+    """SITE on sys.path for the block: the distributions in it register their entry points."""
+    sys.path.insert(0, str(site))
+    try:
+        yield
+    finally:
+        sys.path.remove(str(site))
