@@ -95,6 +95,7 @@ def banking(rec: Recorder) -> None:
     rec.run("banking/compare_refused", f"{CLI} compare {run_id} {noisy} --db $DB", expect=2)
     rec.run("banking/compare_forced", f"{CLI} compare {run_id} {noisy} --force --db $DB")
     rec.run("banking/adapters_list", f"{CLI} adapters list")
+    rec.run("banking/check_adapter", f"{CLI} check-adapter banking")
     rec.run("banking/runs_list", f"{CLI} runs list --db $DB")
     rec.run("cli_help", f"{CLI} --help")
 

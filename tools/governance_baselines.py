@@ -8,8 +8,8 @@ full-reward rate (reward 1.0) with its Wilson interval.
 
 A reward is a fraction (min(1, oracle cost / attempts) on a valid execution), so the
 reward interval is Wilson only when every world's reward is 0 or 1; otherwise it is the
-harness's seeded percentile bootstrap, and the table names which. Rates of 0/1 events
-are always Wilson.
+harness's percentile bootstrap (seeded by its values), and the table names which. Rates
+of 0/1 events are always Wilson.
 
 Usage: python tools/governance_baselines.py [--out reports/governance] [--source FILE]
 Writes OUT/baselines.json and OUT/baselines.txt.
@@ -24,7 +24,6 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from agent_assay.hashing import stable_seed
 from agent_assay.runner import (
     build_and_store_suite,
     execute_run,
@@ -41,9 +40,9 @@ REWARD, VALID = "governance.reward", "governance.execution_valid"
 RUN_SEED = 0
 
 
-def _interval(values: Sequence[float], seed: int) -> tuple[Interval | None, str]:
+def _interval(values: Sequence[float]) -> tuple[Interval | None, str]:
     method = "wilson" if all(v in (0.0, 1.0) for v in values) else "bootstrap"
-    return proportion_interval(values, seed), method
+    return proportion_interval(values), method
 
 
 def _rate(flags: Sequence[bool]) -> dict[str, Any]:
@@ -72,7 +71,7 @@ def baselines(db: Path, source: Path | None = None) -> dict[str, Any]:
                 per_item.setdefault(row.item_id, {})[row.scorer] = row.value
         rewards = [per_item[i][REWARD] for i in run.item_ids]
         valid = [per_item[i][VALID] == 1.0 for i in run.item_ids]
-        interval, method = _interval(rewards, stable_seed("governance-baselines", name))
+        interval, method = _interval(rewards)
         rows[name] = {
             "role": config.params["role"],
             "reads_hidden_state": config.params["reads_hidden_state"],
@@ -121,7 +120,7 @@ def table(result: Mapping[str, Any]) -> str:
     lines += [
         "",
         f"n = {result['worlds']} worlds per config. Reward CI: Wilson when every reward is 0 or 1,",
-        "else a seeded percentile bootstrap (rewards are fractions). Rates: Wilson.",
+        "else a percentile bootstrap seeded by its values (rewards are fractions). Rates: Wilson.",
         "oracle_replay and mock read hidden state: oracle_replay is the positive control,",
         "mock an oracle-guided agent with seeded lapses; neither is a system under test.",
     ]

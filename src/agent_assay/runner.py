@@ -75,14 +75,6 @@ def run_context(store: Store, system: SystemLike, run: Run) -> RunContext:
     return RunContext(loaded, suite, suite.by_id(), loaded.scorers(), loaded.scoring_context())
 
 
-def scorers_for(system: SystemLike) -> tuple[Scorer, ...]:
-    return load_system(system).scorers()
-
-
-def scoring_context(system: SystemLike) -> ScoringContext:
-    return load_system(system).scoring_context()
-
-
 def score_records(
     scorers: Sequence[Scorer], item: Item, trajectory: Trajectory, ctx: ScoringContext
 ) -> list[ScoreRecord]:

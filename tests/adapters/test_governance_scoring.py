@@ -9,7 +9,7 @@ import pytest
 from agent_assay.adapters.loaded import LoadedSystem, load_system
 from agent_assay.errors import AssayError
 from agent_assay.model import Gold, Item, Suite, Trajectory
-from agent_assay.runner import resolve_config, scoring_context
+from agent_assay.runner import resolve_config
 from agent_assay.scoring.base import ScoringContext
 from agent_assay_bundled.governance import GovernanceAdapter
 from agent_assay_bundled.governance_scoring import (
@@ -45,7 +45,7 @@ def suite(adapter: GovernanceAdapter) -> Suite:
 
 @pytest.fixture(scope="module")
 def ctx(adapter: GovernanceAdapter) -> ScoringContext:
-    return scoring_context(adapter)
+    return load_system(adapter).scoring_context()
 
 
 def oracle(adapter: GovernanceAdapter, item: Item) -> Trajectory:

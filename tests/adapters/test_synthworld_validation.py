@@ -8,12 +8,12 @@ from dataclasses import replace
 import pytest
 from synthworld.agentic import AgenticTraceSubmission, ObservedActionTrace
 
+from agent_assay.adapters.loaded import load_system
 from agent_assay.errors import AssayError
 from agent_assay.model import Config, Item, Suite, ToolCall, Trajectory
 from agent_assay.runner import (
     build_and_store_suite,
     execute_run,
-    scoring_context,
     select_items,
     start_run,
 )
@@ -26,7 +26,7 @@ from agent_assay_bundled.synthworld_scoring import HEADLINE, synthworld_scorers
 ADAPTER = SynthWorldAgenticAdapter()
 SUITE: Suite = ADAPTER.build_suite(None)
 ITEMS = {i.item_id: i for i in SUITE.items}
-CTX: ScoringContext = scoring_context(ADAPTER)
+CTX: ScoringContext = load_system(ADAPTER).scoring_context()
 SCORERS = {s.name: s for s in synthworld_scorers()}
 
 

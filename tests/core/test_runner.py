@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from agent_assay.adapters.loaded import load_system
 from agent_assay.errors import AssayError
 from agent_assay.model import Config, Gold, PublicItem, Suite, Trajectory
 from agent_assay.runner import (
@@ -17,8 +18,6 @@ from agent_assay.runner import (
     execute_run,
     resolve_config,
     score_records,
-    scorers_for,
-    scoring_context,
     select_items,
 )
 from agent_assay.scoring.base import ScoreValue, ScoringContext
@@ -276,7 +275,7 @@ def test_execute_run_skips_any_stored_slot_not_just_a_prefix(store: Store) -> No
     done = ToyAdapter().run_item(item.public(), resolve_config(adapter, "good"), seed=1,
                                  repetition=2)
     store.write_trajectory(run.run_id, done, score_records(
-        scorers_for(adapter), item, done, scoring_context(adapter)))
+        load_system(adapter).scorers(), item, done, load_system(adapter).scoring_context()))
     result = execute_run(store, adapter, run, progress=False)
     assert (result.written, result.skipped) == (7, 1)
     assert ("on-L2", 2) not in adapter.calls

@@ -22,7 +22,6 @@ from agent_assay.controls.base import ControlOutcome
 from agent_assay.controls.execute import run_controls
 from agent_assay.integrity.comparability import compare_runs
 from agent_assay.model import Run, ToolCall
-from agent_assay.runner import scoring_context
 from agent_assay.store import Store, open_store
 from agent_assay.views.gates import comparison_text
 from agent_assay_bundled.tau_bench.adapter import TauBenchAdapter, TauReward
@@ -129,7 +128,7 @@ def test_reward_rule_planted_defects(certified: tuple[Store, Run, Any]) -> None:
     adapter = load_system(TauBenchAdapter())
     (reward,) = [s for s in adapter.facts.scorers if s.name == "tau.reward"]
     items = store.get_suite(run.suite_hash).by_id()
-    ctx = scoring_context(adapter)
+    ctx = load_system(adapter).scoring_context()
     writes, reads = items["000"], items["012"]  # book_reservation; no gold action at all
     nothing = adapter.null_agents()["do_nothing"](reads.public(), store.get_config(run.config_hash))
     assert not nothing.steps and reward.score(reads.gold, nothing, ctx).value == 1.0

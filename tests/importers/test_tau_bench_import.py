@@ -17,7 +17,6 @@ from agent_assay.adapters.loaded import load_system
 from agent_assay.errors import AssayError
 from agent_assay.model import Config, ToolCall
 from agent_assay.rescoring import rescore
-from agent_assay.runner import scorers_for
 from agent_assay.store import Store, open_store
 from agent_assay.views.summary import summarise
 from agent_assay_bundled.tau_bench.adapter import TauBenchAdapter
@@ -189,7 +188,7 @@ def test_rescoring_an_imported_run_appends_nothing(imported: tuple[Store, str, s
     store, run_id, _ = imported
     result = rescore(store, TauBenchAdapter(), run_id)
     assert (result.written, result.changed, result.generation) == (0, 0, 0)
-    assert result.unchanged == 200 * len(scorers_for(TauBenchAdapter()))
+    assert result.unchanged == 200 * len(load_system(TauBenchAdapter()).scorers())
 
 
 def test_an_interrupted_import_is_completed_not_duplicated(tmp_path: Path) -> None:

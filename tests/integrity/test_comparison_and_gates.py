@@ -91,7 +91,7 @@ def test_comparing_a_run_with_itself_is_an_error(store: Store) -> None:
 def test_mcnemar_is_exact_on_binary_pairs() -> None:
     a = {f"i{n}": [1.0] for n in range(10)}
     b = {f"i{n}": [0.0 if n < 6 else 1.0] for n in range(10)}
-    result = paired("trajectory.exact", "binary", a, b, seed=1)
+    result = paired("trajectory.exact", "binary", a, b)
     assert result is not None
     assert result.test == "exact McNemar (0 gained, 6 lost)"
     assert result.p_value == pytest.approx(2 * 0.5**6)  # two-sided binomial, 6 of 6 discordant

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from agent_assay.adapters.loaded import load_system
 from agent_assay.adapters.system import System
 from agent_assay.controls.execute import run_controls
 from agent_assay.errors import AssayError
@@ -26,8 +27,6 @@ from agent_assay.runner import (
     execute_run,
     resolve_config,
     score_records,
-    scorers_for,
-    scoring_context,
     start_run,
 )
 from agent_assay.scoring.outcome import OutcomeMatch
@@ -381,7 +380,7 @@ def test_padded_repetitions_through_the_api_void_the_certificates(
     adapter = RichToyAdapter()
     run = store.get_run(certified.run)
     items = store.get_suite(run.suite_hash).by_id()
-    scorers, ctx = scorers_for(adapter), scoring_context(adapter)
+    scorers, ctx = load_system(adapter).scorers(), load_system(adapter).scoring_context()
     for t in store.trajectories(run.run_id)[:3]:
         padded = replace(t, repetition=101)
         store.write_trajectory(run.run_id, padded,

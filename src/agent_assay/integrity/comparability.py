@@ -19,7 +19,6 @@ from scipy import stats as sps
 
 from agent_assay.aggregates import scorer_versions
 from agent_assay.errors import AssayError
-from agent_assay.hashing import stable_seed
 from agent_assay.integrity.admissibility import Admissibility, Integrity, assess
 from agent_assay.model import Run
 from agent_assay.stats import Interval, bootstrap_mean
@@ -120,7 +119,7 @@ def _item_means(store: Store, run: Run) -> dict[str, dict[str, list[float]]]:
 
 
 def paired(
-    metric: str, kind: str, a: Mapping[str, list[float]], b: Mapping[str, list[float]], seed: int
+    metric: str, kind: str, a: Mapping[str, list[float]], b: Mapping[str, list[float]]
 ) -> PairedMetric | None:
     common = sorted(a.keys() & b.keys())
     if not common:
@@ -146,7 +145,7 @@ def paired(
         mean_a=sum(xa) / len(xa),
         mean_b=sum(xb) / len(xb),
         difference=sum(diffs) / len(diffs),
-        ci=bootstrap_mean(diffs, seed),
+        ci=bootstrap_mean(diffs),
         p_value=p,
         test=test,
     )
@@ -173,7 +172,6 @@ def compare_runs(store: Store, run_a: str, run_b: str) -> Comparison:
             kinds.get(name, "measure"),
             ta[name],
             tb[name],
-            stable_seed("compare", run_a, run_b, name),
         )
         if result is not None:
             metrics.append(result)

@@ -100,7 +100,7 @@ def render_text(
     parts: list[Any] = ["", metric_table(metrics, k)]
     parts.append(
         "* headline metric. n = items with a value. Intervals are over items: Wilson for "
-        "0/1 values, a seeded percentile bootstrap otherwise."
+        "0/1 values, a percentile bootstrap seeded by its values otherwise."
     )
     parts += small_n_notes(metrics)
     c = summary.consistency

@@ -14,7 +14,6 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from agent_assay.aggregates import RunStatus, run_status
-from agent_assay.hashing import stable_seed
 from agent_assay.model import Run, Trajectory
 from agent_assay.scoring.base import ScoreKind, passes
 from agent_assay.stats import (
@@ -75,7 +74,6 @@ def _metric(
     rows: Sequence[ScoreRecord],
     k: int,
     headline: bool,
-    seed: int,
 ) -> MetricSummary:
     kind: ScoreKind = meta.get("kind", "measure")
     by_item: dict[str, dict[int, float]] = defaultdict(dict)
@@ -92,9 +90,9 @@ def _metric(
         headline=headline,
         n_items=len(item_means),
         mean_of_k=_mean(item_means),
-        mean_ci=proportion_interval(item_means, seed)
+        mean_ci=proportion_interval(item_means)
         if kind in ("binary", "fraction")
-        else bootstrap_mean(item_means, seed),
+        else bootstrap_mean(item_means),
         per_repetition=per_rep,
         imported=any(r.imported for r in rows),
     )
@@ -112,9 +110,9 @@ def _metric(
     return replace(
         summary,
         pass_hat_k=_mean(hat),
-        pass_hat_k_ci=proportion_interval(hat, seed),
+        pass_hat_k_ci=proportion_interval(hat),
         pass_at_k=_mean(at),
-        pass_at_k_ci=proportion_interval(at, seed),
+        pass_at_k_ci=proportion_interval(at),
     )
 
 
@@ -155,7 +153,6 @@ def summarise(store: Store, run: Run) -> RunSummary:
     order = [n for n in scorer_meta if n in rows_by_metric] + sorted(
         n for n in rows_by_metric if n not in scorer_meta
     )
-    seed = stable_seed("report", run.run_id)
     metrics = tuple(
         _metric(
             name,
@@ -163,7 +160,6 @@ def summarise(store: Store, run: Run) -> RunSummary:
             rows_by_metric[name],
             run.repeats,
             name in headline,
-            seed,
         )
         for name in order
     )

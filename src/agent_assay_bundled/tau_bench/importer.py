@@ -15,7 +15,7 @@ from typing import Any
 
 from agent_assay.importers import ImportReport
 from agent_assay.model import Config, Run
-from agent_assay.runner import score_records, scorers_for, scoring_context, start_run
+from agent_assay.runner import run_context, start_run
 from agent_assay.store.store import Store
 from agent_assay_bundled.tau_bench.adapter import TauBenchAdapter
 from agent_assay_bundled.tau_bench.parse import ParsedResults, parse_results
@@ -126,13 +126,11 @@ def write_trajectories(
     on_progress: Callable[[int, int], None] | None = None,
 ) -> int:
     """Store every trajectory not yet stored for `run`, each with its scores in one transaction."""
-    items = store.get_suite(run.suite_hash).by_id()
-    scorers = scorers_for(adapter)
-    ctx = scoring_context(adapter)
+    context = run_context(store, adapter, run)
     stored = store.stored_slots(run.run_id)
     todo = [t for t in parsed.trajectories if (t.item_id, t.repetition) not in stored]
     for done, trajectory in enumerate(todo, start=1):
-        records = score_records(scorers, items[trajectory.item_id], trajectory, ctx)
+        records = context.score(trajectory)
         store.write_trajectory(run.run_id, trajectory, records)
         if trajectory.meta.get("malformed"):
             store.append_event(
