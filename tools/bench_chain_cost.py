@@ -20,6 +20,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from bench_output import write_figures
 from worktree import ROOT, checked_out, head_commit, tree_env
 
 BASE = "c91e80f"  # the last commit before the chain (issue 12)
@@ -67,9 +68,7 @@ def main() -> int:
         "rounds": args.rounds,
     }
     result["within_budget"] = result["chain_cost_ms"] <= result["budget_ms"]
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, sort_keys=True, indent=2) + "\n")
-    print(json.dumps(result, sort_keys=True, indent=2))
+    write_figures(args.out, result)
     return 0
 
 

@@ -12,7 +12,6 @@ Writes reports/bench/core.json. Three measurements:
 from __future__ import annotations
 
 import argparse
-import json
 import platform
 import resource
 import sys
@@ -44,6 +43,7 @@ from agent_assay.runner import (
 from agent_assay.scoring.base import Scorer
 from agent_assay.store import open_store
 from agent_assay_bundled.banking import BankingAdapter
+from bench_output import write_figures
 
 N_ITEMS = 100
 N_REPEATS = 100
@@ -209,9 +209,7 @@ def main() -> int:
         "targets": {"peak_rss_mb_max": 300},
         "meets_targets": {"peak_rss_mb": peak_mb <= 300},
     }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(report, sort_keys=True, indent=2) + "\n")
-    print(json.dumps(report, sort_keys=True, indent=2))
+    write_figures(args.out, report)
     return 0
 
 

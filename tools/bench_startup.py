@@ -13,7 +13,6 @@ creates for itself. Records the median wall time and the median CPU time
 from __future__ import annotations
 
 import argparse
-import json
 import resource
 import statistics
 import subprocess
@@ -22,6 +21,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench_output import write_figures
 from worktree import ROOT, checked_out, head_commit, tree_env
 
 BASE = "25bcf65"  # the last commit before the lazy CLI (issue 13)
@@ -77,9 +77,7 @@ def main() -> int:
     }
     for side in trees:
         result[side] = {name: summary(s) for name, s in samples[side].items()}
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, sort_keys=True, indent=2) + "\n")
-    print(json.dumps(result, sort_keys=True, indent=2))
+    write_figures(args.out, result)
     return 0
 
 
