@@ -1,24 +1,32 @@
-"""Where agents run: in this process, or in a pool of worker processes.
+"""Where agents run: in this process, or in fresh worker processes.
 
 An executor only turns tasks into trajectories; it never scores and never
 writes. The runner stays the single writer, so a distributed executor can be
 added later by implementing `Executor` without touching scorers or the store.
+
+Worker processes are spawned, never forked: each starts a new interpreter, rebuilds
+the system from its recipe and receives the suite's public items only, so nothing
+the parent holds (gold, a cache an agent filled during an earlier run) reaches them.
+A fresh process can also be given its own hash seed (identical_config's twins).
 """
 
 from __future__ import annotations
 
+import multiprocessing
+import os
 import traceback
 from collections.abc import Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from contextlib import contextmanager
 from dataclasses import dataclass
 from time import perf_counter
 from typing import Protocol
 
 from agent_assay.adapters.loaded import LoadedSystem
-from agent_assay.adapters.registry import load_adapter
-from agent_assay.errors import AgentUnreachable
+from agent_assay.adapters.recipe import Recipe, rebuild, recipe_of
+from agent_assay.errors import AgentUnreachable, AssayError
 from agent_assay.llm.configs import is_model_config
-from agent_assay.model import Config, Cost, PublicItem, Suite, Trajectory
+from agent_assay.model import Config, Cost, PublicItem, PublicSuite, Trajectory
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,33 +87,62 @@ class SequentialExecutor:
 
 
 _worker_adapter: LoadedSystem | None = None
+_worker_failure: str | None = None
 
 
-def _init_worker(adapter_name: str, suite: Suite) -> None:
-    global _worker_adapter
-    _worker_adapter = load_adapter(adapter_name)
-    _worker_adapter.prepare(suite)
+def _init_worker(recipe: Recipe, suite: PublicSuite) -> None:
+    """Build the system afresh; a failure is kept and raised by the first task, so the
+    parent gets one line instead of a broken pool."""
+    global _worker_adapter, _worker_failure
+    try:
+        _worker_adapter = rebuild(recipe)
+        _worker_adapter.prepare(suite)
+    except Exception as exc:
+        why = str(exc) if isinstance(exc, AssayError) else f"{type(exc).__name__}: {exc}"
+        _worker_failure = why
 
 
 def _run_in_worker(task: Task) -> Trajectory:
-    assert _worker_adapter is not None, "worker initialiser did not run"
+    if _worker_failure is not None or _worker_adapter is None:
+        raise AssayError(f"a worker process could not start the system: {_worker_failure}")
     return run_task(_worker_adapter, task)
 
 
-class ProcessPoolExecutorBackend:
-    """Run items in `workers` processes; each loads the adapter by its registered name."""
+@contextmanager
+def hash_seed(seed: int | None) -> Iterator[None]:
+    """PYTHONHASHSEED for the processes started inside the block (None: leave it as is)."""
+    if seed is None:
+        yield
+        return
+    before = os.environ.get("PYTHONHASHSEED")
+    os.environ["PYTHONHASHSEED"] = str(seed)
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ["PYTHONHASHSEED"]
+        else:
+            os.environ["PYTHONHASHSEED"] = before
 
-    def __init__(self, adapter_name: str, workers: int, suite: Suite) -> None:
-        self.adapter_name = adapter_name
+
+class ProcessPoolExecutorBackend:
+    """Run items in `workers` spawned processes, each rebuilding the system from its recipe."""
+
+    def __init__(
+        self, recipe: Recipe, workers: int, suite: PublicSuite, hash_seed: int | None = None
+    ) -> None:
+        self.recipe = recipe
         self.workers = workers
         self.suite = suite
+        self.hash_seed = hash_seed
 
     def run(self, tasks: Iterable[Task]) -> Iterator[Trajectory]:
         pending_tasks = iter(tasks)
-        with ProcessPoolExecutor(
+        with hash_seed(self.hash_seed), ProcessPoolExecutor(
             max_workers=self.workers,
+            mp_context=multiprocessing.get_context("spawn"),
             initializer=_init_worker,
-            initargs=(self.adapter_name, self.suite),
+            initargs=(self.recipe, self.suite),
         ) as pool:
             in_flight: set[Future[Trajectory]] = set()
             for task in pending_tasks:  # keep a bounded window so memory stays flat
@@ -117,7 +154,11 @@ class ProcessPoolExecutorBackend:
                 yield future.result()
 
 
-def make_executor(adapter: LoadedSystem, workers: int, suite: Suite) -> Executor:
-    if workers <= 1:
+def make_executor(
+    adapter: LoadedSystem, workers: int, suite: PublicSuite, *, fresh_hash_seed: int | None = None
+) -> Executor:
+    """In this process, unless several workers are asked for or a fresh process with its
+    own hash seed is (then every item runs in a spawned process)."""
+    if workers <= 1 and fresh_hash_seed is None:
         return SequentialExecutor(adapter)
-    return ProcessPoolExecutorBackend(adapter.name, workers, suite)
+    return ProcessPoolExecutorBackend(recipe_of(adapter), max(workers, 1), suite, fresh_hash_seed)

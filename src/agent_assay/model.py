@@ -173,6 +173,26 @@ class Suite:
     def by_id(self) -> dict[str, Item]:
         return {i.item_id: i for i in self.items}
 
+    def public(self) -> PublicSuite:
+        """The suite as the agent side may see it: every item without its gold."""
+        return PublicSuite(
+            adapter=self.adapter,
+            suite_hash=self.suite_hash,
+            items=tuple(i.public() for i in self.items),
+            source=self.source,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class PublicSuite:
+    """What a system's run side receives of a suite (`prepare`, workers, twins): its hash
+    and its public items. There is no gold anywhere in it, by type."""
+
+    adapter: str
+    suite_hash: str
+    items: tuple[PublicItem, ...]
+    source: str = ""
+
 
 @dataclass(frozen=True, slots=True)
 class Config:

@@ -251,8 +251,10 @@ def execute_run(
     *,
     workers: int = 1,
     progress: bool | None = None,
+    fresh_hash_seed: int | None = None,
 ) -> RunResult:
-    """Run every (item, repetition) not yet stored for `run`; safe to call again to resume."""
+    """Run every (item, repetition) not yet stored for `run`; safe to call again to resume.
+    With `fresh_hash_seed`, the agent runs in a spawned process with that PYTHONHASHSEED."""
     require_intact(store, run.run_id, "run")
     context = run_context(store, system, run)
     adapter, suite, items = context.system, context.suite, context.items
@@ -270,7 +272,9 @@ def execute_run(
     first_unreachable: str | None = None
     try:
         with terminal_progress(f"run {run.run_id[:8]}", len(todo), show) as tick:
-            for trajectory in make_executor(adapter, workers, suite).run(tasks):
+            for trajectory in make_executor(
+                adapter, workers, suite.public(), fresh_hash_seed=fresh_hash_seed
+            ).run(tasks):
                 store.write_trajectory(run.run_id, trajectory, context.score(trajectory))
                 written += 1
                 if trajectory.crashed:

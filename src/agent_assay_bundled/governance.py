@@ -35,6 +35,7 @@ or execution before it: such a call is a tool error, which ``state.collateral`` 
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields, is_dataclass
 from datetime import date
@@ -55,6 +56,7 @@ from agent_assay.model import (
     Gold,
     Item,
     PublicItem,
+    PublicSuite,
     StateAssertion,
     Step,
     Suite,
@@ -141,6 +143,15 @@ class WorldSpec:
 
     def describe(self) -> str:
         return f"seed {self.seed}, {self.split}, {self.n} worlds, {self.difficulty}"
+
+    @classmethod
+    def described_in(cls, text: str) -> WorldSpec | None:
+        """The spec a suite's source line names (what `describe` wrote), if it names one."""
+        found = re.search(r"seed (\d+), (\w+), (\d+) worlds, (\w+)", text)
+        if found is None:
+            return None
+        seed, split, n, difficulty = found.groups()
+        return cls(seed=int(seed), split=split, n=int(n), difficulty=difficulty)
 
 
 DEFAULT_SPEC = WorldSpec(seed=0, split="eval", n=64, difficulty="medium")
@@ -453,20 +464,27 @@ class GovernanceAdapter:
         where = f"{source} ({spec.describe()})" if source else f"govsim: {spec.describe()}"
         return Suite(adapter=self.name, items=items, source=where)
 
-    def prepare(self, suite: Suite) -> None:
-        """Regenerate the hidden worlds behind a stored suite from its generation coordinates.
+    def prepare(self, suite: PublicSuite) -> None:
+        """Regenerate the hidden worlds behind a stored suite from the spec its source names.
 
         Generation is a pure function of (seed, split, n, difficulty), so a fresh process
-        rebuilds exactly the worlds the suite was built from; task_of still checks that
-        each world's public view equals the item's.
+        rebuilds exactly the worlds the suite was built from, from public facts alone (the
+        harness hands the run side no gold); task_of still checks that each world's public
+        view equals the item's, so a source line that names other worlds is caught.
         """
-        sizes: dict[tuple[int, str, str], int] = {}
-        for item in suite.items:
-            world = item.gold.truth["world"]
-            key = (int(world["seed"]), str(world["split"]), str(world["difficulty"]))
-            sizes[key] = max(sizes.get(key, 0), int(world["index"]) + 1)
-        for (seed, split, difficulty), n in sizes.items():
-            generate(WorldSpec(seed=seed, split=split, n=n, difficulty=difficulty))
+        spec = WorldSpec.described_in(suite.source)
+        if spec is None:
+            raise AssayError(
+                f"governance suite {suite.suite_hash[:12]}: its source {suite.source!r} names "
+                "no govsim spec; build the suite again with this version"
+            )
+        generate(spec)
+        missing = [item.item_id for item in suite.items if item.item_id not in _WORLDS]
+        if missing:
+            raise AssayError(
+                f"governance suite {suite.suite_hash[:12]}: world {missing[0]} is not among "
+                f"the worlds of {spec.describe()} (its source line was edited?)"
+            )
         self._tasks = tuple(_WORLDS[item.item_id][1] for item in suite.items)
 
     def configs(self) -> Mapping[str, Mapping[str, Any]]:

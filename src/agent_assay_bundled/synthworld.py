@@ -58,6 +58,7 @@ from agent_assay.model import (
     Gold,
     Item,
     PublicItem,
+    PublicSuite,
     StateAssertion,
     Step,
     Suite,
@@ -364,10 +365,10 @@ class SynthWorldAgenticAdapter:
         where = str(source) if source else "synthworld Asteria Agentic v1 (generated)"
         return Suite(adapter=self.name, items=suite_items(benchmark), source=where)
 
-    def prepare(self, suite: Suite) -> None:
+    def prepare(self, suite: PublicSuite) -> None:
         """Take the public bundle (pools, world facts) from the stored suite's items."""
         if suite.items:
-            _, self._public = _public_of(suite.items[0].public())
+            _, self._public = _public_of(suite.items[0])
 
     def configs(self) -> Mapping[str, Mapping[str, Any]]:
         public = {"reads": "public", "role": "system under test"}

@@ -17,6 +17,7 @@ from typing import Any
 
 from agent_assay.adapters.system import (
     DEFAULT_FACTS,
+    NONDETERMINISTIC_TRAJECTORY_FIELDS,
     REQUIRED,
     DescribesEnvironment,
     Episodes,
@@ -32,7 +33,16 @@ from agent_assay.adapters.system import (
     ToolSpec,
 )
 from agent_assay.errors import AssayError
-from agent_assay.model import Config, Cost, PublicItem, Step, Suite, ToolCall, Trajectory
+from agent_assay.model import (
+    Config,
+    Cost,
+    PublicItem,
+    PublicSuite,
+    Step,
+    Suite,
+    ToolCall,
+    Trajectory,
+)
 from agent_assay.scoring.base import Scorer, ScoringContext
 from agent_assay.scoring.registry import default_scorers
 
@@ -58,11 +68,39 @@ def member_problems(raw: object, label: str) -> list[str]:
         problems.append(
             f"adapter {label}: facts must be an agent_assay.Facts, not {type(facts).__name__}"
         )
+    else:
+        problems += nondeterminism_problems(facts, label)
     return problems
 
 
-def load_system(raw: object, name: str | None = None) -> LoadedSystem:
-    """Check `raw` against the plugin surface and wrap it; one line names what is wrong."""
+def nondeterminism_problems(facts: Facts, label: str) -> list[str]:
+    """identical_config skips the fields named nondeterministic, so only fields that can
+    decide no headline number may be named: wall-clock and billing trajectory fields, and
+    scorers that are measures outside the headline."""
+    kinds = {s.name: s.kind for s in (*default_scorers(), *facts.scorers)}
+    problems = []
+    for name in facts.nondeterministic_fields:
+        if name in NONDETERMINISTIC_TRAJECTORY_FIELDS:
+            continue
+        if kinds.get(name) == "measure" and name not in facts.headline_metrics:
+            continue
+        why = (
+            "is a headline metric" if name in facts.headline_metrics
+            else f"is a {kinds[name]} scorer" if name in kinds
+            else "is neither latency_ms, cost, meta nor a measure scorer"
+        )
+        problems.append(
+            f"adapter {label}: nondeterministic_fields names {name!r}, which {why}; "
+            "identical_config would stop comparing something a headline depends on"
+        )
+    return problems
+
+
+def load_system(
+    raw: object, name: str | None = None, *, entry_point: str | None = None
+) -> LoadedSystem:
+    """Check `raw` against the plugin surface and wrap it; one line names what is wrong.
+    `entry_point` is the registered name it was made from, when it was."""
     if isinstance(raw, LoadedSystem):
         return raw
     label = name or str(getattr(raw, "name", type(raw).__name__))
@@ -71,7 +109,7 @@ def load_system(raw: object, name: str | None = None) -> LoadedSystem:
         raise AssayError(problems[0] + (f" (and {len(problems) - 1} more: `agent-assay "
                          "check-adapter` lists them)" if len(problems) > 1 else ""))
     assert isinstance(raw, System)
-    return LoadedSystem(raw, getattr(raw, "facts", DEFAULT_FACTS))
+    return LoadedSystem(raw, getattr(raw, "facts", DEFAULT_FACTS), entry_point=entry_point)
 
 
 @dataclass(frozen=True)
@@ -88,6 +126,7 @@ class ReplayView:
 class LoadedSystem:
     raw: System
     facts: Facts = field(default=DEFAULT_FACTS)
+    entry_point: str | None = None
     _prepared: str | None = field(default=None, repr=False, compare=False)
 
     # ---- identity and the required members ------------------------------------------
@@ -119,11 +158,12 @@ class LoadedSystem:
         return self.raw.run_item(item, config, seed=seed, repetition=repetition)
 
     # ---- optional members, with the harness's defaults ------------------------------
-    def prepare(self, suite: Suite) -> None:
-        """Hand the system the stored suite, once per suite per process."""
-        if isinstance(self.raw, Preparing) and self._prepared != suite.suite_hash:
-            self.raw.prepare(suite)
-            self._prepared = suite.suite_hash
+    def prepare(self, suite: Suite | PublicSuite) -> None:
+        """Hand the system the stored suite's public items, once per suite per process."""
+        public = suite.public() if isinstance(suite, Suite) else suite
+        if isinstance(self.raw, Preparing) and self._prepared != public.suite_hash:
+            self.raw.prepare(public)
+            self._prepared = public.suite_hash
 
     def environment(self, config: Config) -> dict[str, Any]:
         facts: dict[str, Any] = {"adapter": self.name, "adapter_version": self.version}

@@ -52,7 +52,7 @@ def load_raw(name: str) -> object:
 
 def load_adapter(name: str) -> LoadedSystem:
     """Instantiate the system registered under `name` and check it against the surface."""
-    return load_system(load_raw(name), name)
+    return load_system(load_raw(name), name, entry_point=name)
 
 
 def list_adapters() -> list[AdapterInfo]:

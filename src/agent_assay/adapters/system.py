@@ -9,7 +9,8 @@ not look for it. A control that needs a capability the system lacks reports
 NOT_RUN with that capability's name.
 
 - `Preparing`: ``prepare(suite)``. A fresh process (a resumed run, a worker, a
-  control) receives the stored suite before it runs anything.
+  control's twin) receives the stored suite's public items before it runs
+  anything; gold never crosses to the run side.
 - `Episodes`: ``open_episode``, ``tools``, ``baseline_snapshot`` and
   ``argument_pools``. The system is an environment the harness can drive. The
   harness then replays paths through it, runs a do-nothing agent in it, and
@@ -35,10 +36,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from agent_assay.model import Config, PublicItem, Suite, ToolCall, Trajectory
+from agent_assay.model import Config, PublicItem, PublicSuite, Suite, ToolCall, Trajectory
 from agent_assay.scoring.base import Scorer
 
 REQUIRED = ("name", "version", "build_suite", "configs", "run_item")
+# the trajectory fields a system may declare nondeterministic (identical_config checks
+# on the certified run that blanking them changes no headline score)
+NONDETERMINISTIC_TRAJECTORY_FIELDS = ("latency_ms", "cost", "meta")
 """The members every system must have; `check-adapter` and loading name the missing ones."""
 
 GENERIC_HEADLINE = ("trajectory.exact", "tools.recall", "state.assertions", "outcome.match")
@@ -61,7 +65,8 @@ class Facts:
     arg_normalisers: Mapping[str, Mapping[str, tuple[str, ...]]] = field(default_factory=dict)
     """tool -> argument -> names of generic normalisers (see scoring.base.NORMALISERS)."""
     nondeterministic_fields: tuple[str, ...] = ("latency_ms", "latency.total_ms")
-    """Trajectory fields and score names allowed to differ between identical runs."""
+    """What may differ between identical runs: latency_ms, cost, meta, and measure scorers
+    outside the headline; anything else is refused when the system is loaded."""
     affects_results: frozenset[str] = frozenset({"adapter_version"})
     """Environment keys that make two runs incomparable when they differ."""
     deterministic_configs: frozenset[str] = frozenset()
@@ -136,8 +141,8 @@ class Episode(Protocol):
 
 @runtime_checkable
 class Preparing(Protocol):
-    def prepare(self, suite: Suite) -> None:
-        """Receive the stored suite before anything of it is run, replayed or scored."""
+    def prepare(self, suite: PublicSuite) -> None:
+        """Receive the stored suite's public items before any of them is run or replayed."""
         ...
 
 

@@ -1,80 +1,155 @@
-"""identical_config: two separate executions of one config must store the same values.
+"""identical_config: separate executions of one config must store what the certified run did.
 
-Both executions are real runs, stored like any other (their environment names
-the run they certify). Every stored value is compared — each trajectory's
-fields and each score — except the fields the adapter declares
-nondeterministic (wall-clock latency). The report lists how many values were
-compared, the largest numeric difference, and every path that differed.
+Each twin is a real run, stored like any other (its environment names the run it
+certifies), executed in its own freshly spawned process with its own PYTHONHASHSEED,
+one after the other: nothing an agent cached during the certified run, nothing on the
+harness's call stack and no hash order is shared with it. Each twin is compared with
+the certified run itself (its first repetition, which ran under the same seeds) and
+with the other twin, on every stored value (each trajectory's fields and each score)
+except the fields the system declares nondeterministic. Those may only be fields that
+decide no headline metric, and that is checked on the certified run's own trajectories.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
+from agent_assay.adapters.system import NONDETERMINISTIC_TRAJECTORY_FIELDS
 from agent_assay.controls.base import ControlContext, ControlOutcome, Requirement, outcome
+from agent_assay.hashing import stable_seed
+from agent_assay.model import Cost, Trajectory
 from agent_assay.runner import execute_run, start_run
 from agent_assay.statepaths import flatten
 
 MAX_LISTED = 20
+TWINS = 2
+# what blanking a declared-nondeterministic trajectory field leaves in its place
+BLANK: Mapping[str, Any] = {"latency_ms": 0.0, "cost": Cost(0.0, "blanked"), "meta": {}}
 
 
-def stored_values(ctx: ControlContext, run_id: str, skip: set[str]) -> dict[str, Any]:
+def stored_values(
+    ctx: ControlContext, run_id: str, skip: set[str], repetition: int | None = None
+) -> dict[str, Any]:
+    """Every stored value of a run by path (`item/trajectory.field` or `item/score.name`),
+    of one repetition when asked."""
     values: dict[str, Any] = {}
     for t in ctx.store.trajectories(run_id):
-        for path, value in flatten(t.to_json()).items():
-            if path.split(".")[0] not in skip:
-                values[f"{t.item_id}/{t.repetition}/trajectory.{path}"] = value
+        if repetition is None or t.repetition == repetition:
+            for path, value in flatten(t.to_json()).items():
+                if path.split(".")[0] not in skip:
+                    values[f"{t.item_id}/trajectory.{path}"] = value
     for row in ctx.store.current_scores(run_id):
-        if row.scorer not in skip:
-            values[f"{row.item_id}/{row.repetition}/score.{row.scorer}"] = row.value
+        if row.scorer not in skip and (repetition is None or row.repetition == repetition):
+            values[f"{row.item_id}/score.{row.scorer}"] = row.value
     return values
+
+
+def differences(first: Mapping[str, Any], second: Mapping[str, Any]) -> tuple[list[str], float]:
+    """The paths whose values differ, and the largest numeric difference among them."""
+    differing = sorted(p for p in first.keys() | second.keys() if first.get(p) != second.get(p))
+    deltas = [
+        abs(first[p] - second[p])
+        for p in differing
+        if isinstance(first.get(p), int | float) and isinstance(second.get(p), int | float)
+    ]
+    return differing, max(deltas, default=0.0)
+
+
+def deciding_fields(ctx: ControlContext, skip: set[str]) -> list[str]:
+    """Declared-nondeterministic trajectory fields that change a headline score when blanked
+    on one of the certified run's trajectories: they would hide a real difference."""
+    fields = [f for f in NONDETERMINISTIC_TRAJECTORY_FIELDS if f in skip]
+    headline = [s for s in ctx.scorers if s.name in ctx.headline]
+    gold = ctx.gold_of()
+    found: list[str] = []
+    for field in fields:
+        for t in ctx.trajectories:
+            blanked: Trajectory = replace(t, **{field: BLANK[field]})
+            item = gold[t.item_id]
+            changed = [
+                s.name
+                for s in headline
+                if s.score(item.gold, t, ctx.scoring).value
+                != s.score(item.gold, blanked, ctx.scoring).value
+            ]
+            if changed:
+                found.append(f"{field} (decides {changed[0]} on {t.item_id})")
+                break
+    return found
+
+
+def twin_hash_seed(run_id: str, execution: int) -> int:
+    """A PYTHONHASHSEED per twin, different from each other and from 'random' (0 disables
+    randomisation, so it is never used)."""
+    return 1 + stable_seed("identical_config", run_id, execution) % (2**32 - 2)
 
 
 class IdenticalConfig:
     kind = "identical_config"
-    version = "1"
+    version = "2"
     requires: Requirement | None = None
 
     def run(self, ctx: ControlContext, band: Mapping[str, Any]) -> ControlOutcome:
-        run_ids = []
-        for execution in (1, 2):
-            twin = start_run(
-                ctx.store,
-                ctx.adapter,
-                ctx.suite,
-                ctx.config,
-                repeats=1,
-                seed=ctx.run.seed,
-                items=ctx.items,
-                extra_env={
-                    "control": self.kind,
-                    "certifies": ctx.run.run_id,
-                    "execution": execution,
-                },
-            )
-            execute_run(ctx.store, ctx.adapter, twin, progress=False)
-            run_ids.append(twin.run_id)
         skip = set(ctx.adapter.facts.nondeterministic_fields)
-        first, second = (stored_values(ctx, r, skip) for r in run_ids)
-        differing = sorted(p for p in first.keys() | second.keys() if first.get(p) != second.get(p))
-        deltas = [
-            abs(first[p] - second[p])
-            for p in differing
-            if isinstance(first.get(p), int | float) and isinstance(second.get(p), int | float)
+        hiding = deciding_fields(ctx, skip)
+        if hiding:
+            summary = (
+                "declared nondeterministic but deciding a headline metric: "
+                + "; ".join(hiding)
+                + "; remove them from Facts.nondeterministic_fields"
+            )
+            return outcome(self, False, summary, {"hiding_fields": hiding}, band)
+        run_ids = [self._twin(ctx, execution) for execution in range(1, TWINS + 1)]
+        certified = stored_values(ctx, ctx.run.run_id, skip, repetition=1)
+        twins = [stored_values(ctx, r, skip) for r in run_ids]
+        pairs: Sequence[tuple[str, Mapping[str, Any], Mapping[str, Any]]] = [
+            *((f"twin {n} vs certified", certified, t) for n, t in enumerate(twins, 1)),
+            ("twin 1 vs twin 2", twins[0], twins[1]),
         ]
-        max_delta = max(deltas, default=0.0)
+        differing: list[str] = []
+        max_delta = 0.0
+        by_pair: dict[str, int] = {}
+        for label, first, second in pairs:
+            paths, delta = differences(first, second)
+            by_pair[label] = len(paths)
+            differing += [f"{label}: {p}" for p in paths]
+            max_delta = max(max_delta, delta)
         measured = {
             "runs": run_ids,
-            "values_compared": len(first.keys() | second.keys()),
+            "hash_seeds": [twin_hash_seed(ctx.run.run_id, n) for n in range(1, TWINS + 1)],
+            "values_compared": sum(len(a.keys() | b.keys()) for _, a, b in pairs),
             "max_abs_delta": max_delta,
             "differing_paths": len(differing),
+            "differing_by_comparison": by_pair,
             "differing_sample": differing[:MAX_LISTED],
             "excluded_fields": sorted(skip),
         }
         summary = (
-            f"two separate executions: {measured['values_compared']} values compared, "
-            f"max_abs_delta {max_delta!r}, {len(differing)} differing paths"
+            f"{TWINS} fresh processes against the certified run and each other: "
+            f"{measured['values_compared']} values compared, max_abs_delta {max_delta!r}, "
+            f"{len(differing)} differing paths; not compared: {', '.join(sorted(skip)) or 'none'}"
         )
         allowed = int(band["max_differing_paths"])
         return outcome(self, len(differing) <= allowed, summary, measured, band)
+
+    def _twin(self, ctx: ControlContext, execution: int) -> str:
+        twin = start_run(
+            ctx.store,
+            ctx.adapter,
+            ctx.suite,
+            ctx.config,
+            repeats=1,
+            seed=ctx.run.seed,
+            items=ctx.items,
+            extra_env={"control": self.kind, "certifies": ctx.run.run_id, "execution": execution},
+        )
+        execute_run(
+            ctx.store,
+            ctx.adapter,
+            twin,
+            progress=False,
+            fresh_hash_seed=twin_hash_seed(ctx.run.run_id, execution),
+        )
+        return twin.run_id

@@ -1,0 +1,129 @@
+"""Systems written the way a dishonest or careless adapter author might write them.
+
+Each is a module-level class with a constructor that takes no arguments, so that a fresh
+process (identical_config's twins) can rebuild it exactly as a real plugin would be.
+"""
+
+from __future__ import annotations
+
+import inspect
+import multiprocessing
+import random
+from collections.abc import Mapping
+from dataclasses import fields, is_dataclass, replace
+from typing import Any, ClassVar
+
+from agent_assay.adapters.system import Facts
+from agent_assay.model import Config, Gold, PublicItem, PublicSuite, Trajectory
+from tests.support.toy import RichToyAdapter
+
+
+def gold_inside(value: Any, depth: int = 0) -> bool:
+    """Whether a Gold object (or anything called gold) is reachable from VALUE."""
+    if depth > 6:
+        return False
+    if isinstance(value, Gold):
+        return True
+    if is_dataclass(value) and not isinstance(value, type):
+        return any(
+            f.name == "gold" or gold_inside(getattr(value, f.name), depth + 1)
+            for f in fields(value)
+        )
+    if isinstance(value, Mapping):
+        return any(k == "gold" or gold_inside(v, depth + 1) for k, v in value.items())
+    if isinstance(value, list | tuple | set | frozenset):
+        return any(gold_inside(v, depth + 1) for v in value)
+    return False
+
+
+class GoldPeek(RichToyAdapter):
+    """Searches everything the harness hands it for gold, and follows gold when it finds it."""
+
+    name = "goldpeek"
+    found: ClassVar[list[str]] = []
+
+    def prepare(self, suite: PublicSuite) -> None:  # type: ignore[override]
+        if gold_inside(suite):
+            GoldPeek.found.append("prepare")
+
+    def run_item(
+        self, item: PublicItem, config: Config, *, seed: int, repetition: int
+    ) -> Trajectory:
+        for label, value in (("item", item), ("config", config)):
+            if gold_inside(value):
+                GoldPeek.found.append(f"run_item {label}")
+        return super().run_item(item, config, seed=seed, repetition=repetition)
+
+
+class CheatBase(RichToyAdapter):
+    """Claims its `cheat` config is deterministic; subclasses decide when it really is."""
+
+    facts = Facts(
+        headline_metrics=RichToyAdapter.facts.headline_metrics,
+        mutating_tools=RichToyAdapter.facts.mutating_tools,
+        order_anchors=RichToyAdapter.facts.order_anchors,
+        arg_normalisers=RichToyAdapter.facts.arg_normalisers,
+        affects_results=RichToyAdapter.facts.affects_results,
+        deterministic_configs=frozenset({"good", "cheat"}),
+    )
+
+    def configs(self) -> Mapping[str, Mapping[str, Any]]:
+        return {**super().configs(), "cheat": {"mode": "cheat"}}
+
+    def coin(self, item: PublicItem) -> bool:
+        raise NotImplementedError
+
+    def run_item(
+        self, item: PublicItem, config: Config, *, seed: int, repetition: int
+    ) -> Trajectory:
+        if config.params["mode"] != "cheat":
+            return super().run_item(item, config, seed=seed, repetition=repetition)
+        right = replace(config, params={"mode": "good"})
+        done = super().run_item(item, right, seed=seed, repetition=repetition)
+        # the coin adds one more look before the rest: a different path
+        return replace(done, steps=(done.steps[0], *done.steps)) if self.coin(item) else done
+
+
+class CachedNoise(CheatBase):
+    """Unseeded noise behind a per-process cache: the same process always repeats itself."""
+
+    name = "cachednoise"
+    cache: ClassVar[dict[str, bool]] = {}
+
+    def coin(self, item: PublicItem) -> bool:
+        return CachedNoise.cache.setdefault(item.item_id, random.random() < 0.5)
+
+
+class NoisyUnlessWatched(CheatBase):
+    """Deterministic whenever it suspects a test (identical_config on the stack, or a child
+    process); noisy otherwise."""
+
+    name = "unlesswatched"
+
+    def coin(self, item: PublicItem) -> bool:
+        watched = multiprocessing.parent_process() is not None or any(
+            "identical_config" in frame.filename for frame in inspect.stack()
+        )
+        return False if watched else random.random() < 0.5
+
+
+class HashSeeded(CheatBase):
+    """Nondeterministic through hash(): same in one process, different under another seed."""
+
+    name = "hashseeded"
+
+    def coin(self, item: PublicItem) -> bool:
+        return hash(item.item_id) % 2 == 0
+
+
+class BroadNondeterminism(RichToyAdapter):
+    """Declares the very fields a headline rests on nondeterministic."""
+
+    name = "broadnondeterminism"
+    facts = Facts(
+        headline_metrics=RichToyAdapter.facts.headline_metrics,
+        mutating_tools=RichToyAdapter.facts.mutating_tools,
+        deterministic_configs=frozenset({"good"}),
+        nondeterministic_fields=("latency_ms", "steps", "final_state", "outcome",
+                                 "trajectory.exact"),
+    )
