@@ -111,7 +111,7 @@ def test_single_pass_of_nondeterministic_config_is_refused_but_shown(store: Stor
     text = report_text(store, run)
     assert "!!! single run; not a measurement" in text
     assert "the adapter does not declare this config deterministic" in text
-    assert "identical_config has not PASSED for this config" in text
+    assert "no identical_config has PASSED for this config on these items" in text
     # the numbers are still shown, after the refusal
     assert text.index("not a measurement") < text.index("trajectory.exact *")
     assert "k=1: one pass per item" in text

@@ -127,3 +127,12 @@ class BroadNondeterminism(RichToyAdapter):
         nondeterministic_fields=("latency_ms", "steps", "final_state", "outcome",
                                  "trajectory.exact"),
     )
+
+
+class DeterministicOnlyOnOne(CheatBase):
+    """Repeats itself on one item and is noisy on every other: certify the one, report all."""
+
+    name = "onlyonone"
+
+    def coin(self, item: PublicItem) -> bool:
+        return False if item.item_id == "look-L1" else random.random() < 0.5

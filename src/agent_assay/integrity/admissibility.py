@@ -92,17 +92,49 @@ def assess(store: Store, run: Run, state: Integrity | None = None) -> Admissibil
     return Admissibility(not reasons, tuple(reasons), outcomes, state)
 
 
-def single_pass_refusal(store: Store, run: Run) -> tuple[str, ...]:
-    """Why a k=1 headline is refused: empty when the config is deterministic AND certified."""
+@dataclass(frozen=True)
+class SinglePass:
+    """Whether a k=1 headline may stand, and on whose identical_config it stands."""
+
+    reasons: tuple[str, ...]
+    certified_by: str | None = None
+
+
+def determinism_certifier(store: Store, run: Run) -> str | None:
+    """The newest run whose PASSED identical_config speaks for `run`: same config and
+    suite, items that include all of `run`'s, and a certificate that still matches its
+    own intact evidence. A pass on another subset says nothing about these items."""
+    wanted = set(run.item_ids)
+    for o in reversed(store.control_outcomes_for_config(run.config_hash, "identical_config")):
+        if o.status != "PASSED" or o.suite_hash != run.suite_hash:
+            continue
+        certified = store.get_run(o.run_id)
+        if not wanted <= set(certified.item_ids):
+            continue
+        check = check_run_chain(store, certified.run_id)
+        if check.findings:
+            continue
+        latest = store.control_outcomes(certified.run_id).get("identical_config")
+        if latest is None or latest.row_id != o.row_id:
+            continue  # a newer identical_config outcome for that run replaced this one
+        versions = scorer_versions(store, certified)
+        if not void_reasons(store, certified, o, check, versions):
+            return certified.run_id
+    return None
+
+
+def single_pass_refusal(store: Store, run: Run) -> SinglePass:
+    """Why a k=1 headline is refused: none when the config is declared deterministic AND an
+    identical_config that covers this run's items has PASSED."""
     if run.repeats > 1:
-        return ()
+        return SinglePass(())
     reasons = []
     if not store.manifest(run.run_id).get("deterministic", False):
         reasons.append("the adapter does not declare this config deterministic")
-    certified = any(
-        o.status == "PASSED"
-        for o in store.control_outcomes_for_config(run.config_hash, "identical_config")
-    )
-    if not certified:
-        reasons.append("identical_config has not PASSED for this config")
-    return tuple(reasons)
+    certifier = determinism_certifier(store, run)
+    if certifier is None:
+        reasons.append(
+            "no identical_config has PASSED for this config on these items (a pass on "
+            f"another subset does not count): run `agent-assay controls run --run {run.run_id}`"
+        )
+    return SinglePass(tuple(reasons), certifier if not reasons else None)

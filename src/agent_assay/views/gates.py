@@ -16,6 +16,7 @@ from agent_assay.findings import summarise_findings
 from agent_assay.integrity.admissibility import (
     Admissibility,
     Integrity,
+    SinglePass,
     assess,
     single_pass_refusal,
 )
@@ -72,12 +73,15 @@ def admissibility_lines(verdict: Admissibility) -> list[str]:
     return lines
 
 
-def single_pass_lines(reasons: Sequence[str]) -> list[str]:
-    if not reasons:
+def single_pass_lines(single: SinglePass) -> list[str]:
+    if single.certified_by is not None:
+        return [f"k=1 headline: this config's determinism is certified by identical_config on "
+                f"run {single.certified_by}"]
+    if not single.reasons:
         return []
     return [
         "!!! single run; not a measurement",
-        *(f"    {r}" for r in reasons),
+        *(f"    {r}" for r in single.reasons),
         "    k=1 supports no spread across repetitions and no consistency figure; the numbers",
         "    below are a sample of one pass, not a measurement of this agent.",
     ]
@@ -153,7 +157,9 @@ def report_json(
     if verdict.tampered:
         return {"run_id": run.run_id} | gate
     head = verdict.integrity.check.evidence.head
+    single = single_pass_refusal(store, run)
     return summary_json(summarise(store, run)) | gate | {
         "chain_head": head.to_json() if head else None,
-        "single_pass_refused": list(single_pass_refusal(store, run)),
+        "single_pass_refused": list(single.reasons),
+        "determinism_certified_by": single.certified_by,
     }
