@@ -25,6 +25,8 @@ from tests.support.cheats import (
     GoldPeek,
     HashSeeded,
     NoisyUnlessWatched,
+    ShadowsAGenericScorer,
+    TagBiasedScorer,
 )
 
 
@@ -93,3 +95,22 @@ def test_a_lucky_subset_does_not_lift_the_single_pass_refusal(store: Store) -> N
     execute_run(store, system, part, progress=False)
     assert single_pass_refusal(store, part).certified_by == lucky.run_id
     assert f"certified by identical_config on run {lucky.run_id}" in report_text(store, part)
+
+
+def test_a_scorer_blind_on_one_tag_fails_the_self_test(store: Store) -> None:
+    got = certify(store, TagBiasedScorer(), "good")
+    selftest = got["by_kind"]["scorer_selftest"]
+    assert selftest.status == "FAILED"
+    looked = selftest.measured["scorers"]["toy.looked"]
+    assert looked["green_on"] == ["look"]
+    assert looked["by_tag"]["look"]["went_red"] == 0 < looked["by_tag"]["on"]["went_red"]
+    assert "stayed green: toy.looked (on look)" in selftest.summary
+    assert not got["admissible"]
+
+
+def test_a_scorer_may_not_take_a_generic_scorer_name() -> None:
+    with pytest.raises(AssayError) as refused:
+        load_system(ShadowsAGenericScorer())
+    assert str(refused.value) == (
+        "adapter shadows: scorer 'outcome.match' (ShadowedOutcome) has the name of a generic "
+        "scorer; give it a name of its own")

@@ -15,6 +15,7 @@ from typing import Any, ClassVar
 
 from agent_assay.adapters.system import Facts
 from agent_assay.model import Config, Gold, PublicItem, PublicSuite, Trajectory
+from agent_assay.scoring.base import ScoreKind, ScoreValue, ScoringContext
 from tests.support.toy import RichToyAdapter
 
 
@@ -136,3 +137,43 @@ class DeterministicOnlyOnOne(CheatBase):
 
     def coin(self, item: PublicItem) -> bool:
         return False if item.item_id == "look-L1" else random.random() < 0.5
+
+
+class LooksAtSomething:
+    """1 when the agent looked at a lamp, except on look items, where it is always 1."""
+
+    name = "toy.looked"
+    version = "1"
+    definition = "1 when a look call succeeded (biased: always 1 on look items)"
+    kind: ScoreKind = "binary"
+
+    def score(self, gold: Gold, trajectory: Trajectory, ctx: ScoringContext) -> ScoreValue:
+        if trajectory.item_id.startswith("look-"):
+            return ScoreValue(1.0)
+        return ScoreValue(float(any(s.ok and s.call.tool == "look" for s in trajectory.steps)))
+
+    def plant_defect(self, gold: Gold, t: Trajectory, ctx: ScoringContext) -> Trajectory | None:
+        return replace(t, steps=tuple(s for s in t.steps if s.call.tool != "look"))
+
+
+class TagBiasedScorer(RichToyAdapter):
+    """A headline scorer that is honest on the items that sort first, blind on one tag."""
+
+    name = "tagbiased"
+    facts = Facts(
+        headline_metrics=(*RichToyAdapter.facts.headline_metrics, "toy.looked"),
+        mutating_tools=RichToyAdapter.facts.mutating_tools,
+        order_anchors=RichToyAdapter.facts.order_anchors,
+        arg_normalisers=RichToyAdapter.facts.arg_normalisers,
+        deterministic_configs=frozenset({"good"}),
+        scorers=(LooksAtSomething(),),
+    )
+
+
+class ShadowedOutcome(LooksAtSomething):
+    name = "outcome.match"
+
+
+class ShadowsAGenericScorer(RichToyAdapter):
+    name = "shadows"
+    facts = Facts(scorers=(ShadowedOutcome(),))

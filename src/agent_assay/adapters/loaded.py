@@ -69,7 +69,24 @@ def member_problems(raw: object, label: str) -> list[str]:
             f"adapter {label}: facts must be an agent_assay.Facts, not {type(facts).__name__}"
         )
     else:
-        problems += nondeterminism_problems(facts, label)
+        problems += scorer_problems(facts, label) + nondeterminism_problems(facts, label)
+    return problems
+
+
+def scorer_problems(facts: Facts, label: str) -> list[str]:
+    """A system's scorer may not take a name the harness or another of its scorers uses:
+    it would silently replace that metric while the self-test counted both."""
+    generic = {s.name for s in default_scorers()}
+    taken = set(generic)
+    problems = []
+    for scorer in facts.scorers:
+        if scorer.name in taken:
+            whose = "a generic scorer" if scorer.name in generic else "another of its scorers"
+            problems.append(
+                f"adapter {label}: scorer {scorer.name!r} ({type(scorer).__name__}) has the name "
+                f"of {whose}; give it a name of its own"
+            )
+        taken.add(scorer.name)
     return problems
 
 

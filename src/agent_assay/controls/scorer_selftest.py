@@ -3,7 +3,9 @@
 For each scorer, take items where the oracle trajectory scores well, plant the
 scorer's defect, and require the score to get worse on every probed item. A
 scorer that stays green on a planted defect is blind, and every number it
-produced is suspect.
+produced is suspect. Items are drawn from every tag (up to `probe_items` per
+tag, in a seeded order), and the result is kept per tag, so a scorer that is
+blind on one kind of item cannot hide behind the items that sort first.
 
 Two cases are not blindness and are reported as such:
 * a scorer that is n/a on every oracle item (say, an order check when the
@@ -16,7 +18,8 @@ Two cases are not blindness and are reported as such:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import random
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from agent_assay.aggregates import direction
@@ -38,10 +41,11 @@ def probe(
     """Plant the scorer's defect on up to `limit` items and count how often it went red."""
     sign = direction(scorer.kind) or -1  # measures: more time or money is worse
     probe_na = probes_where_not_applicable(scorer)
-    tried = red = 0
     applicable = False
+    tried: list[str] = []  # the items probed
+    red: list[str] = []  # those the scorer went red on
     for item in items:
-        if tried >= limit:
+        if len(tried) >= limit:
             break
         base = oracles[item.item_id]
         before = scorer.score(item.gold, base, ctx).value
@@ -53,27 +57,81 @@ def probe(
         if planted is None:
             continue
         after = scorer.score(item.gold, planted, ctx).value
-        tried += 1
+        tried.append(item.item_id)
         if before is None:
-            red += after is not None and passes(scorer.kind, after) is False
+            went = after is not None and passes(scorer.kind, after) is False
         else:
-            red += after is not None and (before - after) * sign > 0
-    if tried == 0 and not applicable and not probe_na:
+            went = after is not None and (before - after) * sign > 0
+        if went:
+            red.append(item.item_id)
+    if not tried and not applicable and not probe_na:
         return {"red": None, "why": "not applicable on this suite: n/a on every oracle item"}
-    result: dict[str, Any] = {"red": tried > 0 and red == tried, "probed": tried, "went_red": red}
-    if tried == 0:
+    result: dict[str, Any] = {
+        "red": bool(tried) and len(red) == len(tried),
+        "probed": len(tried),
+        "went_red": len(red),
+        "tried": tried,
+        "red_on": red,
+    }
+    if not tried:
         result["why"] = "no item where the oracle scores well and the defect plants"
+    return result
+
+
+UNTAGGED = "(untagged)"
+
+
+def strata(items: Sequence[Item], seed: int) -> dict[str, list[Item]]:
+    """Items by tag (an item with several tags stands in each), each list in a seeded order."""
+    by_tag: dict[str, list[Item]] = {}
+    for item in sorted(items, key=lambda i: i.item_id):
+        for tag in item.tags or (UNTAGGED,):
+            by_tag.setdefault(tag, []).append(item)
+    for tag, members in by_tag.items():
+        random.Random(f"{seed}/{tag}").shuffle(members)
+    return dict(sorted(by_tag.items()))
+
+
+def probe_by_tag(
+    scorer: Scorer,
+    planter: Planter,
+    by_tag: Mapping[str, list[Item]],
+    oracles: Mapping[str, Trajectory],
+    ctx: ScoringContext,
+    limit: int,
+) -> dict[str, Any]:
+    """`probe` within each tag; red only when every tag with a probe went red."""
+    tags = {tag: probe(scorer, planter, members, oracles, ctx, limit)
+            for tag, members in by_tag.items()}
+    probed = {tag: r for tag, r in tags.items() if r.get("probed")}
+    if not probed:
+        first = dict(next(iter(tags.values()), {"red": None, "why": "no items"}))
+        first.pop("tried", None)
+        first.pop("red_on", None)
+        return first
+    green_tags = sorted(tag for tag, r in probed.items() if not r["red"])
+    result: dict[str, Any] = {
+        "red": not green_tags,
+        # distinct items: an item with several tags is probed under each
+        "probed": len({i for r in probed.values() for i in r["tried"]}),
+        "went_red": len({i for r in probed.values() for i in r["red_on"]}),
+        "by_tag": {tag: {"probed": r["probed"], "went_red": r["went_red"]}
+                   for tag, r in probed.items()},
+    }
+    if green_tags:
+        result["green_on"] = green_tags
     return result
 
 
 class ScorerSelfTest:
     kind = "scorer_selftest"
-    version = "2"
+    version = "3"
     requires: Requirement | None = "replay or recording"
 
     def run(self, ctx: ControlContext, band: Mapping[str, Any]) -> ControlOutcome:
         limit = int(band["probe_items"])
         items = list(ctx.items)
+        by_tag = strata(items, ctx.seed)
         oracles = {item.item_id: planting_base(ctx, item) for item in items}
         per_scorer: dict[str, dict[str, Any]] = {}
         for scorer in ctx.scorers:
@@ -81,7 +139,9 @@ class ScorerSelfTest:
             if planter is None:
                 per_scorer[scorer.name] = {"red": False, "why": "no planted defect declared"}
             else:
-                per_scorer[scorer.name] = probe(scorer, planter, items, oracles, ctx.scoring, limit)
+                per_scorer[scorer.name] = probe_by_tag(
+                    scorer, planter, by_tag, oracles, ctx.scoring, limit
+                )
         green = sorted(name for name, r in per_scorer.items() if r["red"] is False)
         idle = sorted(name for name, r in per_scorer.items() if r["red"] is None)
         tested = len(per_scorer) - len(idle)
@@ -89,5 +149,12 @@ class ScorerSelfTest:
         if idle:
             summary += f"; not applicable on this suite: {', '.join(idle)}"
         if green:
-            summary += f"; stayed green: {', '.join(green)}"
-        return outcome(self, not green, summary, {"scorers": per_scorer}, band)
+            where = [
+                f"{name} (on {', '.join(per_scorer[name]['green_on'])})"
+                if per_scorer[name].get("green_on") else name
+                for name in green
+            ]
+            summary += f"; stayed green: {', '.join(where)}"
+        summary += f"; probed across {len(by_tag)} tag(s), up to {limit} items each"
+        measured = {"scorers": per_scorer, "tags": sorted(by_tag)}
+        return outcome(self, not green, summary, measured, band)
