@@ -9,10 +9,12 @@ import pytest
 import yaml
 
 from agent_assay.controls.bands import EXPECTED, load_bands
-from agent_assay.controls.execute import check_allowed
+from agent_assay.controls.execute import check_allowed, run_controls
 from agent_assay.controls.registry import control_kinds
 from agent_assay.errors import AssayError
 from agent_assay.store import Store
+from tests.support.toy import RichToyAdapter
+from tests.support.toyrun import toy_run
 
 
 def write(tmp_path: Path, data: object) -> Path:
@@ -161,3 +163,13 @@ def test_a_bad_bands_file_is_one_line_naming_file_line_and_key(
     assert "\n" not in said
     assert said.startswith(f"{path}:{line}: " if line else f"{path}: ")
     assert message in said
+
+
+@pytest.mark.parametrize("seeds", [0, 1])
+def test_random_seeds_below_two_is_refused_before_anything_is_stored(
+    store: Store, seeds: int
+) -> None:
+    run = toy_run(store, RichToyAdapter(), "good")
+    with pytest.raises(AssayError, match=f"--random-seeds must be at least 2, got {seeds}$"):
+        run_controls(store, RichToyAdapter(), run, random_seeds=seeds)
+    assert store.control_outcomes(run.run_id) == {}

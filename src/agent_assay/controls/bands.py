@@ -62,7 +62,12 @@ RULES: Mapping[str, Mapping[str, Check]] = {
     "shuffled_gold": {},
     "state_check_bites": {"probe_items": whole(1)},
     "null_agent": {"min_margin": fraction},
-    "random_agent": {"min_margin": fraction, "sd_factor": positive, "seeds": whole(2)},
+    "random_agent": {
+        "min_margin": fraction,
+        "sd_factor": positive,
+        "seeds": whole(2),
+        "chance_confidence": probability,
+    },
     "identical_config": {"max_differing_paths": whole(0)},
     "positive_control": {},
     "mutation": {"min_score": fraction, "alpha": probability},

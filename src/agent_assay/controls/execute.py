@@ -64,6 +64,29 @@ def allowed_not_run(
     return outcome.kind == "judge_calibration" and outcome.reason == NO_JUDGE
 
 
+def control_context(
+    store: Store, adapter: LoadedSystem, run: Run, random_seeds: int
+) -> ControlContext:
+    """What every control of `run` is given; its seed is a function of the run's suite,
+    config and seed, so certifying the same run twice draws the same probes."""
+    context = run_context(store, adapter, run)
+    return ControlContext(
+        store=store,
+        adapter=adapter,
+        run=run,
+        suite=context.suite,
+        config=store.get_config(run.config_hash),
+        items=[context.items[i] for i in run.item_ids],
+        trajectories=store.trajectories(run.run_id),
+        scorers=context.scorers,
+        scoring=context.scoring,
+        headline=adapter.headline,
+        real_means=real_means(store, run),
+        seed=stable_seed(run.suite_hash, run.config_hash, run.seed, "controls"),
+        random_seeds=int(random_seeds),
+    )
+
+
 def run_controls(
     store: Store,
     system: LoadedSystem | object,
@@ -80,23 +103,10 @@ def run_controls(
     evidence = require_intact(store, run.run_id, "certified")
     bands = load_bands(adapter.facts.bands, bands_file)
     declared, declared_allowed = bands.not_applicable, bands.allow_not_applicable
-    context = run_context(store, adapter, run)
-    suite, by_id, scorers = context.suite, context.items, context.scorers
-    ctx = ControlContext(
-        store=store,
-        adapter=adapter,
-        run=run,
-        suite=suite,
-        config=store.get_config(run.config_hash),
-        items=[by_id[i] for i in run.item_ids],
-        trajectories=store.trajectories(run.run_id),
-        scorers=scorers,
-        scoring=context.scoring,
-        headline=adapter.headline,
-        real_means=real_means(store, run),
-        seed=stable_seed(run.suite_hash, run.config_hash, run.seed, "controls"),
-        random_seeds=int(random_seeds or bands.get("random_agent")["seeds"]),
-    )
+    ctx = control_context(store, adapter, run, random_seeds or bands.get("random_agent")["seeds"])
+    if random_seeds is not None and random_seeds < 2:
+        raise AssayError(f"--random-seeds must be at least 2, got {random_seeds}")
+    scorers = ctx.scorers
     versions = {s.name: s.version for s in scorers}
     outcomes: list[ControlOutcome] = []
     for control in all_controls():

@@ -2,9 +2,18 @@
 
 A random agent makes well-formed calls (tools from the adapter's catalogue,
 arguments drawn from its pools of valid values or from the schema's type) and
-they are replayed through the real environment. The chance level is the mean
-over N seeds, with its standard deviation; a band set from a single seed would
-be set by luck.
+they are replayed through the real environment, over N seeds; a band set from a
+single seed would be set by luck.
+
+How far above chance the real run must be depends on the metric:
+* a binary metric pools every seed's items into one count of chance passes and
+  takes its exact (Clopper-Pearson) one-sided upper bound at `chance_confidence`;
+  the real run must exceed that bound by `min_margin`. On a small suite the
+  standard deviation of ten per-seed means is itself too noisy to set a band
+  with (a 0/1 mean over 11 items moves in steps of 0.09), and a verdict that
+  flips with the seed, or with the ids, certifies nothing;
+* any other metric must exceed the mean over seeds by max(`min_margin`,
+  `sd_factor` x the standard deviation across seeds).
 """
 
 from __future__ import annotations
@@ -14,10 +23,13 @@ import statistics
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from agent_assay.aggregates import improvement, score_means
+from scipy import stats as sps
+
+from agent_assay.aggregates import improvement, score_table
 from agent_assay.controls.base import ControlContext, ControlOutcome, Requirement, outcome
 from agent_assay.hashing import stable_seed
 from agent_assay.model import ToolCall
+from agent_assay.scoring.base import ScoreKind
 
 MAX_CALLS = 6
 
@@ -59,9 +71,53 @@ def random_calls(
     return calls
 
 
+def seed_mean(table: Mapping[str, list[float]]) -> float | None:
+    """One seed's mean over items (each item's mean over its values)."""
+    per_item = [statistics.fmean(v) for v in table.values() if v]
+    return statistics.fmean(per_item) if per_item else None
+
+
+def judge(
+    kind: ScoreKind,
+    tables: Sequence[Mapping[str, list[float]]],
+    real: float | None,
+    band: Mapping[str, Any],
+) -> dict[str, Any]:
+    """Whether the real mean clears chance on one metric, with what it was judged by."""
+    means = [m for t in tables if (m := seed_mean(t)) is not None]
+    if not means or real is None:
+        return {"chance_mean": None, "real": real, "cleared": False}
+    mean = statistics.fmean(means)
+    sd = statistics.stdev(means) if len(means) > 1 else 0.0
+    row: dict[str, Any] = {"chance_mean": mean, "chance_sd": sd, "real": real}
+    min_margin = float(band["min_margin"])
+    if kind == "binary":
+        trials = [v for t in tables for values in t.values() for v in values]
+        passes = int(sum(trials))
+        confidence = float(band["chance_confidence"])
+        upper = 1.0 if passes == len(trials) else float(
+            sps.beta.ppf(confidence, passes + 1, len(trials) - passes)
+        )
+        margin = real - upper
+        row |= {
+            "rule": f"exact binomial upper bound ({confidence}) of pooled chance passes",
+            "chance_passes": passes,
+            "chance_trials": len(trials),
+            "chance_upper": upper,
+            "margin": margin,
+            "required_margin": min_margin,
+        }
+        return row | {"cleared": margin >= min_margin}
+    need = max(min_margin, float(band["sd_factor"]) * sd)
+    margin = improvement(kind, real, mean)
+    row |= {"rule": "mean over seeds + max(min_margin, sd_factor x sd)",
+            "margin": margin, "required_margin": need}
+    return row | {"cleared": margin >= need}
+
+
 class RandomAgentControl:
     kind = "random_agent"
-    version = "1"
+    version = "2"
     requires: Requirement | None = "replay"
 
     def run(self, ctx: ControlContext, band: Mapping[str, Any]) -> ControlOutcome:
@@ -71,7 +127,7 @@ class RandomAgentControl:
         if not catalogue:
             return outcome(self, False, "the adapter declares no tool catalogue", {}, band)
         pools = view.argument_pools()
-        per_seed: list[dict[str, float | None]] = []
+        per_seed: list[dict[str, dict[str, list[float]]]] = []
         for s in range(ctx.random_seeds):
             trajectories = []
             for item in ctx.items:
@@ -80,32 +136,20 @@ class RandomAgentControl:
                 trajectories.append(
                     view.replay(item.public(), calls, seed=rng.randrange(2**31))
                 )
-            per_seed.append(score_means(ctx.scorers, ctx.gold_of(), trajectories, ctx.scoring))
-        min_margin, sd_factor = float(band["min_margin"]), float(band["sd_factor"])
+            per_seed.append(score_table(ctx.scorers, ctx.gold_of(), trajectories, ctx.scoring))
         rows: dict[str, Any] = {}
         failing: list[str] = []
         for metric in ctx.headline:
-            values = [v for m in per_seed if (v := m.get(metric)) is not None]
+            tables = [t.get(metric, {}) for t in per_seed]
             real = ctx.real_means.get(metric)
-            if not values or real is None:
-                rows[metric] = {"chance_mean": None, "real": real}
-                failing.append(metric)
-                continue
-            mean = statistics.fmean(values)
-            sd = statistics.stdev(values) if len(values) > 1 else 0.0
-            need = max(min_margin, sd_factor * sd)
-            margin = improvement(ctx.kind_of(metric), real, mean)
-            rows[metric] = {
-                "chance_mean": mean,
-                "chance_sd": sd,
-                "real": real,
-                "margin": margin,
-                "required_margin": need,
-            }
-            if margin < need:
+            row = judge(ctx.kind_of(metric), tables, real, band)
+            rows[metric] = row
+            if not row["cleared"]:
                 failing.append(metric)
         summary = f"chance over {ctx.random_seeds} seeds: " + ", ".join(
-            f"{m} {r['chance_mean']!r} (sd {r.get('chance_sd')!r})" for m, r in rows.items()
+            f"{m} {r['chance_mean']!r} (sd {r.get('chance_sd')!r}"
+            + (f", upper bound {r['chance_upper']:.4f}" if "chance_upper" in r else "") + ")"
+            for m, r in rows.items()
         )
         if failing:
             summary += f"; real run does not clear chance on: {', '.join(failing)}"

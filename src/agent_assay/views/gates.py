@@ -12,6 +12,7 @@ from typing import Any
 from rich import box
 from rich.table import Table
 
+from agent_assay.controls.next_steps import next_step
 from agent_assay.findings import summarise_findings
 from agent_assay.integrity.admissibility import (
     Admissibility,
@@ -36,7 +37,9 @@ def control_table(outcomes: Sequence[Mapping[str, Any]]) -> str:
     table.add_column("what it measured", overflow="fold")
     for o in outcomes:
         status = o["status"] + (" (allowed)" if o.get("allowed_not_run") else "")
-        table.add_row(o["kind"], status, o["summary"])
+        hint = "" if o.get("allowed_not_run") else next_step(
+            o["kind"], o["status"], o.get("reason", ""))
+        table.add_row(o["kind"], status, o["summary"] + (f"\n-> next: {hint}" if hint else ""))
     return console_text(table)
 
 
