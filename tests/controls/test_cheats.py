@@ -24,6 +24,7 @@ from tests.support.cheats import (
     DeterministicOnlyOnOne,
     GoldPeek,
     HashSeeded,
+    LenientRefinement,
     NoisyUnlessWatched,
     ShadowsAGenericScorer,
     TagBiasedScorer,
@@ -114,3 +115,19 @@ def test_a_scorer_may_not_take_a_generic_scorer_name() -> None:
     assert str(refused.value) == (
         "adapter shadows: scorer 'outcome.match' (ShadowedOutcome) has the name of a generic "
         "scorer; give it a name of its own")
+
+
+def test_a_refinement_that_ignores_gold_is_reported_against_what_it_refines(
+    store: Store,
+) -> None:
+    got = certify(store, LenientRefinement(), "good")
+    shuffled = got["by_kind"]["shuffled_gold"]
+    (apart,) = shuffled.measured["refinements_disagreeing"]
+    assert (apart["metric"], apart["refines"], apart["fall"]) == ("toy.outcome",
+                                                                   "outcome.match", 0.0)
+    assert apart["generic_fall"] > 0
+    assert "disagrees with the metric it refines: toy.outcome fell 0.0000" in shuffled.summary
+    assert shuffled.status == "FAILED" and not got["admissible"]
+    # doing nothing ends 'nothing': there the refinement falls with outcome.match
+    null = got["by_kind"]["null_agent"].measured["agents"]["do_nothing"]
+    assert null["refinements_disagreeing"] == []

@@ -177,3 +177,27 @@ class ShadowedOutcome(LooksAtSomething):
 class ShadowsAGenericScorer(RichToyAdapter):
     name = "shadows"
     facts = Facts(scorers=(ShadowedOutcome(),))
+
+
+class AnyOutcomeWillDo:
+    """Claims to refine outcome.match but accepts any outcome that did something."""
+
+    name = "toy.outcome"
+    version = "1"
+    definition = "1 when the episode ended done or looked (whatever gold says)"
+    kind: ScoreKind = "binary"
+    refines = "outcome.match"
+
+    def score(self, gold: Gold, trajectory: Trajectory, ctx: ScoringContext) -> ScoreValue:
+        return ScoreValue(float(trajectory.outcome in ("done", "looked")))
+
+
+class LenientRefinement(RichToyAdapter):
+    name = "lenient"
+    facts = Facts(
+        headline_metrics=(*RichToyAdapter.facts.headline_metrics, "toy.outcome"),
+        mutating_tools=RichToyAdapter.facts.mutating_tools,
+        order_anchors=RichToyAdapter.facts.order_anchors,
+        deterministic_configs=frozenset({"good"}),
+        scorers=(AnyOutcomeWillDo(),),
+    )

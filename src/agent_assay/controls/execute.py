@@ -65,10 +65,11 @@ def allowed_not_run(
 
 
 def control_context(
-    store: Store, adapter: LoadedSystem, run: Run, random_seeds: int
+    store: Store, system: LoadedSystem | object, run: Run, random_seeds: int
 ) -> ControlContext:
     """What every control of `run` is given; its seed is a function of the run's suite,
     config and seed, so certifying the same run twice draws the same probes."""
+    adapter = load_system(system)
     context = run_context(store, adapter, run)
     return ControlContext(
         store=store,

@@ -15,6 +15,7 @@ from typing import Any
 
 from agent_assay.aggregates import improvement, means, score_table
 from agent_assay.controls.base import ControlContext, ControlOutcome, Requirement, outcome
+from agent_assay.controls.refinements import disagreement_text, disagreements
 from agent_assay.scoring.base import passes
 
 
@@ -60,7 +61,9 @@ class NullAgentControl:
                     problems.append(f"{name}: margin on {metric} is {margins[metric]}")
             if calls:
                 problems.append(f"{name} made {calls} tool calls; a null agent must make none")
+            apart = disagreements(ctx, null_means)
             measured[name] = {
+                "refinements_disagreeing": apart,
                 "tool_calls": calls,
                 "trajectories": len(trajectories),
                 "scores": {m: null_means.get(m) for m in ctx.headline},
@@ -73,6 +76,7 @@ class NullAgentControl:
             margin = min((v for v in m["twin_margin"].values() if v is not None), default=None)
             parts.append(
                 f"{name}: {m['tool_calls']} tool calls; {scores}; smallest twin margin {margin!r}"
+                + disagreement_text(m["refinements_disagreeing"])
             )
         summary = " | ".join(parts)
         return outcome(self, not problems, summary, {"agents": measured}, band, "; ".join(problems))

@@ -15,6 +15,7 @@ from typing import Any
 
 from agent_assay.aggregates import improvement, score_means
 from agent_assay.controls.base import ControlContext, ControlOutcome, Requirement, outcome
+from agent_assay.controls.refinements import disagreement_text, disagreements
 from agent_assay.hashing import stable_seed
 from agent_assay.model import Item
 
@@ -67,13 +68,11 @@ class ShuffledGold:
         )
         if failing:
             summary += f"; did not drop enough: {', '.join(failing)}"
-        return outcome(
-            self,
-            not failing,
-            summary,
-            {"seed": seed, "metrics": rows, "mapping_sample": dict(list(mapping.items())[:5])},
-            band,
-        )
+        apart = disagreements(ctx, after)
+        summary += disagreement_text(apart)
+        measured = {"seed": seed, "metrics": rows, "refinements_disagreeing": apart,
+                    "mapping_sample": dict(list(mapping.items())[:5])}
+        return outcome(self, not failing, summary, measured, band)
 
 
 def _f(value: float | None) -> str:

@@ -120,6 +120,19 @@ def is_judge(scorer: Scorer) -> bool:
     return isinstance(scorer, Judge) and bool(scorer.judge)
 
 
+@runtime_checkable
+class Refines(Protocol):
+    """A system scorer that claims to be a sharper version of a generic metric (say a
+    domain reward that refines outcome.match). shuffled_gold and null_agent report it
+    when the two disagree on a run that is wrong by construction."""
+
+    refines: str
+
+
+def refined_metric(scorer: Scorer) -> str | None:
+    return scorer.refines if isinstance(scorer, Refines) and scorer.refines else None
+
+
 def probes_where_not_applicable(scorer: Scorer) -> bool:
     return isinstance(scorer, ProbesWhereNotApplicable) and bool(scorer.selftest_probe_na)
 
