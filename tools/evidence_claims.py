@@ -219,4 +219,27 @@ CLAIMS = [
         lambda d: (d["harness_noop_agent"]["trajectories"], d["peak_rss_mb"] < 300),
         (10000, True),
     ),
+    Claim(
+        "random_agent's verdict on the SynthWorld auditor flips less across 20 control seeds "
+        "under the pooled exact bound than under mean + 3 sd",
+        "synthworld/random_agent_flips.json",
+        lambda d: (d["control_seeds"], d["after"]["flip_rate"] < d["before"]["flip_rate"],
+                   d["after"]["failed"]),
+        (20, True, 0),
+    ),
+    Claim(
+        "identical_config misses a 1-in-500 fault about as often as (1 - 1/500)^episodes "
+        "predicts (within three standard errors over the trials)",
+        "bench/rare_slip.json",
+        lambda d: abs(d["measured_slip_rate"] - d["expected_slip_rate"])
+        <= 3 * (d["expected_slip_rate"] * (1 - d["expected_slip_rate"]) / d["trials"]) ** 0.5,
+        True,
+    ),
+    Claim(
+        "the banking demo run stays ADMISSIBLE with fresh-process twins, stratified self-tests "
+        "and the pooled chance bound",
+        "banking/controls_mock.txt",
+        lambda t: (t.splitlines()[-1], "2 fresh processes against the certified run" in t),
+        ("1 NOT_RUN, 8 PASSED, run admissible", True),
+    ),
 ]
