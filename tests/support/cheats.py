@@ -59,14 +59,7 @@ class GoldPeek(RichToyAdapter):
 class CheatBase(RichToyAdapter):
     """Claims its `cheat` config is deterministic; subclasses decide when it really is."""
 
-    facts = Facts(
-        headline_metrics=RichToyAdapter.facts.headline_metrics,
-        mutating_tools=RichToyAdapter.facts.mutating_tools,
-        order_anchors=RichToyAdapter.facts.order_anchors,
-        arg_normalisers=RichToyAdapter.facts.arg_normalisers,
-        affects_results=RichToyAdapter.facts.affects_results,
-        deterministic_configs=frozenset({"good", "cheat"}),
-    )
+    facts = replace(RichToyAdapter.facts, deterministic_configs=frozenset({"good", "cheat"}))
 
     def configs(self) -> Mapping[str, Mapping[str, Any]]:
         return {**super().configs(), "cheat": {"mode": "cheat"}}
@@ -121,10 +114,8 @@ class BroadNondeterminism(RichToyAdapter):
     """Declares the very fields a headline rests on nondeterministic."""
 
     name = "broadnondeterminism"
-    facts = Facts(
-        headline_metrics=RichToyAdapter.facts.headline_metrics,
-        mutating_tools=RichToyAdapter.facts.mutating_tools,
-        deterministic_configs=frozenset({"good"}),
+    facts = replace(
+        RichToyAdapter.facts,
         nondeterministic_fields=("latency_ms", "steps", "final_state", "outcome",
                                  "trajectory.exact"),
     )
@@ -160,12 +151,9 @@ class TagBiasedScorer(RichToyAdapter):
     """A headline scorer that is honest on the items that sort first, blind on one tag."""
 
     name = "tagbiased"
-    facts = Facts(
+    facts = replace(
+        RichToyAdapter.facts,
         headline_metrics=(*RichToyAdapter.facts.headline_metrics, "toy.looked"),
-        mutating_tools=RichToyAdapter.facts.mutating_tools,
-        order_anchors=RichToyAdapter.facts.order_anchors,
-        arg_normalisers=RichToyAdapter.facts.arg_normalisers,
-        deterministic_configs=frozenset({"good"}),
         scorers=(LooksAtSomething(),),
     )
 
@@ -194,10 +182,8 @@ class AnyOutcomeWillDo:
 
 class LenientRefinement(RichToyAdapter):
     name = "lenient"
-    facts = Facts(
+    facts = replace(
+        RichToyAdapter.facts,
         headline_metrics=(*RichToyAdapter.facts.headline_metrics, "toy.outcome"),
-        mutating_tools=RichToyAdapter.facts.mutating_tools,
-        order_anchors=RichToyAdapter.facts.order_anchors,
-        deterministic_configs=frozenset({"good"}),
         scorers=(AnyOutcomeWillDo(),),
     )
