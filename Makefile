@@ -10,7 +10,7 @@ PYTHON ?= $(shell for c in python3.12 python3.13 python3; do \
 	if PYENV_VERSION=3.12.1 $$c -c 'import sys; sys.exit(0 if sys.version_info >= (3, 12) else 1)' 2>/dev/null; \
 	then echo "env PYENV_VERSION=3.12.1 $$c"; break; fi; done)
 
-.PHONY: install demo test verify lint typecheck bench bench-chain bench-startup rare-slip random-agent-flips core-check clean artifacts readme-check number-audit evidence docs-check
+.PHONY: install demo test verify lint typecheck bench bench-chain bench-startup rare-slip random-agent-flips coverage core-check clean artifacts readme-check number-audit evidence docs-check
 
 # The venv is (re)installed whenever pyproject.toml is newer than the last install, so a
 # new dependency or entry point reaches an existing checkout too.
@@ -52,6 +52,7 @@ evidence: $(STAMP)
 artifacts: $(STAMP)
 	$(PY) tools/artifacts.py
 	$(PY) tools/random_agent_flips.py --out reports/synthworld/random_agent_flips.json
+	$(PY) tools/coverage_table.py --out reports/stats
 	$(PY) tools/bench_core.py --out reports/bench/core.json
 	$(PY) tools/bench_governance.py --out reports/bench/governance.json
 	$(PY) -m agent_assay.audit.readme_check --write
@@ -83,6 +84,10 @@ rare-slip: $(STAMP)
 # random_agent's verdict across 20 control seeds on SynthWorld, old rule against new.
 random-agent-flips: $(STAMP)
 	$(PY) tools/random_agent_flips.py --out reports/synthworld/random_agent_flips.json
+
+# The simulated coverage of the printed intervals, against Wilson's (2,000 draws a cell).
+coverage: $(STAMP)
+	$(PY) tools/coverage_table.py --out reports/stats
 
 # A fresh venv with the core only (no extras) certifies the example adapter.
 core-check:

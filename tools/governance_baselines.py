@@ -3,13 +3,11 @@
 Each config of the governance adapter is run once over the whole suite (default: the
 64 medium eval worlds) through the harness API against a temporary database, scored by
 the adapter's scorers like any run. Per config the table gives the mean reward with its
-95% interval over worlds, the valid-execution rate with its Wilson interval, and the
-full-reward rate (reward 1.0) with its Wilson interval.
-
-A reward is a fraction (min(1, oracle cost / attempts) on a valid execution), so the
-reward interval is Wilson only when every world's reward is 0 or 1; otherwise it is the
-harness's percentile bootstrap (seeded by its values), and the table names which. Rates
-of 0/1 events are always Wilson.
+95% interval over worlds, the valid-execution rate and the full-reward rate (reward
+1.0), each with its interval. Every interval comes from agent_assay.stats: a reward is a
+fraction in [0, 1] (min(1, oracle cost / attempts) on a valid execution) and a rate a
+count, so all get the exact binomial interval on the worlds' sum, and the table names
+the method.
 
 Usage: python tools/governance_baselines.py [--out reports/governance] [--source FILE]
 Writes OUT/baselines.json and OUT/baselines.txt.
@@ -31,7 +29,7 @@ from agent_assay.runner import (
     select_items,
     start_run,
 )
-from agent_assay.stats import Interval, proportion_interval, wilson
+from agent_assay.stats import EXACT, Interval, exact_interval, interval_method, mean_interval
 from agent_assay.store import open_store
 from agent_assay_bundled.governance import GovernanceAdapter
 from govsim import AGENTS
@@ -41,8 +39,8 @@ RUN_SEED = 0
 
 
 def _interval(values: Sequence[float]) -> tuple[Interval | None, str]:
-    method = "wilson" if all(v in (0.0, 1.0) for v in values) else "bootstrap"
-    return proportion_interval(values), method
+    method = "exact" if interval_method(values) == EXACT else "bootstrap"
+    return mean_interval(values), method
 
 
 def _rate(flags: Sequence[bool]) -> dict[str, Any]:
@@ -50,7 +48,7 @@ def _rate(flags: Sequence[bool]) -> dict[str, Any]:
     return {
         "count": hits,
         "rate": hits / len(flags) if flags else None,
-        "wilson": wilson(hits, len(flags)),
+        "interval": exact_interval(hits, len(flags)),
     }
 
 
@@ -106,7 +104,7 @@ def table(result: Mapping[str, Any]) -> str:
         f"suite {result['suite_hash']}",
         "",
         f"{'config':<20}{'role':<18}{'mean reward':>12}  {'95% CI':<18}{'method':<11}"
-        f"{'valid rate':>10}  {'95% Wilson':<18}{'reward=1':>9}  {'95% Wilson':<18}",
+        f"{'valid rate':>10}  {'95% CI':<18}{'reward=1':>9}  {'95% CI':<18}",
         "─" * 136,
     ]
     for name, row in result["configs"].items():
@@ -114,13 +112,13 @@ def table(result: Mapping[str, Any]) -> str:
         lines.append(
             f"{name:<20}{row['role']:<18}{row['mean_reward']:>12.4f}  "
             f"{_pair(row['reward_interval']):<18}{row['reward_interval_method']:<11}"
-            f"{valid['rate']:>10.4f}  {_pair(valid['wilson']):<18}"
-            f"{full['rate']:>9.4f}  {_pair(full['wilson']):<18}"
+            f"{valid['rate']:>10.4f}  {_pair(valid['interval']):<18}"
+            f"{full['rate']:>9.4f}  {_pair(full['interval']):<18}"
         )
     lines += [
         "",
-        f"n = {result['worlds']} worlds per config. Reward CI: Wilson when every reward is 0 or 1,",
-        "else a percentile bootstrap seeded by its values (rewards are fractions). Rates: Wilson.",
+        f"n = {result['worlds']} worlds per config. Every interval is the exact binomial",
+        "(Clopper-Pearson) on the worlds' sum: rewards are fractions in [0, 1], rates counts.",
         "oracle_replay and mock read hidden state: oracle_replay is the positive control,",
         "mock an oracle-guided agent with seeded lapses; neither is a system under test.",
     ]

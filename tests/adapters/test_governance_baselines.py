@@ -90,13 +90,12 @@ def test_intervals_name_their_method(table: dict[str, Any], tool: ModuleType) ->
     for row in table["configs"].values():
         low, high = row["reward_interval"]
         assert low <= row["mean_reward"] <= high
-        fractional = any(r not in (0.0, 1.0) for r in row["rewards"].values())
-        assert row["reward_interval_method"] == ("bootstrap" if fractional else "wilson")
-        low, high = row["valid_execution"]["wilson"]
+        assert row["reward_interval_method"] == "exact"  # rewards are fractions in [0, 1]
+        low, high = row["valid_execution"]["interval"]
         assert low <= row["valid_execution"]["rate"] <= high
     text = tool.table(table)
     assert all(name in text for name in table["configs"])
-    assert "Wilson" in text
+    assert "Clopper-Pearson" in text
 
 
 def test_cli_run_of_oracle_replay_scores_one_everywhere(tmp_path: Path) -> None:

@@ -9,7 +9,7 @@ import pytest
 
 from agent_assay.hashing import stable_seed
 from agent_assay.runner import execute_run
-from agent_assay.stats import wilson
+from agent_assay.stats import exact_interval
 from agent_assay.store import Store
 from agent_assay.views.render import render_json, render_text, summary_json
 from agent_assay.views.summary import summarise
@@ -71,7 +71,7 @@ def test_summary_per_repetition_and_pass_k(noisy) -> None:  # type: ignore[no-un
     outcome = summary.metric("outcome.match")
     assert outcome.per_repetition == (1.0, 1.0, 1.0)
     assert outcome.mean_of_k == outcome.pass_hat_k == outcome.pass_at_k == 1.0
-    assert outcome.mean_ci == wilson(4, 4)
+    assert outcome.mean_ci == exact_interval(4, 4)
 
     latency = summary.metric("latency.total_ms")
     assert latency.kind == "measure"
@@ -84,7 +84,7 @@ def test_consistency_is_share_of_identical_paths(noisy) -> None:  # type: ignore
     c = summary.consistency
     assert c.n == 4
     assert c.value == pytest.approx(same / 4)
-    assert c.ci == wilson(same, 4)
+    assert c.ci == exact_interval(same, 4)
     assert "3 proposal paths are byte-identical" in c.note
 
 

@@ -47,23 +47,31 @@ def test_pass_k_rejects_bad_arguments(n: int, c: int, k: int) -> None:
 
 @pytest.mark.parametrize(
     ("successes", "n", "low", "high"),
-    [
-        (8, 10, 0.4902, 0.9433),
-        (0, 10, 0.0, 0.2775),
-        (10, 10, 0.7225, 1.0),
-        (5, 10, 0.2366, 0.7634),
-        (1, 1, 0.2065, 1.0),
+    [  # Clopper-Pearson, as tabulated (e.g. R's binom.test)
+        (8, 10, 0.4439, 0.9748),
+        (0, 10, 0.0, 0.3085),
+        (10, 10, 0.6915, 1.0),
+        (5, 10, 0.1871, 0.8129),
+        (1, 1, 0.025, 1.0),
     ],
 )
-def test_wilson_known_values(successes: int, n: int, low: float, high: float) -> None:
-    interval = stats.wilson(successes, n)
+def test_exact_interval_known_values(successes: int, n: int, low: float, high: float) -> None:
+    interval = stats.exact_interval(successes, n)
     assert interval is not None
     assert interval[0] == pytest.approx(low, abs=5e-5)
     assert interval[1] == pytest.approx(high, abs=5e-5)
 
 
-def test_wilson_empty() -> None:
-    assert stats.wilson(0, 0) is None
+def test_exact_interval_matches_scipys_binomial_test() -> None:
+    from scipy.stats import binomtest
+
+    for successes, n in [(3, 11), (0, 20), (19, 50), (104, 104)]:
+        ci = binomtest(successes, n).proportion_ci(method="exact")
+        assert stats.exact_interval(successes, n) == pytest.approx((ci.low, ci.high), abs=1e-12)
+
+
+def test_exact_interval_empty() -> None:
+    assert stats.exact_interval(0, 0) is None
 
 
 def test_bootstrap_is_a_function_of_the_values_alone() -> None:
@@ -84,9 +92,25 @@ def test_bootstrap_constant_data_has_zero_width() -> None:
     assert stats.bootstrap_mean([]) is None
 
 
-def test_proportion_interval_picks_estimator() -> None:
+def test_mean_interval_picks_the_method_by_range() -> None:
     binary = [1.0, 1.0, 0.0, 1.0, 1.0, 1.0, 1.0, 0.0, 1.0, 1.0]
-    assert stats.proportion_interval(binary) == stats.wilson(8, 10)
+    assert stats.mean_interval(binary) == stats.exact_interval(8, 10)
     graded = [1.0, 0.5, 0.0, 1.0]
-    assert stats.proportion_interval(graded) == stats.bootstrap_mean(graded)
-    assert stats.proportion_interval([]) is None
+    assert stats.mean_interval(graded) == stats.exact_interval(2.5, 4)
+    assert stats.interval_method(graded) == stats.EXACT
+    counts = [0.0, 2.0, 1.0, 3.0]
+    assert stats.mean_interval(counts) == stats.bootstrap_mean(counts)
+    assert stats.interval_method(counts) == stats.BOOTSTRAP
+    assert stats.mean_interval([]) is None
+
+
+def test_a_constant_fraction_sample_does_not_collapse() -> None:
+    low, high = stats.mean_interval([0.5] * 11) or (0.5, 0.5)
+    assert low < 0.5 < high
+
+
+def test_identical_runs_get_an_interval_around_zero() -> None:
+    low, high = stats.difference_interval([0.0] * 20) or (0.0, 0.0)
+    assert low < 0.0 < high
+    assert stats.difference_interval([1.0] * 20) == pytest.approx(
+        (2 * (stats.exact_interval(20, 20) or (0, 0))[0] - 1, 1.0))

@@ -20,15 +20,15 @@ import pytest
 
 from agent_assay.controls.execute import run_controls
 from agent_assay.model import Run
-from agent_assay.stats import wilson
+from agent_assay.stats import exact_interval, mean_interval, pass_hat_k
 from agent_assay.store import Store, open_store
 from agent_assay.views.passk import (
     PassKReport,
     passk_json,
     passk_report,
     render_passk,
-    wilson_score,
 )
+from agent_assay.views.summary import summarise
 from agent_assay_bundled.tau_bench.adapter import TauBenchAdapter
 from agent_assay_bundled.tau_bench.importer import import_results
 from tests.importers.test_tau_bench_parse import real_file, run_cli
@@ -75,10 +75,14 @@ def test_pass_hat_k_is_tau_benchs_own(report: PassKReport) -> None:
     assert all(p.n_items == 50 for p in reward.points)
 
 
+PASSES_BY_TASK = {0: 14, 1: 12, 2: 10, 3: 4, 4: 10}
+"""tasks of the published file by how many of their 4 trials passed."""
+
+
 def test_pass_at_k_exact(report: PassKReport) -> None:
     (reward,) = [c for c in report.curves if c.metric == "tau.reward"]
     # tasks by passes c of 4 in the file; pass@k = 1 - C(4-c,k)/C(4,k), pass^k = C(c,k)/C(4,k)
-    counts = {0: 14, 1: 12, 2: 10, 3: 4, 4: 10}
+    counts = PASSES_BY_TASK
     by_task: dict[int, int] = defaultdict(int)
     for r in json.loads(real_file().read_text(encoding="utf-8")):
         by_task[r["task_id"]] += r["reward"] == 1.0
@@ -92,13 +96,13 @@ def test_pass_at_k_exact(report: PassKReport) -> None:
     assert reward.point(4).pass_at == 0.72
 
 
-def test_wilson_score_is_the_count_wilson_where_the_count_is_whole(report: PassKReport) -> None:
-    for successes, n in [(19, 50), (10, 50), (0, 43), (43, 43), (21, 50)]:
-        ours, scipys = wilson_score(successes / n, n), wilson(successes, n)
-        assert ours is not None and scipys is not None
-        assert all(isclose(a, b, abs_tol=1e-12) for a, b in zip(ours, scipys, strict=True))
+def test_pass_k_intervals_are_the_stats_module_over_the_items_values(
+    report: PassKReport,
+) -> None:
     (reward,) = [c for c in report.curves if c.metric == "tau.reward"]
-    assert reward.point(4).pass_hat_ci == wilson_score(0.2, 50)
+    per_item = [pass_hat_k(4, c, 4) for c, n in PASSES_BY_TASK.items() for _ in range(n)]
+    assert reward.point(4).pass_hat_ci == mean_interval(per_item)
+    assert reward.point(4).pass_hat_ci == pytest.approx(exact_interval(10, 50))
     low, high = reward.point(2).pass_hat_ci or (0, 0)
     assert low < 41 / 150 < high
 
@@ -115,7 +119,7 @@ def test_null_agent_twin_margin_per_k(report: PassKReport) -> None:
     (twin,) = [t for t in report.twins if t.metric == "tau.reward"]
     assert (twin.agent, twin.passes, twin.n_items, twin.tool_calls) == ("do_nothing", 19, 50, 0)
     assert twin.value == 0.38
-    assert twin.ci == wilson_score(0.38, 50)
+    assert twin.ci == exact_interval(19, 50)
     assert [p.margin for p in twin.points] == [
         float(EXACT_PASS_HAT[k]) - 0.38 for k in range(1, 5)
     ]
@@ -123,7 +127,8 @@ def test_null_agent_twin_margin_per_k(report: PassKReport) -> None:
     assert [p.overlap for p in twin.points] == [True, True, True, True]
     (recall,) = [t for t in report.twins if t.metric == "tools.recall"]
     assert (recall.passes, recall.n_items) == (0, 43)
-    assert [p.overlap for p in recall.points] == [False, False, True, True]
+    # exact intervals are wider than Wilson: at k=2 they now overlap the null agent's
+    assert [p.overlap for p in recall.points] == [False, True, True, True]
 
 
 def test_harness_scorers_beside_the_published_reward(report: PassKReport) -> None:
@@ -156,14 +161,22 @@ def test_report_passk_curve_flag(
     assert out.index("tau.reward * (imported)") < out.index("pass^k and pass@k, k = 1..4")
     assert out.endswith(render_passk(passk_report(store, run)))
     lines = out.splitlines()
-    assert any(line.split()[:6] == ["tau.reward", "(imported)", "1", "50", "0.4200", "[0.2938,"]
+    def ci(interval: tuple[float, float] | None) -> str:
+        assert interval is not None
+        return f"[{interval[0]:.4f}, {interval[1]:.4f}]"
+
+    first = ci(exact_interval(21, 50)).split()[0]
+    assert any(line.split()[:6] == ["tau.reward", "(imported)", "1", "50", "0.4200", first]
                for line in lines)
-    assert any(line.split()[:4] == ["2", "50", "0.2733", "[0.1694,"] for line in lines)
-    assert ("null agent do_nothing on tau.reward: 19 of 50 = 0.3800 [0.2586, 0.5185] "
-            "(0 tool calls)") in out
-    assert "consistency across repetitions, tau.reward: 0.4800 [0.3480, 0.6149], n=50" in out
+    second = ci(mean_interval([pass_hat_k(4, c, 2) for c, n in PASSES_BY_TASK.items()
+                               for _ in range(n)])).split()[0]
+    assert any(line.split()[:4] == ["2", "50", "0.2733", second] for line in lines)
+    assert (f"null agent do_nothing on tau.reward: 19 of 50 = 0.3800 {ci(exact_interval(19, 50))}"
+            " (0 tool calls)") in out
+    assert (f"consistency across repetitions, tau.reward: 0.4800 {ci(exact_interval(24, 50))}, "
+            "n=50") in out
     code, plain, _ = run_cli(["report", run.run_id, "--db", db], monkeypatch, capsys)
-    assert code == 0 and "pass^k and pass@k" not in plain
+    assert code == 0 and "pass^k and pass@k, k = 1.." not in plain
     code, raw, _ = run_cli(["report", run.run_id, "--db", db, "--json", "--passk-curve"],
                            monkeypatch, capsys)
     payload: dict[str, Any] = json.loads(raw)
@@ -185,3 +198,30 @@ def test_any_run_gets_a_curve(store: Store) -> None:
     report = passk_report(store, run)
     assert report.curves and all(len(c.points) == 3 for c in report.curves)
     assert "pass^k and pass@k, k = 1..3" in render_passk(report)
+
+
+def test_one_metric_has_one_interval_in_every_view(imported: tuple[Store, Run]) -> None:
+    store, run = imported
+    summary = summarise(store, run)
+    curves = {c.metric: c for c in passk_report(store, run).curves}
+    for metric in summary.metrics:
+        if metric.name not in curves or metric.kind == "measure":
+            continue
+        point = curves[metric.name].point(run.repeats)
+        assert (point.n_items, point.pass_hat_ci, point.pass_at_ci) == (
+            metric.n_pass_k, metric.pass_hat_k_ci, metric.pass_at_k_ci), metric.name
+    args = summary.metric("args.match")
+    assert (args.n_items, args.n_pass_k) == (43, 29)  # items with fewer than 4 values: left out
+
+
+def test_headline_only_changes_no_interval(
+    imported: tuple[Store, Run], monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    store, run = imported
+    db = str(store.engine.url.database)
+    _, full, _ = run_cli(["report", run.run_id, "--db", db], monkeypatch, capsys)
+    _, short, _ = run_cli(["report", run.run_id, "--headline-only", "--db", db], monkeypatch,
+                          capsys)
+    headline = [line for line in short.splitlines() if " * " in f" {line} " and "[" in line]
+    assert headline and all(line in full.splitlines() for line in headline)

@@ -23,13 +23,12 @@ import statistics
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from scipy import stats as sps
-
 from agent_assay.aggregates import improvement, score_table
 from agent_assay.controls.base import ControlContext, ControlOutcome, Requirement, outcome
 from agent_assay.hashing import stable_seed
 from agent_assay.model import ToolCall
 from agent_assay.scoring.base import ScoreKind
+from agent_assay.stats import exact_upper
 
 MAX_CALLS = 6
 
@@ -95,9 +94,7 @@ def judge(
         trials = [v for t in tables for values in t.values() for v in values]
         passes = int(sum(trials))
         confidence = float(band["chance_confidence"])
-        upper = 1.0 if passes == len(trials) else float(
-            sps.beta.ppf(confidence, passes + 1, len(trials) - passes)
-        )
+        upper = exact_upper(passes, len(trials), confidence)
         margin = real - upper
         row |= {
             "rule": f"exact binomial upper bound ({confidence}) of pooled chance passes",

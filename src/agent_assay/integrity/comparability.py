@@ -15,13 +15,11 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from scipy import stats as sps
-
 from agent_assay.aggregates import scorer_versions
 from agent_assay.errors import AssayError
 from agent_assay.integrity.admissibility import Admissibility, Integrity, assess
 from agent_assay.model import Run
-from agent_assay.stats import Interval, bootstrap_mean
+from agent_assay.stats import Interval, difference_interval, mcnemar_p, signed_rank_p
 from agent_assay.store.store import Store
 
 
@@ -131,10 +129,10 @@ def paired(
     if binary:
         gained = sum(x == 0.0 and y == 1.0 for x, y in zip(xa, xb, strict=True))
         lost = sum(x == 1.0 and y == 0.0 for x, y in zip(xa, xb, strict=True))
-        p = float(sps.binomtest(gained, gained + lost, 0.5).pvalue) if gained + lost else 1.0
+        p = mcnemar_p(gained, lost)
         test = f"exact McNemar ({gained} gained, {lost} lost)"
     elif any(d != 0 for d in diffs):
-        p = float(sps.wilcoxon(diffs).pvalue)
+        p = signed_rank_p(diffs)
         test = "Wilcoxon signed-rank"
     else:
         p, test = 1.0, "no item differs"
@@ -145,7 +143,7 @@ def paired(
         mean_a=sum(xa) / len(xa),
         mean_b=sum(xb) / len(xb),
         difference=sum(diffs) / len(diffs),
-        ci=bootstrap_mean(diffs),
+        ci=difference_interval(diffs),
         p_value=p,
         test=test,
     )

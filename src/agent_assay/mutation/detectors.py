@@ -17,10 +17,9 @@ import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from scipy import stats as sps
-
 from agent_assay.aggregates import direction
 from agent_assay.scoring.base import ScoreKind
+from agent_assay.stats import mcnemar_p, signed_rank_p
 
 Table = Mapping[str, Mapping[str, Sequence[float]]]
 
@@ -56,10 +55,9 @@ def one_sided_p(
     if all(v in (0.0, 1.0) for v in (*base, *mutant)):
         lost = sum(d > 0 for d in worse)
         gained = sum(d < 0 for d in worse)
-        p = float(sps.binomtest(lost, lost + gained, 0.5, alternative="greater").pvalue)
+        p = mcnemar_p(lost, gained, one_sided=True)
         return p, f"exact McNemar, one-sided ({lost} worse, {gained} better)"
-    p = float(sps.wilcoxon(worse, alternative="greater", zero_method="wilcox").pvalue)
-    return p, "Wilcoxon signed-rank, one-sided"
+    return signed_rank_p(worse, one_sided=True), "Wilcoxon signed-rank, one-sided"
 
 
 def judge_metric(

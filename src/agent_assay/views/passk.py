@@ -6,10 +6,10 @@ all pass (tau-bench's pass^k); pass@k = 1 - C(n-c, k)/C(n, k). Both are computed
 in exact rational arithmetic and rounded once, so pass^k of a published file is
 the fraction itself, not a float sum that depends on the order of the items.
 
-Intervals are 95% Wilson score intervals with p = the estimate and n = the
-number of items: items are the independent unit (repetitions of one item are
-not), and where p*n is a whole number this is the ordinary Wilson interval for
-that count.
+Intervals come from agent_assay.stats over the items' own values (the exact
+binomial interval on their sum), the same function the run report uses, so one
+metric of one run has one interval in every view: items are the independent
+unit (repetitions of one item are not).
 
 Beside the curve: passes per repetition, consistency across repetitions (the
 share of items whose repetitions all pass or all fail), each null agent's
@@ -23,9 +23,6 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from fractions import Fraction
-from math import comb, sqrt
-from statistics import NormalDist
 from typing import Any
 
 from rich import box
@@ -33,33 +30,18 @@ from rich.table import Table
 
 from agent_assay.model import Run, Trajectory
 from agent_assay.scoring.base import ScoreKind, passes
-from agent_assay.stats import CONFIDENCE, Interval
+from agent_assay.stats import (
+    EXACT,
+    Interval,
+    exact_interval,
+    mean_interval,
+    pass_at_exact,
+    pass_at_k,
+    pass_hat_exact,
+    pass_hat_k,
+)
 from agent_assay.store.store import ScoreRecord, Store
 from agent_assay.views.render import console_text, fmt, fmt_ci
-
-Z = NormalDist().inv_cdf(0.5 + CONFIDENCE / 2)
-
-
-def wilson_score(p: float, n: int) -> Interval | None:
-    """The 95% Wilson score interval for an estimated proportion `p` over `n` units."""
-    if n == 0:
-        return None
-    z2 = Z * Z
-    centre = (p + z2 / (2 * n)) / (1 + z2 / n)
-    half = Z * sqrt(max(p * (1 - p), 0.0) / n + z2 / (4 * n * n)) / (1 + z2 / n)
-    return (max(0.0, centre - half), min(1.0, centre + half))
-
-
-def pass_hat_exact(counts: Sequence[tuple[int, int]], k: int) -> Fraction:
-    """Mean over items of C(c, k)/C(n, k), exactly; `counts` holds (n, c) per item."""
-    return sum((Fraction(comb(c, k), comb(n, k)) for n, c in counts), Fraction(0)) / len(counts)
-
-
-def pass_at_exact(counts: Sequence[tuple[int, int]], k: int) -> Fraction:
-    """Mean over items of 1 - C(n-c, k)/C(n, k), exactly."""
-    return sum((1 - Fraction(comb(n - c, k), comb(n, k)) for n, c in counts), Fraction(0)) / len(
-        counts
-    )
 
 
 @dataclass(frozen=True)
@@ -94,7 +76,7 @@ class Curve:
 
     @property
     def consistency_ci(self) -> Interval | None:
-        return wilson_score(self.consistency or 0.0, self.n_items)
+        return exact_interval(self.all_pass + self.all_fail, self.n_items)
 
 
 @dataclass(frozen=True)
@@ -121,7 +103,7 @@ class NullTwin:
 
     @property
     def ci(self) -> Interval | None:
-        return wilson_score(self.value, self.n_items)
+        return exact_interval(self.passes, self.n_items)
 
 
 @dataclass(frozen=True)
@@ -174,8 +156,9 @@ def curve(
         if not counts:
             continue
         hat, at = float(pass_hat_exact(counts, k)), float(pass_at_exact(counts, k))
-        n = len(counts)
-        points.append(KPoint(k, n, hat, wilson_score(hat, n), at, wilson_score(at, n)))
+        hat_ci = mean_interval([pass_hat_k(n, c, k) for n, c in counts])
+        at_ci = mean_interval([pass_at_k(n, c, k) for n, c in counts])
+        points.append(KPoint(k, len(counts), hat, hat_ci, at, at_ci))
     per_rep = tuple(
         (
             sum(v[r] for v in table.values() if r in v),
@@ -217,7 +200,7 @@ def _null_twins(
                 continue
             passed, n = int(counted[0]), int(counted[1])
             null = passed / n
-            null_ci = wilson_score(null, n)
+            null_ci = exact_interval(passed, n)
             points = tuple(
                 TwinPoint(
                     p.k,
@@ -341,7 +324,7 @@ def render_passk(report: PassKReport) -> str:
     parts: list[Any] = [
         "",
         f"pass^k and pass@k, k = 1..{k} (exact estimators, mean over items; "
-        "95% Wilson score intervals at p = the estimate, n = items)",
+        f"95% intervals over items: the {EXACT})",
     ]
     curves = _table("metric", "k", "n", "pass^k", "95% CI", "pass@k", "95% CI")
     for c in report.curves:

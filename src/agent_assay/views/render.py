@@ -15,7 +15,7 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
-from agent_assay.stats import Interval, wilson
+from agent_assay.stats import BOOTSTRAP, EXACT, Interval, exact_interval
 from agent_assay.views.summary import MetricSummary, RunSummary
 
 WIDTH = 150
@@ -59,6 +59,7 @@ def metric_table(metrics: Sequence[MetricSummary], k: int) -> Table:
         "n",
         "mean of k",
         "95% CI",
+        f"n (k={k})",
         f"pass^{k}",
         "95% CI",
         f"pass@{k}",
@@ -72,6 +73,7 @@ def metric_table(metrics: Sequence[MetricSummary], k: int) -> Table:
             str(m.n_items),
             fmt(m.mean_of_k),
             fmt_ci(m.mean_ci),
+            str(m.n_pass_k) if m.kind != "measure" else "",
             fmt(m.pass_hat_k) if m.kind != "measure" else "",
             fmt_ci(m.pass_hat_k_ci),
             fmt(m.pass_at_k) if m.kind != "measure" else "",
@@ -99,8 +101,10 @@ def render_text(
     header = "\n".join([*header_lines(summary)[:3], *banner, *header_lines(summary)[3:]])
     parts: list[Any] = ["", metric_table(metrics, k)]
     parts.append(
-        "* headline metric. n = items with a value. Intervals are over items: Wilson for "
-        "0/1 values, a percentile bootstrap seeded by its values otherwise."
+        f"* headline metric. n = items with a value. Intervals are over items: {EXACT} for "
+        f"values in [0, 1], a {BOOTSTRAP} otherwise. pass^k and pass@k average over the "
+        f"n (k={k}) items with k values; an item with fewer is left out, not counted as a "
+        "failure."
     )
     parts += small_n_notes(metrics)
     c = summary.consistency
@@ -122,7 +126,7 @@ def small_n_notes(metrics: Sequence[MetricSummary]) -> list[str]:
     sizes = sorted({m.n_items for m in metrics if m.headline and 0 < m.n_items < SMALL_N})
     notes = []
     for n in sizes:
-        low, high = wilson(n, n) or (0.0, 1.0)
+        low, high = exact_interval(n, n) or (0.0, 1.0)
         notes.append(
             f"small n: with {n} items even a perfect score has the 95% interval "
             f"[{low:.4f}, {high:.4f}], so differences smaller than about {1 - low:.2f} "
@@ -167,6 +171,9 @@ def summary_json(summary: RunSummary) -> dict[str, Any]:
                 "n_items": m.n_items,
                 "mean_of_k": m.mean_of_k,
                 "mean_ci": _interval(m.mean_ci),
+                "interval_method": m.mean_method,
+                "n_pass_k": m.n_pass_k,
+                "pass_k_items_with_fewer_than_k": "left out",
                 "pass_hat_k": m.pass_hat_k,
                 "pass_hat_k_ci": _interval(m.pass_hat_k_ci),
                 "pass_at_k": m.pass_at_k,

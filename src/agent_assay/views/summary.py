@@ -18,11 +18,11 @@ from agent_assay.model import Run, Trajectory
 from agent_assay.scoring.base import ScoreKind, passes
 from agent_assay.stats import (
     Interval,
-    bootstrap_mean,
+    exact_interval,
+    interval_method,
+    mean_interval,
     pass_at_k,
     pass_hat_k,
-    proportion_interval,
-    wilson,
 )
 from agent_assay.store.store import ScoreRecord, Store
 
@@ -37,6 +37,9 @@ class MetricSummary:
     n_items: int
     mean_of_k: float | None
     mean_ci: Interval | None
+    mean_method: str = ""
+    n_pass_k: int = 0
+    """Items with k values: what pass^k and pass@k average over (the rest are left out)."""
     pass_hat_k: float | None = None
     pass_hat_k_ci: Interval | None = None
     pass_at_k: float | None = None
@@ -90,9 +93,8 @@ def _metric(
         headline=headline,
         n_items=len(item_means),
         mean_of_k=_mean(item_means),
-        mean_ci=proportion_interval(item_means)
-        if kind in ("binary", "fraction")
-        else bootstrap_mean(item_means),
+        mean_ci=mean_interval(item_means),
+        mean_method=interval_method(item_means),
         per_repetition=per_rep,
         imported=any(r.imported for r in rows),
     )
@@ -109,10 +111,11 @@ def _metric(
         at.append(pass_at_k(n, c, k))
     return replace(
         summary,
+        n_pass_k=len(hat),
         pass_hat_k=_mean(hat),
-        pass_hat_k_ci=proportion_interval(hat),
+        pass_hat_k_ci=mean_interval(hat),
         pass_at_k=_mean(at),
-        pass_at_k_ci=proportion_interval(at),
+        pass_at_k_ci=mean_interval(at),
     )
 
 
@@ -136,7 +139,7 @@ def consistency(trajectories: Sequence[Trajectory], k: int) -> Consistency:
     same = sum(len(set(p)) == 1 for p in complete)
     return Consistency(
         same / len(complete) if complete else None,
-        wilson(same, len(complete)),
+        exact_interval(same, len(complete)),
         len(complete),
         f"share of items whose {k} proposal paths are byte-identical",
     )
