@@ -90,6 +90,8 @@ def banking(rec: Recorder) -> None:
         f"{CLI} controls run --config mock-noisy --run {spread} --db $DB",
     )
     rec.run("banking/report_noisy_k3", f"{CLI} report {spread} --headline-only --db $DB")
+    rec.run("banking/plan_noisy",
+            f"{CLI} plan --run {spread} --effect 0.05 --effect 0.10 --db $DB")
     noisy = rec.run("banking/run_noisy_k1", f"{CLI} run --config mock-noisy --db $DB").strip()
     rec.run("banking/report_noisy_k1", f"{CLI} report {noisy} --headline-only --db $DB")
     rec.run("banking/compare_refused", f"{CLI} compare {run_id} {noisy} --db $DB", expect=2)

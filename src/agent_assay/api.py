@@ -44,6 +44,8 @@ from agent_assay.store.bundle import bundle_summary, export_bundle, load_bundle
 from agent_assay.store.store import Store
 from agent_assay.views.gates import comparison_text, report_json, report_text
 from agent_assay.views.passk import passk_json, passk_report, passk_text
+from agent_assay.views.planning import Plan, make_plan, plan_json, plan_text
+from agent_assay.views.summary import clusters_of
 
 StoreLike = str | Path | Store
 SystemLike = str | object
@@ -244,6 +246,7 @@ class Report:
     verdict: Admissibility
     headline_only: bool = False
     passk_curve: bool = False
+    cluster: str | None = None
 
     @property
     def exit_code(self) -> int:
@@ -251,14 +254,15 @@ class Report:
 
     @cached_property
     def text(self) -> str:
-        text = report_text(self.store, self.run, self.verdict, headline_only=self.headline_only)
+        text = report_text(self.store, self.run, self.verdict, headline_only=self.headline_only,
+                           cluster=self.cluster)
         if self.passk_curve and not self.verdict.tampered:
             text += passk_text(self.store, self.run)
         return text
 
     @cached_property
     def data(self) -> dict[str, Any]:
-        data = report_json(self.store, self.run, self.verdict)
+        data = report_json(self.store, self.run, self.verdict, self.cluster)
         if self.passk_curve and not self.verdict.tampered:
             data["passk_curve"] = passk_json(passk_report(self.store, self.run))
         return data
@@ -270,11 +274,15 @@ def report(
     store: StoreLike,
     headline_only: bool = False,
     passk_curve: bool = False,
+    cluster: str | None = None,
     notice: Notice = _quiet,
 ) -> Report:
-    """The run's report, verdict first; a tampered run gets its findings and no number."""
+    """The run's report, verdict first; a tampered run gets its findings and no number.
+    `cluster` ('tag' or 'tag:PREFIX') adds a cluster-robust interval beside each mean."""
     db, target = open_run(run, store=store, notice=notice)
-    return Report(db, target, assess(db, target), headline_only, passk_curve)
+    if cluster is not None:
+        clusters_of(db, target, cluster)  # a bad spec is refused before anything renders
+    return Report(db, target, assess(db, target), headline_only, passk_curve, cluster)
 
 
 @dataclass(frozen=True)
@@ -310,3 +318,43 @@ def verify(
 def export(run: str, path: Path, *, store: StoreLike) -> int:
     """Write `run`'s evidence bundle to `path`; return the number of rows written."""
     return export_bundle(open_db(store, must_exist=True), run, path)
+
+
+@dataclass(frozen=True)
+class PlanResult:
+    plan: Plan
+
+    @property
+    def text(self) -> str:
+        return plan_text(self.plan)
+
+    @property
+    def data(self) -> dict[str, Any]:
+        return plan_json(self.plan)
+
+
+def plan(
+    run: str,
+    *,
+    store: StoreLike,
+    effects: Sequence[float],
+    metric: str | None = None,
+    power: float = 0.8,
+    alpha: float = 0.05,
+    correlation: float = 0.5,
+) -> PlanResult:
+    """Items and repetitions a paired comparison needs to detect each effect, planned from
+    RUN's spread on `metric` (default: its first headline metric)."""
+    db, target = open_run(run, store=store)
+    for name, value, low, high in (("--power", power, 0, 1), ("--alpha", alpha, 0, 1)):
+        if not low < value < high:
+            raise AssayError(f"{name} must be between 0 and 1, got {value}")
+    if not 0 <= correlation < 1:
+        raise AssayError(f"--correlation must be in [0, 1), got {correlation}")
+    if not effects or any(e <= 0 or e != e for e in effects):
+        raise AssayError(f"--effect must be above 0, got {', '.join(map(str, effects)) or 'none'}")
+    chosen = metric or next(iter(db.manifest(target.run_id).get("headline", [])), None)
+    if chosen is None:
+        raise AssayError(f"run {target.run_id} names no headline metric: pass --metric")
+    return PlanResult(make_plan(db, target, metric=chosen, effects=effects, power=power,
+                               alpha=alpha, correlation=correlation))

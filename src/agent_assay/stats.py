@@ -141,3 +141,66 @@ def signed_rank_p(diffs: Sequence[float], *, one_sided: bool = False) -> float:
     if one_sided:
         return float(sps.wilcoxon(diffs, alternative="greater", zero_method="wilcox").pvalue)
     return float(sps.wilcoxon(diffs).pvalue)
+
+
+def variance_components(per_item: Sequence[Sequence[float]]) -> tuple[float, float] | None:
+    """(between-item variance of the items' true means, within-item variance of one
+    repetition) from items with at least two repetitions: the one-way random-effects
+    estimates, with the between part floored at zero. None without such items."""
+    rows = [list(v) for v in per_item if len(v) >= 2]
+    if len(rows) < 2:
+        return None
+    within = float(np.mean([np.var(v, ddof=1) for v in rows]))
+    k = float(np.mean([len(v) for v in rows]))
+    means = [float(np.mean(v)) for v in rows]
+    between = max(0.0, float(np.var(means, ddof=1)) - within / k)
+    return between, within
+
+
+def items_for_paired_difference(
+    effect: float,
+    *,
+    between: float,
+    within: float,
+    repeats: int,
+    correlation: float,
+    power: float = 0.8,
+    alpha: float = 0.05,
+) -> int:
+    """Items a paired comparison of two agents needs to detect a mean difference of
+    `effect` with a two-sided test at `alpha` and the given power.
+
+    Each item contributes the difference of the two agents' means over `repeats`
+    repetitions; its variance is 2 x between x (1 - correlation) (the part of the item
+    effects the agents do not share) plus 2 x within / repeats (repetition noise), and
+    n = (z(1 - alpha/2) + z(power))^2 x variance / effect^2, rounded up, at least 2."""
+    if effect <= 0 or not 0 < power < 1 or repeats < 1:
+        raise ValueError(f"effect must be > 0, power in (0, 1), repeats >= 1; got {effect}, "
+                         f"{power}, {repeats}")
+    variance = 2 * between * (1 - correlation) + 2 * within / repeats
+    z = float(sps.norm.ppf(1 - alpha / 2) + sps.norm.ppf(power))
+    return max(2, math.ceil(z * z * variance / (effect * effect)))
+
+
+def clustered_interval(values: Sequence[float], clusters: Sequence[str]) -> Interval | None:
+    """95% interval for a mean over items when items come in clusters (a tag, a template)
+    whose members are not independent: the cluster-robust standard error with the G/(G-1)
+    small-sample factor and a t quantile on G-1 degrees of freedom (Miller 2024, "Adding
+    Error Bars to Evals"). Bounded values are clipped to [0, 1]. None with fewer than two
+    clusters, where no between-cluster spread can be seen."""
+    groups = sorted(set(clusters))
+    if len(values) != len(clusters) or len(groups) < 2:
+        return None
+    data = np.asarray(values, dtype=np.float64)
+    mean = float(data.mean())
+    residual_sums = [
+        float(sum(v - mean for v, c in zip(values, clusters, strict=True) if c == g))
+        for g in groups
+    ]
+    g = len(groups)
+    se = math.sqrt(g / (g - 1) * sum(r * r for r in residual_sums)) / len(values)
+    half = float(sps.t.ppf(1 - (1 - CONFIDENCE) / 2, g - 1)) * se
+    low, high = mean - half, mean + half
+    if bounded(values):
+        low, high = max(0.0, low), min(1.0, high)
+    return (low, high)

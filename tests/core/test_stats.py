@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 from itertools import combinations
 
 import pytest
+from scipy.stats import t as scipy_t
 
 from agent_assay import stats
 
@@ -114,3 +116,22 @@ def test_identical_runs_get_an_interval_around_zero() -> None:
     assert low < 0.0 < high
     assert stats.difference_interval([1.0] * 20) == pytest.approx(
         (2 * (stats.exact_interval(20, 20) or (0, 0))[0] - 1, 1.0))
+
+
+def test_clustered_interval_by_hand() -> None:
+    values = [1.0, 1.0, 0.0, 0.0, 1.0, 0.0]
+    clusters = ["a", "a", "b", "b", "c", "c"]
+    mean = 0.5  # cluster residual sums: a +1, b -1, c 0
+    se = math.sqrt(3 / 2 * (1 + 1 + 0)) / 6
+    half = float(scipy_t.ppf(0.975, 2)) * se
+    assert stats.clustered_interval(values, clusters) == pytest.approx(
+        (max(0.0, mean - half), min(1.0, mean + half)))
+    assert stats.clustered_interval(values, ["a"] * 6) is None  # one cluster shows no spread
+
+
+def test_clustering_widens_the_interval_when_clusters_move_together() -> None:
+    values = [1.0] * 10 + [0.0] * 10
+    by_item = stats.clustered_interval(values, [str(i) for i in range(20)])
+    by_half = stats.clustered_interval(values, ["x"] * 10 + ["y"] * 10)
+    assert by_item is not None and by_half is not None
+    assert by_half[1] - by_half[0] > by_item[1] - by_item[0]

@@ -22,7 +22,13 @@ from agent_assay.cli.evidence import (
 )
 from agent_assay.cli.importing import import_command
 from agent_assay.cli.options import DEFAULT_DB
-from agent_assay.cli.reading import adapters_group, compare_command, report_command, runs_group
+from agent_assay.cli.reading import (
+    adapters_group,
+    compare_command,
+    plan_command,
+    report_command,
+    runs_group,
+)
 from agent_assay.cli.running import run_command, score_command, suite_group
 from agent_assay.errors import AssayError
 
@@ -44,6 +50,7 @@ for command in (
     mutate_command,
     mutation_group,
     compare_command,
+    plan_command,
     runs_group,
     adapters_group,
     migrate_command,

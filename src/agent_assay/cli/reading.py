@@ -14,9 +14,12 @@ from agent_assay.cli.options import db_option, json_option, stderr
 @json_option("the summary")
 @click.option("--headline-only", is_flag=True, help="Only the adapter's headline metrics.")
 @click.option("--passk-curve", is_flag=True, help="Append pass^k and pass@k for k = 1..k.")
+@click.option("--cluster", default=None, metavar="tag|tag:PREFIX",
+              help="Add a cluster-robust interval, items clustered by a tag.")
 @db_option
 def report_command(
-    run_id: str, as_json: bool, headline_only: bool, passk_curve: bool, db: str
+    run_id: str, as_json: bool, headline_only: bool, passk_curve: bool, cluster: str | None,
+    db: str,
 ) -> int:
     """Summarise a stored run (RUN is a run id, or an evidence bundle written by `export`).
 
@@ -26,7 +29,8 @@ def report_command(
     from agent_assay import api
 
     shown = api.report(
-        run_id, store=db, headline_only=headline_only, passk_curve=passk_curve, notice=stderr
+        run_id, store=db, headline_only=headline_only, passk_curve=passk_curve,
+        cluster=cluster, notice=stderr,
     )
     if as_json:
         click.echo(json.dumps(shown.data, sort_keys=True, indent=2))
@@ -85,3 +89,29 @@ def adapters_list() -> None:
 
     for info in list_adapters():
         click.echo(f"{info.name}\t{info.version}\t{info.source}")
+
+
+@click.command("plan")
+@click.option("--run", "run_id", required=True, help="The run whose spread to plan from.")
+@click.option("--effect", "effects", type=float, multiple=True, required=True,
+              help="Difference in the metric's mean to detect (repeatable).")
+@click.option("--power", type=float, default=0.8, show_default=True)
+@click.option("--alpha", type=float, default=0.05, show_default=True)
+@click.option("--metric", default=None, help="Default: the run's first headline metric.")
+@click.option("--correlation", type=float, default=0.5, show_default=True,
+              help="Share of item difficulty two agents are assumed to have in common.")
+@json_option("the plan")
+@db_option
+def plan_command(
+    run_id: str, effects: tuple[float, ...], power: float, alpha: float, metric: str | None,
+    correlation: float, as_json: bool, db: str,
+) -> None:
+    """Items and repeats a paired comparison needs to detect each --effect, from RUN's spread."""
+    from agent_assay import api
+
+    planned = api.plan(run_id, store=db, effects=effects, metric=metric, power=power,
+                       alpha=alpha, correlation=correlation)
+    if as_json:
+        click.echo(json.dumps(planned.data, sort_keys=True, indent=2))
+    else:
+        click.echo(planned.text, nl=False)

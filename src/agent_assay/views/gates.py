@@ -131,7 +131,12 @@ def comparison_text(c: Comparison, *, forced: bool) -> str:
 
 
 def report_text(
-    store: Store, run: Run, verdict: Admissibility | None = None, *, headline_only: bool = False
+    store: Store,
+    run: Run,
+    verdict: Admissibility | None = None,
+    *,
+    headline_only: bool = False,
+    cluster: str | None = None,
 ) -> str:
     """The run report with its gates: integrity and admissibility first, then any
     single-pass refusal; a tampered run gets its findings and no number at all."""
@@ -144,11 +149,13 @@ def report_text(
         evidence_line(verdict.integrity),
         *single_pass_lines(single_pass_refusal(store, run)),
     ]
-    return render_text(summarise(store, run), headline_only=headline_only, banner=banner)
+    return render_text(
+        summarise(store, run, cluster), headline_only=headline_only, banner=banner
+    )
 
 
 def report_json(
-    store: Store, run: Run, verdict: Admissibility | None = None
+    store: Store, run: Run, verdict: Admissibility | None = None, cluster: str | None = None
 ) -> dict[str, Any]:
     verdict = verdict or assess(store, run)
     gate = {
@@ -161,7 +168,7 @@ def report_json(
         return {"run_id": run.run_id} | gate
     head = verdict.integrity.check.evidence.head
     single = single_pass_refusal(store, run)
-    return summary_json(summarise(store, run)) | gate | {
+    return summary_json(summarise(store, run, cluster)) | gate | {
         "chain_head": head.to_json() if head else None,
         "single_pass_refused": list(single.reasons),
         "determinism_certified_by": single.certified_by,

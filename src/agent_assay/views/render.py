@@ -51,14 +51,18 @@ def header_lines(summary: RunSummary) -> list[str]:
     return lines
 
 
-def metric_table(metrics: Sequence[MetricSummary], k: int) -> Table:
+def metric_table(
+    metrics: Sequence[MetricSummary], k: int, cluster: str | None = None
+) -> Table:
     table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+    clustered = (f"CI by {cluster}",) if cluster else ()
     for column in (
         "metric",
         "kind",
         "n",
         "mean of k",
         "95% CI",
+        *clustered,
         f"n (k={k})",
         f"pass^{k}",
         "95% CI",
@@ -73,6 +77,7 @@ def metric_table(metrics: Sequence[MetricSummary], k: int) -> Table:
             str(m.n_items),
             fmt(m.mean_of_k),
             fmt_ci(m.mean_ci),
+            *((fmt_ci(m.clustered_ci),) if cluster else ()),
             str(m.n_pass_k) if m.kind != "measure" else "",
             fmt(m.pass_hat_k) if m.kind != "measure" else "",
             fmt_ci(m.pass_hat_k_ci),
@@ -99,13 +104,18 @@ def render_text(
     k = summary.run.repeats
     metrics = [m for m in summary.metrics if m.headline or not headline_only]
     header = "\n".join([*header_lines(summary)[:3], *banner, *header_lines(summary)[3:]])
-    parts: list[Any] = ["", metric_table(metrics, k)]
+    parts: list[Any] = ["", metric_table(metrics, k, summary.cluster)]
     parts.append(
         f"* headline metric. n = items with a value. Intervals are over items: {EXACT} for "
         f"values in [0, 1], a {BOOTSTRAP} otherwise. pass^k and pass@k average over the "
         f"n (k={k}) items with k values; an item with fewer is left out, not counted as a "
         "failure."
     )
+    if summary.cluster:
+        parts.append(
+            f"CI by {summary.cluster}: cluster-robust interval over {summary.clusters} "
+            "clusters of items (t on clusters - 1 degrees of freedom); none with fewer than 2."
+        )
     parts += small_n_notes(metrics)
     c = summary.consistency
     if k == 1:
@@ -172,6 +182,7 @@ def summary_json(summary: RunSummary) -> dict[str, Any]:
                 "mean_of_k": m.mean_of_k,
                 "mean_ci": _interval(m.mean_ci),
                 "interval_method": m.mean_method,
+                "clustered_ci": _interval(m.clustered_ci),
                 "n_pass_k": m.n_pass_k,
                 "pass_k_items_with_fewer_than_k": "left out",
                 "pass_hat_k": m.pass_hat_k,

@@ -14,10 +14,12 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from agent_assay.aggregates import RunStatus, run_status
+from agent_assay.errors import AssayError
 from agent_assay.model import Run, Trajectory
 from agent_assay.scoring.base import ScoreKind, passes
 from agent_assay.stats import (
     Interval,
+    clustered_interval,
     exact_interval,
     interval_method,
     mean_interval,
@@ -40,6 +42,8 @@ class MetricSummary:
     mean_method: str = ""
     n_pass_k: int = 0
     """Items with k values: what pass^k and pass@k average over (the rest are left out)."""
+    clustered_ci: Interval | None = None
+    """The cluster-robust interval for the mean, when the report is asked to cluster."""
     pass_hat_k: float | None = None
     pass_hat_k_ci: Interval | None = None
     pass_at_k: float | None = None
@@ -63,6 +67,9 @@ class RunSummary:
     metrics: tuple[MetricSummary, ...]
     consistency: Consistency
     manifest: Mapping[str, Any] = field(default_factory=dict)
+    cluster: str | None = None
+    """How items were clustered for `clustered_ci` (None: not asked)."""
+    clusters: int = 0
 
     def metric(self, name: str) -> MetricSummary:
         for m in self.metrics:
@@ -77,13 +84,15 @@ def _metric(
     rows: Sequence[ScoreRecord],
     k: int,
     headline: bool,
+    clusters: Mapping[str, str] | None = None,
 ) -> MetricSummary:
     kind: ScoreKind = meta.get("kind", "measure")
     by_item: dict[str, dict[int, float]] = defaultdict(dict)
     for row in rows:
         if row.value is not None:
             by_item[row.item_id][row.repetition] = row.value
-    item_means = [sum(v.values()) / len(v) for v in by_item.values() if v]
+    item_ids = [i for i, v in by_item.items() if v]
+    item_means = [sum(by_item[i].values()) / len(by_item[i]) for i in item_ids]
     per_rep = tuple(_mean([v[r] for v in by_item.values() if r in v]) for r in range(1, k + 1))
     summary = MetricSummary(
         name=name,
@@ -95,6 +104,8 @@ def _metric(
         mean_of_k=_mean(item_means),
         mean_ci=mean_interval(item_means),
         mean_method=interval_method(item_means),
+        clustered_ci=None if clusters is None
+        else clustered_interval(item_means, [clusters[i] for i in item_ids]),
         per_repetition=per_rep,
         imported=any(r.imported for r in rows),
     )
@@ -145,7 +156,23 @@ def consistency(trajectories: Sequence[Trajectory], k: int) -> Consistency:
     )
 
 
-def summarise(store: Store, run: Run) -> RunSummary:
+CLUSTER_SPECS = "'tag' (an item's first tag) or 'tag:PREFIX' (its first tag starting PREFIX)"
+
+
+def clusters_of(store: Store, run: Run, spec: str) -> dict[str, str]:
+    """item id -> cluster, by the item's tags as `spec` says."""
+    if spec != "tag" and not spec.startswith("tag:"):
+        raise AssayError(f"--cluster must be {CLUSTER_SPECS}, got {spec!r}")
+    prefix = spec[4:]
+    found: dict[str, str] = {}
+    for item in store.get_suite(run.suite_hash).items:
+        tags = [t for t in item.tags if t.startswith(prefix)]
+        found[item.item_id] = tags[0] if tags else "(none)"
+    return found
+
+
+def summarise(store: Store, run: Run, cluster: str | None = None) -> RunSummary:
+    clusters = None if cluster is None else clusters_of(store, run, cluster)
     trajectories = store.trajectories(run.run_id)
     manifest = store.manifest(run.run_id)
     scorer_meta: dict[str, Any] = {s["name"]: s for s in manifest.get("scorers", [])}
@@ -163,6 +190,7 @@ def summarise(store: Store, run: Run) -> RunSummary:
             rows_by_metric[name],
             run.repeats,
             name in headline,
+            clusters,
         )
         for name in order
     )
@@ -172,4 +200,6 @@ def summarise(store: Store, run: Run) -> RunSummary:
         metrics=metrics,
         consistency=consistency(trajectories, run.repeats),
         manifest=manifest,
+        cluster=cluster,
+        clusters=len(set(clusters.values())) if clusters else 0,
     )
