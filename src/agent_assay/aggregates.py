@@ -13,6 +13,7 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from agent_assay.errors import AssayError
 from agent_assay.model import Item, Run, Trajectory
 from agent_assay.scoring.base import ScoreKind, Scorer, ScoringContext
 from agent_assay.scoring.registry import score_all
@@ -94,3 +95,18 @@ def score_means(
     ctx: ScoringContext,
 ) -> dict[str, float | None]:
     return means(score_table(scorers, gold_by_item, trajectories, ctx))
+
+
+CLUSTER_SPECS = "'tag' (an item's first tag) or 'tag:PREFIX' (its first tag starting PREFIX)"
+
+
+def clusters_of(store: Store, run: Run, spec: str) -> dict[str, str]:
+    """item id -> cluster, by the item's tags as `spec` says."""
+    if spec != "tag" and not spec.startswith("tag:"):
+        raise AssayError(f"--cluster must be {CLUSTER_SPECS}, got {spec!r}")
+    prefix = spec[4:]
+    found: dict[str, str] = {}
+    for item in store.get_suite(run.suite_hash).items:
+        tags = [t for t in item.tags if t.startswith(prefix)]
+        found[item.item_id] = tags[0] if tags else "(none)"
+    return found

@@ -22,6 +22,7 @@ from typing import Any
 
 from agent_assay.adapters.loaded import LoadedSystem, load_system
 from agent_assay.adapters.registry import load_adapter
+from agent_assay.aggregates import clusters_of
 from agent_assay.controls.execute import check_allowed, controls_exit_code, run_controls
 from agent_assay.errors import AssayError
 from agent_assay.integrity.admissibility import Admissibility, assess
@@ -45,7 +46,6 @@ from agent_assay.store.store import Store
 from agent_assay.views.gates import comparison_text, report_json, report_text
 from agent_assay.views.passk import passk_json, passk_report, passk_text
 from agent_assay.views.planning import Plan, make_plan, plan_json, plan_text
-from agent_assay.views.summary import clusters_of
 
 StoreLike = str | Path | Store
 SystemLike = str | object
@@ -292,9 +292,12 @@ class ComparisonResult:
     exit_code: int
 
 
-def compare(run_a: str, run_b: str, *, store: StoreLike, force: bool = False) -> ComparisonResult:
-    """A paired comparison, refused (exit 2) when the runs are not comparable."""
-    comparison = compare_runs(open_db(store), run_a, run_b)
+def compare(
+    run_a: str, run_b: str, *, store: StoreLike, force: bool = False, cluster: str | None = None
+) -> ComparisonResult:
+    """A paired comparison, refused (exit 2) when the runs are not comparable; `cluster`
+    adds a cluster-robust interval to each difference."""
+    comparison = compare_runs(open_db(store), run_a, run_b, cluster)
     sound = comparison.sound or (force and not comparison.tampered)
     text = comparison_text(comparison, forced=force)
     return ComparisonResult(comparison, text, 0 if sound else 2)

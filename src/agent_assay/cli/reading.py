@@ -43,12 +43,14 @@ def report_command(
 @click.argument("run_a")
 @click.argument("run_b")
 @click.option("--force", is_flag=True, help="Compare anyway; every line is stamped unsound.")
+@click.option("--cluster", default=None, metavar="tag|tag:PREFIX",
+              help="Add a cluster-robust interval, items clustered by a tag.")
 @db_option
-def compare_command(run_a: str, run_b: str, force: bool, db: str) -> int:
+def compare_command(run_a: str, run_b: str, force: bool, cluster: str | None, db: str) -> int:
     """Paired comparison of two runs, refused (exit 2) when they are not comparable."""
     from agent_assay import api
 
-    compared = api.compare(run_a, run_b, store=db, force=force)
+    compared = api.compare(run_a, run_b, store=db, force=force, cluster=cluster)
     click.echo(compared.text, nl=False)
     return compared.exit_code
 

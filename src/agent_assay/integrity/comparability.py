@@ -15,11 +15,17 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from agent_assay.aggregates import scorer_versions
+from agent_assay.aggregates import clusters_of, scorer_versions
 from agent_assay.errors import AssayError
 from agent_assay.integrity.admissibility import Admissibility, Integrity, assess
 from agent_assay.model import Run
-from agent_assay.stats import Interval, difference_interval, mcnemar_p, signed_rank_p
+from agent_assay.stats import (
+    Interval,
+    clustered_interval,
+    difference_interval,
+    mcnemar_p,
+    signed_rank_p,
+)
 from agent_assay.store.store import Store
 
 
@@ -40,6 +46,8 @@ class PairedMetric:
     ci: Interval | None
     p_value: float
     test: str
+    clustered_ci: Interval | None = None
+    """The cluster-robust interval of the difference, when asked to cluster."""
 
 
 @dataclass(frozen=True)
@@ -117,7 +125,11 @@ def _item_means(store: Store, run: Run) -> dict[str, dict[str, list[float]]]:
 
 
 def paired(
-    metric: str, kind: str, a: Mapping[str, list[float]], b: Mapping[str, list[float]]
+    metric: str,
+    kind: str,
+    a: Mapping[str, list[float]],
+    b: Mapping[str, list[float]],
+    clusters: Mapping[str, str] | None = None,
 ) -> PairedMetric | None:
     common = sorted(a.keys() & b.keys())
     if not common:
@@ -146,10 +158,16 @@ def paired(
         ci=difference_interval(diffs),
         p_value=p,
         test=test,
+        clustered_ci=None if clusters is None
+        else clustered_interval(diffs, [clusters.get(i, "(none)") for i in common]),
     )
 
 
-def compare_runs(store: Store, run_a: str, run_b: str) -> Comparison:
+def compare_runs(
+    store: Store, run_a: str, run_b: str, cluster: str | None = None
+) -> Comparison:
+    """The paired comparison of two runs; `cluster` ('tag' or 'tag:PREFIX', by run A's
+    suite) adds a cluster-robust interval to each difference."""
     if run_a == run_b:
         raise AssayError(f"cannot compare run {run_a} with itself")
     a, b = store.get_run(run_a), store.get_run(run_b)
@@ -158,6 +176,7 @@ def compare_runs(store: Store, run_a: str, run_b: str) -> Comparison:
     if va.tampered or vb.tampered:
         return Comparison(a, b, tuple(found), (), (), (), va.integrity, vb.integrity)
     ta, tb = _item_means(store, a), _item_means(store, b)
+    clusters = None if cluster is None else clusters_of(store, a, cluster)
     kinds = {
         s["name"]: s["kind"]
         for run in (a, b)
@@ -170,6 +189,7 @@ def compare_runs(store: Store, run_a: str, run_b: str) -> Comparison:
             kinds.get(name, "measure"),
             ta[name],
             tb[name],
+            clusters,
         )
         if result is not None:
             metrics.append(result)

@@ -121,7 +121,9 @@ def comparison_text(c: Comparison, *, forced: bool) -> str:
     for m in c.metrics:
         lines.append(
             f"{m.metric}: A {fmt(m.mean_a)}  B {fmt(m.mean_b)}  B-A {m.difference:+.4f} "
-            f"{fmt_ci(m.ci)}  p={m.p_value:.4g} ({m.test}, n={m.n_items}){stamp}"
+            f"{fmt_ci(m.ci)}"
+            + (f" clustered {fmt_ci(m.clustered_ci)}" if m.clustered_ci else "")
+            + f"  p={m.p_value:.4g} ({m.test}, n={m.n_items}){stamp}"
         )
     lines.append(
         f"{tested_count(c.metrics)} metrics tested (each with a non-zero paired "

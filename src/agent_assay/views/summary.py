@@ -13,8 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from agent_assay.aggregates import RunStatus, run_status
-from agent_assay.errors import AssayError
+from agent_assay.aggregates import RunStatus, clusters_of, run_status
 from agent_assay.model import Run, Trajectory
 from agent_assay.scoring.base import ScoreKind, passes
 from agent_assay.stats import (
@@ -154,21 +153,6 @@ def consistency(trajectories: Sequence[Trajectory], k: int) -> Consistency:
         len(complete),
         f"share of items whose {k} proposal paths are byte-identical",
     )
-
-
-CLUSTER_SPECS = "'tag' (an item's first tag) or 'tag:PREFIX' (its first tag starting PREFIX)"
-
-
-def clusters_of(store: Store, run: Run, spec: str) -> dict[str, str]:
-    """item id -> cluster, by the item's tags as `spec` says."""
-    if spec != "tag" and not spec.startswith("tag:"):
-        raise AssayError(f"--cluster must be {CLUSTER_SPECS}, got {spec!r}")
-    prefix = spec[4:]
-    found: dict[str, str] = {}
-    for item in store.get_suite(run.suite_hash).items:
-        tags = [t for t in item.tags if t.startswith(prefix)]
-        found[item.item_id] = tags[0] if tags else "(none)"
-    return found
 
 
 def summarise(store: Store, run: Run, cluster: str | None = None) -> RunSummary:
