@@ -42,7 +42,7 @@ from agent_assay.runner import (
 )
 from agent_assay.store import open_store
 from agent_assay.store.bundle import bundle_summary, export_bundle, load_bundle
-from agent_assay.store.store import Store
+from agent_assay.store.store import Store, open_existing_store
 from agent_assay.views.gates import comparison_text, report_json, report_text
 from agent_assay.views.passk import passk_json, passk_report, passk_text
 from agent_assay.views.planning import Plan, make_plan, plan_json, plan_text
@@ -58,12 +58,11 @@ def _quiet(message: str) -> None:
 
 
 def open_db(store: StoreLike, *, must_exist: bool = False) -> Store:
+    """The store; `must_exist` for commands that read or build on stored runs: they never
+    create a database and refuse a file that is not an agent-assay store, untouched."""
     if isinstance(store, Store):
         return store
-    db = str(store)
-    if must_exist and "://" not in db and not Path(db).exists():
-        raise AssayError(f"no store at --db {db}")
-    return open_store(db)
+    return open_existing_store(str(store)) if must_exist else open_store(str(store))
 
 
 def system_of(system: SystemLike) -> LoadedSystem:
@@ -119,7 +118,7 @@ def resume(
     notice: Notice = _quiet,
 ) -> Evaluation:
     """Run what `run_id` has not stored yet, with the adapter that made it."""
-    db = open_db(store)
+    db = open_db(store, must_exist=True)
     run = db.get_run(run_id)
     loaded = load_adapter(run.adapter)
     db.append_event(run.run_id, "resumed", {})
@@ -232,7 +231,7 @@ def open_run(run: str, *, store: StoreLike, notice: Notice = _quiet) -> tuple[St
         db, header = load_bundle(path)
         notice(bundle_summary(header))
         return db, db.get_run(str(header["run_id"]))
-    db = open_db(store)
+    db = open_db(store, must_exist=True)
     return db, db.get_run(run)
 
 
@@ -297,7 +296,7 @@ def compare(
 ) -> ComparisonResult:
     """A paired comparison, refused (exit 2) when the runs are not comparable; `cluster`
     adds a cluster-robust interval to each difference."""
-    comparison = compare_runs(open_db(store), run_a, run_b, cluster)
+    comparison = compare_runs(open_db(store, must_exist=True), run_a, run_b, cluster)
     sound = comparison.sound or (force and not comparison.tampered)
     text = comparison_text(comparison, forced=force)
     return ComparisonResult(comparison, text, 0 if sound else 2)

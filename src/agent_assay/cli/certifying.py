@@ -70,7 +70,7 @@ def controls_run(
     from agent_assay.views.gates import control_table
 
     default_db_dir(db)
-    store, system = api.open_db(db), api.system_of(adapter)
+    store, system = api.open_db(db, must_exist=run_id is not None), api.system_of(adapter)
     run = api.run_to_certify(
         store, system, run=run_id, config=config_name, source=source, tags=tags, limit=limit,
         repeats=repeats, seed=seed, notice=stderr,
@@ -100,7 +100,7 @@ def controls_show(run_id: str, as_json: bool, db: str) -> None:
     from agent_assay.integrity.admissibility import assess
     from agent_assay.views.gates import admissibility_lines, control_table, tampered_lines
 
-    store = api.open_db(db)
+    store = api.open_db(db, must_exist=True)
     run = store.get_run(run_id)
     outcomes = store.control_outcomes(run.run_id)
     if not outcomes:
@@ -153,7 +153,7 @@ def mutate_command(
 
     mutants = load_mutants(operators)
     default_db_dir(db)
-    store, system = api.open_db(db), api.system_of(adapter)
+    store, system = api.open_db(db, must_exist=run_id is not None), api.system_of(adapter)
     run = api.run_to_certify(
         store, system, run=run_id, config=config_name, source=source, repeats=repeats,
         seed=seed, notice=stderr,
@@ -177,7 +177,7 @@ def mutation_score(run_id: str, db: str) -> None:
     from agent_assay import api
     from agent_assay.views.mutation_render import mutation_text
 
-    store = api.open_db(db)
+    store = api.open_db(db, must_exist=True)
     click.echo(mutation_text(store.latest_mutation_pass(store.get_run(run_id).run_id)), nl=False)
 
 
@@ -191,7 +191,7 @@ def mutation_show(run_id: str, item: str, operator: str, db: str) -> None:
     from agent_assay import api
     from agent_assay.views.mutation_render import mutant_text
 
-    store = api.open_db(db)
+    store = api.open_db(db, must_exist=True)
     rows = store.latest_mutation_pass(store.get_run(run_id).run_id)
     if not rows:
         raise AssayError(f"no mutation pass is stored for run {run_id}")

@@ -79,7 +79,7 @@ def export_command(run_id: str, path: Path, db: str) -> None:
     from agent_assay import api
 
     count = api.export(run_id, path, store=db)
-    head = api.open_db(db).head(run_id)
+    head = api.open_db(db, must_exist=True).head(run_id)
     click.echo(
         f"wrote {path}: run {run_id}, {count} rows, chain head "
         f"{head.seq if head else 0} {head.digest if head else ''}"

@@ -65,9 +65,9 @@ def runs_group() -> None:
 def runs_list(db: str) -> None:
     """List stored runs, oldest first."""
     from agent_assay.aggregates import run_status
-    from agent_assay.store import open_store
+    from agent_assay.store.store import open_existing_store
 
-    store = open_store(db)
+    store = open_existing_store(db)
     for run in store.list_runs():
         status = run_status(store, run).state
         role = ""

@@ -23,6 +23,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Connection, Engine, Integer, RowMapping, Table, func, select
@@ -814,3 +815,41 @@ def open_store(db: str, *, migrate: bool = False) -> Store:
             f"{migrations.LATEST}: run `agent-assay migrate --db {db}`"
         )
     return Store(engine)
+
+
+def open_existing_store(db: str) -> Store:
+    """Open a store that must already exist, for commands that only read: a path that
+    does not exist is refused rather than created (a typo must not look like "no runs"),
+    and a file that is not an agent-assay store is refused untouched (its tables,
+    triggers and journal mode are left as they were)."""
+    if "://" not in db:
+        path = Path(db)
+        if not path.exists():
+            raise AssayError(f"no store at --db {db} (commands that read never create one)")
+        if path.is_dir():
+            raise AssayError(f"--db {db} is a directory, not a database file")
+        if not _is_assay_store(path):
+            raise AssayError(
+                f"--db {db} is not an agent-assay store (no schema_migrations table); "
+                "it was left untouched"
+            )
+    return open_store(db)
+
+
+def _is_assay_store(path: Path) -> bool:
+    """False only when PATH is a readable SQLite database without agent-assay's
+    migrations table, checked through a read-only connection that cannot change the
+    file. A file SQLite cannot read is left to `open_store`, which names the damage."""
+    try:
+        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    except sqlite3.Error:
+        return True
+    try:
+        row = conn.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'"
+        ).fetchone()
+    except sqlite3.Error:
+        return True
+    finally:
+        conn.close()
+    return row is not None
