@@ -132,6 +132,10 @@ def build_and_store_suite(store: Store, system: SystemLike, source: Path | None)
     return suite
 
 
+MAX_REPEATS = 10_000
+MAX_SEED = 2**63 - 1  # the largest integer SQLite stores
+
+
 def start_run(
     store: Store,
     system: SystemLike,
@@ -144,8 +148,10 @@ def start_run(
     extra_env: Mapping[str, object] | None = None,
 ) -> Run:
     adapter = load_system(system)
-    if repeats < 1:
-        raise AssayError(f"--repeats must be at least 1, got {repeats}")
+    if not 1 <= repeats <= MAX_REPEATS:
+        raise AssayError(f"--repeats must be between 1 and {MAX_REPEATS}, got {repeats}")
+    if not 0 <= seed <= MAX_SEED:
+        raise AssayError(f"--seed must be between 0 and {MAX_SEED} (2**63 - 1), got {seed}")
     store.put_config(config)
     env = {**run_environment(adapter, config), **(extra_env or {})}
     scorers = adapter.scorers()

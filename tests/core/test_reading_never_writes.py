@@ -8,7 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from agent_assay.store import Store
 from tests.support.invoke import invoke
+from tests.support.toy import ToyAdapter
+from tests.support.toyrun import toy_run
 
 READERS = [
     ("report", "RUN"),
@@ -60,3 +63,12 @@ def test_a_foreign_sqlite_file_is_refused_untouched(
         names = [r[0] for r in conn.execute("SELECT name FROM sqlite_master")]
     assert names == ["notes"]
     assert not Path(f"{other}-wal").exists()
+
+
+def test_mutation_show_names_an_unknown_item(store: Store) -> None:
+    run = toy_run(store, ToyAdapter(), "good")
+    db = str(store.engine.url.database)
+    done = invoke("mutation", "show", run.run_id, "--item", "nosuch", "--operator",
+                  "drop_tool_call", "--db", db)
+    assert done.traceback is None and done.code == 1
+    assert done.err.splitlines() == [f"error: unknown item nosuch in run {run.run_id}"]

@@ -233,7 +233,7 @@ def test_select_items_errors(toy: ToyAdapter, tags: tuple[str, ...], limit: int 
 
 
 def test_repeats_and_config_errors(store: Store, toy: ToyAdapter) -> None:
-    with pytest.raises(AssayError, match="--repeats must be at least 1, got 0"):
+    with pytest.raises(AssayError, match="--repeats must be between 1 and 10000, got 0"):
         new_toy_run(store, toy, "good", repeats=0)
     with pytest.raises(AssayError) as err:
         resolve_config(toy, "bad")

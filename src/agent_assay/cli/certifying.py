@@ -192,7 +192,10 @@ def mutation_show(run_id: str, item: str, operator: str, db: str) -> None:
     from agent_assay.views.mutation_render import mutant_text
 
     store = api.open_db(db, must_exist=True)
-    rows = store.latest_mutation_pass(store.get_run(run_id).run_id)
+    run = store.get_run(run_id)
+    if item not in run.item_ids:
+        raise AssayError(f"unknown item {item} in run {run.run_id}")
+    rows = store.latest_mutation_pass(run.run_id)
     if not rows:
         raise AssayError(f"no mutation pass is stored for run {run_id}")
     click.echo(mutant_text(rows, item, operator), nl=False)

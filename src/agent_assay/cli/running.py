@@ -51,7 +51,8 @@ def suite_build(adapter: str, source: Path | None, db: str) -> None:
 @limit_option
 @seed_option
 @click.option("--tag", "tags", multiple=True, help="Only items carrying this tag (repeatable).")
-@click.option("--workers", default=1, show_default=True, help="Agent processes (1 = sequential).")
+@click.option("--workers", default=1, show_default=True, type=click.IntRange(min=1),
+              help="Agent processes (1 = sequential).")
 @click.option("--resume", "resume_id", default=None, help="Resume RUN_ID, skipping stored work.")
 @click.option(
     "--run-id-file",
