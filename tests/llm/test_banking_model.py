@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import time
 from pathlib import Path
 from typing import Any
 
@@ -160,10 +159,10 @@ def test_run_against_a_stopped_server_stores_crashes_and_exits_1(tmp_path: Path)
     db = tmp_path / "assay.db"
     url = f"http://127.0.0.1:{closed_port()}/v1"
     env = cli_env() | {"AA_MODEL_BASE_URL": url}
-    started = time.perf_counter()
+    # no wall-clock assertion (performance belongs in make bench); a run that retried
+    # without end would hit the subprocess timeout and fail the test
     done = agent_assay("run", "--config", "smollm2-t0", "--tag", "transfer", "--limit", "2",
                        "--db", str(db), env=env, cwd=tmp_path)
-    assert time.perf_counter() - started < 30
     assert done.returncode == 1, done.stderr
     assert "Traceback" not in done.stderr
     last = done.stderr.strip().splitlines()[-1]
