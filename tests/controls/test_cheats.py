@@ -25,6 +25,7 @@ from tests.support.cheats import (
     GoldPeek,
     HashSeeded,
     LenientRefinement,
+    MetaDecidesHeadline,
     NoisyUnlessWatched,
     ShadowsAGenericScorer,
     TagBiasedScorer,
@@ -131,3 +132,11 @@ def test_a_refinement_that_ignores_gold_is_reported_against_what_it_refines(
     # doing nothing ends 'nothing': there the refinement falls with outcome.match
     null = got["by_kind"]["null_agent"].measured["agents"]["do_nothing"]
     assert null["refinements_disagreeing"] == []
+
+
+def test_a_declared_nondeterministic_field_that_decides_a_headline_fails(store: Store) -> None:
+    got = certify(store, MetaDecidesHeadline(), "good")
+    twin = got["by_kind"]["identical_config"]
+    assert twin.status == "FAILED"
+    assert twin.measured["hiding_fields"] == ["meta (decides toy.meta_flag on look-L1)"]
+    assert "remove them from Facts.nondeterministic_fields" in twin.summary

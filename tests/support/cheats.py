@@ -187,3 +187,33 @@ class LenientRefinement(RichToyAdapter):
         headline_metrics=(*RichToyAdapter.facts.headline_metrics, "toy.outcome"),
         scorers=(AnyOutcomeWillDo(),),
     )
+
+
+class ReadsMeta:
+    """A headline scorer that reads the trajectory's meta."""
+
+    name = "toy.meta_flag"
+    version = "1"
+    definition = "1 when meta carries ok"
+    kind: ScoreKind = "binary"
+
+    def score(self, gold: Gold, trajectory: Trajectory, ctx: ScoringContext) -> ScoreValue:
+        return ScoreValue(float(trajectory.meta.get("ok", False)))
+
+
+class MetaDecidesHeadline(RichToyAdapter):
+    """Declares meta nondeterministic although a headline score is read from it."""
+
+    name = "metadecides"
+    facts = replace(
+        RichToyAdapter.facts,
+        headline_metrics=(*RichToyAdapter.facts.headline_metrics, "toy.meta_flag"),
+        nondeterministic_fields=("latency_ms", "meta"),
+        scorers=(ReadsMeta(),),
+    )
+
+    def run_item(
+        self, item: PublicItem, config: Config, *, seed: int, repetition: int
+    ) -> Trajectory:
+        done = super().run_item(item, config, seed=seed, repetition=repetition)
+        return replace(done, meta={"ok": True})

@@ -61,23 +61,23 @@ def deciding_fields(ctx: ControlContext, skip: set[str]) -> list[str]:
     """Declared-nondeterministic trajectory fields that change a headline score when blanked
     on one of the certified run's trajectories: they would hide a real difference."""
     fields = [f for f in NONDETERMINISTIC_TRAJECTORY_FIELDS if f in skip]
+    if not fields:
+        return []
     headline = [s for s in ctx.scorers if s.name in ctx.headline]
     gold = ctx.gold_of()
-    found: list[str] = []
-    for field in fields:
-        for t in ctx.trajectories:
+    found: dict[str, str] = {}  # field -> the first trajectory it decides a headline on
+    for t in ctx.trajectories:
+        item = gold[t.item_id]
+        as_stored = {s.name: s.score(item.gold, t, ctx.scoring).value for s in headline}
+        for field in (f for f in fields if f not in found):
             blanked: Trajectory = replace(t, **{field: BLANK[field]})
-            item = gold[t.item_id]
             changed = [
-                s.name
-                for s in headline
-                if s.score(item.gold, t, ctx.scoring).value
-                != s.score(item.gold, blanked, ctx.scoring).value
+                s.name for s in headline
+                if s.score(item.gold, blanked, ctx.scoring).value != as_stored[s.name]
             ]
             if changed:
-                found.append(f"{field} (decides {changed[0]} on {t.item_id})")
-                break
-    return found
+                found[field] = f"{field} (decides {changed[0]} on {t.item_id})"
+    return [found[f] for f in fields if f in found]
 
 
 def twin_hash_seed(run_id: str, execution: int) -> int:
