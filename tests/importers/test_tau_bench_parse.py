@@ -139,6 +139,11 @@ def test_reader_matches_json_loads_at_any_chunk_size(chunk: int) -> None:
         ('[{"a": 1}, {"a": ', "result [1]: invalid JSON"),
         ("[1] 2", "data after the list"),
         ("[1,,2]", "result [1]: invalid JSON"),
+        ("[0, NaN]", "result [1]: the value is NaN, not a finite number"),
+        ('[{"a": [-Infinity]}]', "result [0]: field 'a[0]' is -Infinity, not a finite number"),
+        ('[{"a": 1e400}]', "result [0]: field 'a' is 1e400, not a finite number"),
+        ('[{"a\\udc00": 1}]', "result [0]: the value has a key that holds a lone surrogate"),
+        ("[" + "[" * 5000 + "]" * 5000 + "]", "result [0]: nested deeper than 100 levels"),
     ],
 )
 def test_reader_refuses_what_is_not_one_json_list(raw: str, message: str) -> None:
@@ -284,7 +289,7 @@ def run_cli(
     return int(caught.value.code or 0), out, err
 
 
-@pytest.mark.parametrize("case", ["not_a_list", "missing_reward", "unequal_trials"])
+@pytest.mark.parametrize("case", sorted(FILE_FAULTS))
 def test_cli_prints_one_error_line_and_stores_nothing(
     case: str,
     tmp_path: Path,

@@ -14,6 +14,11 @@ for an unknown call) does not stop the import: that trajectory is stored with
 the fault listed in ``meta["malformed"]`` and counted in the report, and its
 published reward stays what tau-bench published.
 
+Python's json takes what no store can hold: NaN and the infinities, a float past
+its range, an integer too long to print again, a lone surrogate, nesting deep enough
+to exhaust the stack. Each is refused as it is decoded, naming the result and the
+field, so it never reaches the store (where it failed with a traceback, half-written).
+
 The suite hash is a function of the tasks only, so the same tasks read from
 any file are the same suite. Nothing here touches a store (see `importer`).
 """
@@ -24,8 +29,10 @@ import codecs
 import hashlib
 import json
 import math
+import re
+import sys
 from collections import defaultdict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO, Any
@@ -41,11 +48,97 @@ FAILED_PREFIXES = ("Error", "Unknown action")
 """tau-bench's tools report a refused call as a result starting with these."""
 UNPARSED = "__unparsed_arguments__"
 MODEL_KEYS = ("model", "agent_model")
+MAX_DEPTH = 100
+"""Deepest nesting taken in a result or in a tool call's arguments: tau-bench's own
+files nest 9 deep; json's decoder, and the encoders after it, run out of stack past 1,000."""
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+# ---- strict JSON ----------------------------------------------------------------
+class _Unstorable:
+    """A number json would decode but no store can write back (NaN, an infinity, an
+    integer too long to print), kept as its text until `_refusal` says where it is."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def why(self) -> str:
+        digits = self.text.lstrip("-")
+        if digits.isdigit():
+            limit = sys.get_int_max_str_digits()
+            return f"is an integer of {len(digits)} digits, more than {limit}"
+        return f"is {self.text}, not a finite number"
+
+
+def _float(text: str) -> float | _Unstorable:
+    value = float(text)
+    return value if math.isfinite(value) else _Unstorable(text)
+
+
+def _int(text: str) -> int | _Unstorable:
+    limit = sys.get_int_max_str_digits()
+    return _Unstorable(text) if limit and len(text.lstrip("-")) > limit else int(text)
+
+
+DECODER = json.JSONDecoder(parse_float=_float, parse_int=_int, parse_constant=_Unstorable)
+
+
+def _refusal(value: Any) -> str | None:
+    """What in a decoded value no store can hold, and where; None if nothing.
+
+    A loop over an explicit stack of containers, so no nesting can overflow it. Leaves
+    are checked where they sit (no path is built for them); containers in file order.
+    """
+    stack: list[tuple[Any, tuple[str | int, ...]]] = [(value, ())]
+    while stack:
+        node, path = stack.pop()
+        if len(path) > MAX_DEPTH:
+            return f"nested deeper than {MAX_DEPTH} levels at {_field(path)}"
+        if isinstance(node, dict):
+            if (fault := _leaf_fault("".join(node))) is not None:
+                return f"{_field(path)} has a key that {fault}"
+            children: Iterable[tuple[str | int, Any]] = node.items()
+        elif isinstance(node, list):
+            children = enumerate(node)
+        else:  # a leaf at the top: every other leaf is checked below, where it sits
+            fault = _leaf_fault(node)
+            return None if fault is None else f"{_field(path)} {fault}"
+        containers = []
+        for key, child in children:
+            if isinstance(child, dict | list):
+                containers.append((child, (*path, key)))
+            elif (fault := _leaf_fault(child)) is not None:
+                return f"{_field((*path, key))} {fault}"
+        stack.extend(reversed(containers))
+    return None
+
+
+def _leaf_fault(leaf: Any) -> str | None:
+    if isinstance(leaf, _Unstorable):
+        return leaf.why()
+    if isinstance(leaf, str) and not leaf.isascii() and (bad := _SURROGATE.search(leaf)):
+        return f"holds a lone surrogate {bad.group()!r}, which UTF-8 cannot encode"
+    return None
+
+
+def _field(path: Sequence[str | int]) -> str:
+    """A path written as the other messages write it (field 'info.task.actions[0]'), on one
+    short line whatever its keys hold."""
+    if not path:
+        return "the value"
+    text = "".join(
+        f"[{p}]" if isinstance(p, int) else f".{p}" if p.isprintable() else f"[{_brief(p)}]"
+        for p in path
+    ).removeprefix(".")
+    return f"field '{text if len(text) <= 80 else text[:77] + '...'}'"
 
 
 # ---- streaming ------------------------------------------------------------------
 class _ArrayReader:
-    """Decode the elements of one top-level JSON list from a byte stream, chunk by chunk."""
+    """Decode the elements of one top-level JSON list from a byte stream, chunk by chunk,
+    refusing any element that holds what no store can (see `_refusal`)."""
 
     def __init__(self, stream: IO[bytes], where: str, chunk: int = CHUNK) -> None:
         self.stream = stream
@@ -53,7 +146,6 @@ class _ArrayReader:
         self.chunk = chunk
         self.digest = hashlib.sha256()
         self.text = codecs.getincrementaldecoder("utf-8")()
-        self.decoder = json.JSONDecoder()
         self.buf = ""
         self.pos = 0
         self.eof = False
@@ -93,7 +185,7 @@ class _ArrayReader:
         want = self.chunk
         while True:
             try:
-                value, end = self.decoder.raw_decode(self.buf, self.pos)
+                value, end = DECODER.raw_decode(self.buf, self.pos)
             except json.JSONDecodeError as exc:
                 if self._more(want):
                     want *= 2  # geometric growth keeps a large element linear to decode
@@ -101,9 +193,15 @@ class _ArrayReader:
                 raise AssayError(
                     f"{self.where}: result [{index}]: invalid JSON: {exc.msg}"
                 ) from exc
+            except RecursionError as exc:
+                raise AssayError(
+                    f"{self.where}: result [{index}]: nested deeper than {MAX_DEPTH} levels"
+                ) from exc
             if end == len(self.buf) and self._more(want):
                 continue  # a number may continue in the next chunk
             self.pos = end
+            if (fault := _refusal(value)) is not None:
+                raise AssayError(f"{self.where}: result [{index}]: {fault}")
             return value
 
     def elements(self) -> Iterator[tuple[int, Any]]:
@@ -200,6 +298,11 @@ def _type(value: Any) -> str:
 def _brief(value: Any) -> str:
     text = json.dumps(value)
     return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _task_name(task_id: int | str) -> str:
+    """A task id as a message shows it: as written, unless that would break the line."""
+    return str(task_id) if isinstance(task_id, int) or task_id.isprintable() else _brief(task_id)
 
 
 def _is_int(v: Any) -> bool:
@@ -314,15 +417,19 @@ def _call(raw: Any, where: str) -> tuple[ToolCall, str | None]:
             f"{where}.function.arguments: not a JSON string"
         )
     try:
-        parsed = json.loads(arguments)
+        parsed = DECODER.decode(arguments)
     except json.JSONDecodeError as exc:
-        fault = f"{where}.function.arguments: not valid JSON ({exc.msg} at char {exc.pos})"
-        return ToolCall(name, {UNPARSED: arguments}), fault
-    if not isinstance(parsed, dict):
-        return ToolCall(name, {UNPARSED: arguments}), (
-            f"{where}.function.arguments: JSON {_type(parsed)}, not an object"
-        )
-    return ToolCall(name, parsed), None
+        fault = f"not valid JSON ({exc.msg} at char {exc.pos})"
+    except RecursionError:
+        fault = f"nested deeper than {MAX_DEPTH} levels"
+    else:
+        if not isinstance(parsed, dict):
+            fault = f"JSON {_type(parsed)}, not an object"
+        elif (refused := _refusal(parsed)) is not None:
+            fault = refused
+        else:
+            return ToolCall(name, parsed), None
+    return ToolCall(name, {UNPARSED: arguments}), f"{where}.function.arguments: {fault}"
 
 
 def _model(result: _Result) -> str | None:
@@ -367,14 +474,14 @@ def parse_results(path: Path) -> ParsedResults:
             canonical = canonical_json(task)
             if item_id in task_json and task_json[item_id][0] != canonical:
                 result.fail(
-                    f"task {task_id} is defined differently (field 'info.task') than in "
-                    f"result [{task_json[item_id][1]}]"
+                    f"task {_task_name(task_id)} is defined differently (field 'info.task') "
+                    f"than in result [{task_json[item_id][1]}]"
                 )
             if item_id in items and items[item_id].input["task_id"] != task_id:
                 result.fail(f"task id {task_id!r} collides with another task's item id {item_id}")
             if trial in slots[item_id]:
                 result.fail(
-                    f"task {task_id} trial {trial} already appears as result "
+                    f"task {_task_name(task_id)} trial {trial} already appears as result "
                     f"[{slots[item_id][trial]}] (field 'trial')"
                 )
             slots[item_id][trial] = index
@@ -401,7 +508,7 @@ def parse_results(path: Path) -> ParsedResults:
     if len(set(counts.values())) > 1:
         by_count: dict[int, list[str]] = defaultdict(list)
         for item_id, n in sorted(counts.items()):
-            by_count[n].append(str(items[item_id].input["task_id"]))
+            by_count[n].append(_task_name(items[item_id].input["task_id"]))
         detail = "; ".join(
             f"{n} trials: task {', '.join(ids[:5])}{' ...' if len(ids) > 5 else ''}"
             for n, ids in sorted(by_count.items())
