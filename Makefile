@@ -10,7 +10,7 @@ PYTHON ?= $(shell for c in python3.12 python3.13 python3; do \
 	if PYENV_VERSION=3.12.1 $$c -c 'import sys; sys.exit(0 if sys.version_info >= (3, 12) else 1)' 2>/dev/null; \
 	then echo "env PYENV_VERSION=3.12.1 $$c"; break; fi; done)
 
-.PHONY: install demo test verify lint typecheck bench bench-chain bench-startup rare-slip random-agent-flips coverage core-check clean artifacts readme-check number-audit evidence docs-check
+.PHONY: install demo test verify lint typecheck bench bench-chain bench-startup bench-tests rare-slip random-agent-flips coverage core-check clean artifacts readme-check number-audit evidence docs-check
 
 # The venv is (re)installed whenever pyproject.toml is newer than the last install, so a
 # new dependency or entry point reaches an existing checkout too.
@@ -76,6 +76,10 @@ bench-chain: $(STAMP)
 # What a command costs before it does anything: this tree against the eager CLI.
 bench-startup: $(STAMP)
 	$(PY) tools/bench_startup.py --out reports/bench/startup.json
+
+# How long `make test` takes on clean clones of HEAD (median of 3; ~15 minutes in all).
+bench-tests: $(STAMP)
+	$(PY) tools/bench_test_suite.py --runs 3 --out reports/bench/test_suite.json
 
 # How often identical_config misses an episode that goes wrong once in 500 (100 trials).
 rare-slip: $(STAMP)

@@ -68,7 +68,7 @@ def banking(rec: Recorder) -> None:
     rec.run("banking/controls_mock_json", f"{CLI} controls show {run_id} --json --db $DB")
     rec.run(
         "banking/mutate_mock",
-        f"{CLI} mutate --config mock --run {run_id} --operators configs/mutants.yaml --db $DB",
+        f"{CLI} mutate --config mock --run {run_id} --db $DB",
     )
     rec.run(
         "banking/mutation_show",

@@ -17,7 +17,8 @@ from agent_assay.errors import AssayError
 from agent_assay.model import Item, Run, Trajectory
 from agent_assay.scoring.base import ScoreKind, Scorer, ScoringContext
 from agent_assay.scoring.registry import score_all
-from agent_assay.store.store import Store
+from agent_assay.store.store import SESSION_EVENTS, Store
+from agent_assay.writers import Liveness, liveness, recorded_writer
 
 
 @dataclass(frozen=True)
@@ -30,8 +31,9 @@ class RunStatus:
 
 
 def run_status(store: Store, run: Run) -> RunStatus:
-    """complete, running, interrupted or incomplete: from the stored slots and events only."""
-    events = [e.event for e in store.events(run.run_id)]
+    """complete, running, interrupted or incomplete: from the stored slots and events, and
+    for a run still open, whether the process that opened its last session is alive."""
+    events = store.events(run.run_id)
     expected = len(run.item_ids) * run.repeats
     stored, crashed = store.trajectory_counts(run.run_id)
     reasons: list[str] = []
@@ -39,13 +41,34 @@ def run_status(store: Store, run: Run) -> RunStatus:
         reasons.append(f"{expected - stored} of {expected} trajectories not stored")
     if crashed:
         reasons.append(f"{crashed} trajectories crashed (agent raised); they are scored as stored")
-    if reasons:
-        state = "interrupted" if events and events[-1] == "interrupted" else "incomplete"
-        if "complete" not in events and events[-1:] == ["started"]:
-            state = "running"
+    if not reasons:
+        return RunStatus("complete", expected, stored, crashed)
+    sessions = [e for e in events if e.event in SESSION_EVENTS]
+    last = sessions[-1] if sessions else None
+    if last is None or last.event == "complete":
+        state = "incomplete"
+    elif last.event == "interrupted":
+        state = "interrupted"
     else:
-        state = "complete"
+        state, why = _open_session_state(last.detail)
+        reasons.append(why)
+    if state == "interrupted":
+        reasons.append(f"resume it with `agent-assay run --resume {run.run_id}`")
     return RunStatus(state, expected, stored, crashed, tuple(reasons))
+
+
+def _open_session_state(detail: object) -> tuple[str, str]:
+    """A session that never closed: running while its writer lives, interrupted once it is
+    gone (killed before it could record why)."""
+    writer = recorded_writer(detail)
+    if writer is None:
+        return "running", "no writer recorded (an older agent-assay): running, or killed"
+    alive = liveness(writer)
+    if alive is Liveness.GONE:
+        return "interrupted", f"its writer ({writer.describe()}) is gone without closing it"
+    if alive is Liveness.UNKNOWN:
+        return "running", f"written by {writer.describe()}, which cannot be checked from here"
+    return "running", f"being written by {writer.describe()}"
 
 
 def scorer_versions(store: Store, run: Run) -> dict[str, str]:

@@ -46,6 +46,7 @@ from agent_assay.store.store import Store, open_existing_store
 from agent_assay.views.gates import comparison_text, report_json, report_text
 from agent_assay.views.passk import passk_json, passk_report, passk_text
 from agent_assay.views.planning import Plan, make_plan, plan_json, plan_text
+from agent_assay.writers import still_writing, this_process
 
 StoreLike = str | Path | Store
 SystemLike = str | object
@@ -57,12 +58,16 @@ def _quiet(message: str) -> None:
     """The default notice: scripts get results, not chatter."""
 
 
-def open_db(store: StoreLike, *, must_exist: bool = False) -> Store:
-    """The store; `must_exist` for commands that read or build on stored runs: they never
-    create a database and refuse a file that is not an agent-assay store, untouched."""
+def open_db(store: StoreLike, *, must_exist: bool = False, read_only: bool = False) -> Store:
+    """The store. `must_exist` for commands that build on stored runs: they never create or
+    migrate a database, and refuse a file that is not an agent-assay store, untouched.
+    `read_only` (which implies it) for commands that only read: SQLite opens the file
+    read-only, so no write can happen and none waits for the write lock."""
     if isinstance(store, Store):
         return store
-    return open_existing_store(str(store)) if must_exist else open_store(str(store))
+    if must_exist or read_only:
+        return open_existing_store(str(store), read_only=read_only)
+    return open_store(str(store))
 
 
 def system_of(system: SystemLike) -> LoadedSystem:
@@ -121,7 +126,7 @@ def resume(
     db = open_db(store, must_exist=True)
     run = db.get_run(run_id)
     loaded = load_adapter(run.adapter)
-    db.append_event(run.run_id, "resumed", {})
+    db.claim_run(run.run_id, this_process().to_json(), busy=still_writing)
     notice(f"run {run.run_id}")
     return Evaluation(run, execute_run(db, loaded, run, workers=workers, progress=progress))
 
@@ -140,9 +145,16 @@ def run_to_certify(
     notice: Notice = _quiet,
 ) -> Run:
     """The run named, else the newest complete run of `config` over the same items, else a
-    new run made now (and said so)."""
+    new run made now (and said so). A config given with a run must be the run's: silently
+    certifying another config's run would report the wrong system."""
     if run:
-        return db.get_run(run)
+        named = db.get_run(run)
+        if config and config != named.config_name:
+            raise AssayError(
+                f"--config {config} does not match run {named.run_id}'s config "
+                f"{named.config_name}; drop --config or pass the matching one"
+            )
+        return named
     if not config:
         raise AssayError("name a run (--run RUN_ID) or a config (--config NAME)")
     chosen_config = resolve_config(loaded, config)
@@ -163,7 +175,7 @@ def run_to_certify(
 def rescore(run_id: str, *, store: StoreLike) -> RescoreResult:
     """Score a stored run again with the adapter that made it (a new generation if anything
     differs)."""
-    db = open_db(store)
+    db = open_db(store, must_exist=True)
     return rescore_run(db, load_adapter(db.get_run(run_id).adapter), run_id)
 
 
@@ -231,7 +243,7 @@ def open_run(run: str, *, store: StoreLike, notice: Notice = _quiet) -> tuple[St
         db, header = load_bundle(path)
         notice(bundle_summary(header))
         return db, db.get_run(str(header["run_id"]))
-    db = open_db(store, must_exist=True)
+    db = open_db(store, read_only=True)
     return db, db.get_run(run)
 
 
@@ -296,7 +308,7 @@ def compare(
 ) -> ComparisonResult:
     """A paired comparison, refused (exit 2) when the runs are not comparable; `cluster`
     adds a cluster-robust interval to each difference."""
-    comparison = compare_runs(open_db(store, must_exist=True), run_a, run_b, cluster)
+    comparison = compare_runs(open_db(store, read_only=True), run_a, run_b, cluster)
     sound = comparison.sound or (force and not comparison.tampered)
     text = comparison_text(comparison, forced=force)
     return ComparisonResult(comparison, text, 0 if sound else 2)
@@ -308,18 +320,18 @@ def verify(
     """Re-derive what a run (every run when None, or an evidence bundle) claims."""
     loader = load_adapter if rescore else None
     if run is None:
-        return verify_store(open_db(store, must_exist=True), None, loader)
+        return verify_store(open_db(store, read_only=True), None, loader)
     db, target = (
         open_run(run, store=store, notice=notice)
         if Path(run).is_file()
-        else (open_db(store, must_exist=True), None)
+        else (open_db(store, read_only=True), None)
     )
     return verify_store(db, [target.run_id if target else run], loader)
 
 
 def export(run: str, path: Path, *, store: StoreLike) -> int:
     """Write `run`'s evidence bundle to `path`; return the number of rows written."""
-    return export_bundle(open_db(store, must_exist=True), run, path)
+    return export_bundle(open_db(store, read_only=True), run, path)
 
 
 @dataclass(frozen=True)

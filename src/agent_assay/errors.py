@@ -6,6 +6,9 @@ else is a bug and is allowed to show a traceback.
 """
 
 
+import traceback
+
+
 class AssayError(Exception):
     """A user-facing failure: its message is printed as one line, exit non-zero."""
 
@@ -24,3 +27,11 @@ class AgentUnreachable(Exception):
     message, like any crash, and marks the trajectory so that `run` exits 1 after storing
     everything: an unreachable agent is a failed measurement, not a measured failure.
     """
+
+
+def described(exc: BaseException) -> str:
+    """`Type: message at file:line` (where it was raised): one line for a failure in code
+    the harness does not own, such as an adapter's."""
+    frames = traceback.extract_tb(exc.__traceback__) if exc.__traceback__ else []
+    where = f" at {frames[-1].filename}:{frames[-1].lineno}" if frames else ""
+    return " ".join(f"{type(exc).__name__}: {exc}{where}".split())

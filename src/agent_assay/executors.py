@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-import traceback
 from collections.abc import Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from contextlib import contextmanager
@@ -24,9 +23,9 @@ from typing import Protocol
 
 from agent_assay.adapters.loaded import LoadedSystem
 from agent_assay.adapters.recipe import Recipe, rebuild, recipe_of
-from agent_assay.errors import AgentUnreachable, AssayError
+from agent_assay.errors import AgentUnreachable, AssayError, described
 from agent_assay.llm.configs import is_model_config
-from agent_assay.model import Config, Cost, PublicItem, PublicSuite, Trajectory
+from agent_assay.model import JSON, Config, Cost, PublicItem, PublicSuite, Trajectory
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,19 +55,42 @@ def run_task(system: LoadedSystem, task: Task) -> Trajectory:
     `run` can tell a failed measurement from a measured failure."""
     started = perf_counter()
     try:
-        return act(system, task)
+        trajectory = act(system, task)
     except Exception as exc:
-        frame = traceback.extract_tb(exc.__traceback__)[-1] if exc.__traceback__ else None
-        where = f" at {frame.filename}:{frame.lineno}" if frame else ""
-        return Trajectory(
-            item_id=task.item.item_id,
-            repetition=task.repetition,
-            latency_ms=(perf_counter() - started) * 1000.0,
-            cost=Cost(0.0, "agent crashed before reporting cost"),
-            crashed=True,
-            error=f"{type(exc).__name__}: {exc}{where}",
-            meta={"agent_unreachable": True} if isinstance(exc, AgentUnreachable) else {},
+        return _crashed(
+            task, started, described(exc),
+            {"agent_unreachable": True} if isinstance(exc, AgentUnreachable) else {},
         )
+    breach = contract_breach(task, trajectory)
+    return trajectory if breach is None else _crashed(task, started, breach, {})
+
+
+def contract_breach(task: Task, trajectory: object) -> str | None:
+    """What is wrong with what run_item returned for `task`, or None. A trajectory for
+    another item or repetition would be stored in the wrong slot (or collide with one
+    already stored), so it is recorded as a crash of the asked slot instead."""
+    if not isinstance(trajectory, Trajectory):
+        return f"adapter contract: run_item returned {type(trajectory).__name__}, not a Trajectory"
+    asked = (task.item.item_id, task.repetition)
+    got = (trajectory.item_id, trajectory.repetition)
+    if got != asked:
+        return (
+            f"adapter contract: asked for item {asked[0]} repetition {asked[1]}, run_item "
+            f"returned item {got[0]} repetition {got[1]}"
+        )
+    return None
+
+
+def _crashed(task: Task, started: float, error: str, meta: dict[str, JSON]) -> Trajectory:
+    return Trajectory(
+        item_id=task.item.item_id,
+        repetition=task.repetition,
+        latency_ms=(perf_counter() - started) * 1000.0,
+        cost=Cost(0.0, "agent crashed before reporting cost"),
+        crashed=True,
+        error=error,
+        meta=meta,
+    )
 
 
 class Executor(Protocol):

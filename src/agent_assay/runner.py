@@ -11,7 +11,8 @@ from __future__ import annotations
 import sys
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,6 +31,7 @@ from agent_assay.scoring.registry import score_all
 from agent_assay.store.chain_check import require_intact
 from agent_assay.store.store import ScoreRecord, Store
 from agent_assay.version import harness_version
+from agent_assay.writers import this_process
 
 
 @dataclass(frozen=True)
@@ -41,6 +43,8 @@ class RunResult:
     unreachable: int = 0
     """Of the crashed, how many because the agent could not be reached."""
     first_unreachable: str | None = None
+    first_crashes: tuple[str, ...] = ()
+    """The first few crashes, each `item ITEM rep N: ERROR`, so a caller can show them."""
 
 
 SystemLike = object
@@ -132,6 +136,7 @@ def build_and_store_suite(store: Store, system: SystemLike, source: Path | None)
     return suite
 
 
+SHOWN_CRASHES = 3
 MAX_REPEATS = 10_000
 MAX_SEED = 2**63 - 1  # the largest integer SQLite stores
 
@@ -166,7 +171,7 @@ def start_run(
         item_ids=[i.item_id for i in items],
         env=env,
         affects_results=affects_results(adapter, config) & env.keys(),
-        started=manifest,
+        started={**manifest, "writer": this_process().to_json()},
     )
 
 
@@ -276,6 +281,7 @@ def execute_run(
     show = sys.stderr.isatty() if progress is None else progress
     written = crashed = unreachable = 0
     first_unreachable: str | None = None
+    first_crashes: list[str] = []
     try:
         with terminal_progress(f"run {run.run_id[:8]}", len(todo), show) as tick:
             for trajectory in make_executor(
@@ -285,6 +291,11 @@ def execute_run(
                 written += 1
                 if trajectory.crashed:
                     crashed += 1
+                    if len(first_crashes) < SHOWN_CRASHES:
+                        first_crashes.append(
+                            f"item {trajectory.item_id} rep {trajectory.repetition}: "
+                            f"{trajectory.error}"
+                        )
                     if trajectory.meta.get("agent_unreachable"):
                         unreachable += 1
                         first_unreachable = first_unreachable or trajectory.error
@@ -298,9 +309,14 @@ def execute_run(
                         },
                     )
                 tick(written, len(todo))
-    except (KeyboardInterrupt, AssayError) as exc:
-        store.append_event(run.run_id, "interrupted", {"written": written, "why": str(exc)})
-        raise
+    except BaseException as exc:
+        stopped = _why_stopped(run, written, exc)
+        # if the store itself failed, the failure that stopped the run says more
+        with suppress(Exception):
+            store.append_event(run.run_id, "interrupted", {"written": written, "why": str(stopped)})
+        if stopped is exc:
+            raise
+        raise stopped from exc
     store.append_event(
         run.run_id, "complete", {"written": written, "skipped": len(slots) - len(todo)}
     )
@@ -311,7 +327,47 @@ def execute_run(
         crashed=crashed,
         unreachable=unreachable,
         first_unreachable=first_unreachable,
+        first_crashes=tuple(first_crashes),
     )
+
+
+class RunStopped(AssayError):
+    """A run that stopped early (Ctrl-C, a worker that died): what is stored stays stored,
+    and the message says how to go on."""
+
+    def __init__(self, run_id: str, what: str, *, exit_code: int = 1) -> None:
+        self.run_id, self.what = run_id, what
+        super().__init__(self.resume_line(None), exit_code=exit_code)
+
+    def resume_line(self, db: str | None) -> str:
+        where = f" --db {db}" if db else ""
+        return f"{self.what}; resume it with `agent-assay run --resume {self.run_id}{where}`"
+
+    def for_cli(self, db: str | None) -> AssayError:
+        """The one-line error `run` ends with, naming the `--db` to resume from (and a
+        plain AssayError, so the command line does not take it for a fresh Ctrl-C)."""
+        return AssayError(self.resume_line(db), exit_code=self.exit_code)
+
+
+class RunInterrupted(RunStopped, KeyboardInterrupt):
+    """Ctrl-C during a run. Still a KeyboardInterrupt, so code that stops on Ctrl-C keeps
+    stopping; also an AssayError, so the command line says how to resume."""
+
+
+def _why_stopped(run: Run, written: int, exc: BaseException) -> BaseException:
+    """What a run that stopped early raises: Ctrl-C and a worker process that died become
+    one line saying how to resume; anything else (a bug) goes on as it is."""
+    if isinstance(exc, KeyboardInterrupt) and not isinstance(exc, RunStopped):
+        return RunInterrupted(
+            run.run_id, f"interrupted: run {run.run_id} stopped after {written} new "
+            "trajectories", exit_code=130,
+        )
+    if isinstance(exc, BrokenProcessPool):
+        return RunStopped(
+            run.run_id, f"a worker process died (killed, or out of memory) after {written} "
+            f"new trajectories of run {run.run_id}",
+        )
+    return exc
 
 
 def certifiable_run(

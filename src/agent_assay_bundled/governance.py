@@ -44,8 +44,6 @@ from pathlib import Path
 from time import perf_counter
 from typing import Any
 
-import yaml
-
 import govsim
 from agent_assay.adapters.system import Ending, Facts, ModelPrompt, ToolOutcome, ToolSpec
 from agent_assay.errors import AssayError
@@ -63,6 +61,7 @@ from agent_assay.model import (
     ToolCall,
     Trajectory,
 )
+from agent_assay.yamlfile import read_located
 from agent_assay_bundled.bands import BANDS
 from agent_assay_bundled.governance_scoring import (
     EXECUTE,
@@ -167,42 +166,19 @@ _SUITES: dict[WorldSpec, tuple[Item, ...]] = {}
 
 def load_spec(path: Path) -> WorldSpec:
     """Read ``{seed, split, n, difficulty}``; any fault names the file and the line."""
-    where = str(path)
-    if path.is_dir():
-        raise AssayError(f"{where}: is a directory; expected a YAML file with {_fields()}")
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError as exc:
-        raise AssayError(f"{where}: suite file not found") from exc
-    except (OSError, UnicodeDecodeError) as exc:
-        raise AssayError(f"{where}: cannot read the suite file: {exc}") from exc
-    try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        at = f":{mark.line + 1}" if mark is not None else ""
-        problem = getattr(exc, "problem", None) or str(exc)
-        raise AssayError(f"{where}{at}: malformed YAML: {problem}") from exc
-    if not isinstance(node, yaml.MappingNode) or not isinstance(data, dict):
-        line = node.start_mark.line + 1 if node is not None else 1
-        raise AssayError(f"{where}:{line}: expected a mapping with {_fields()}")
-    lines: dict[str, int] = {}
-    for key_node, _ in node.value:
-        key, line = str(key_node.value), key_node.start_mark.line + 1
-        if key in lines:
-            raise AssayError(
-                f"{where}:{line}: field {key!r} given twice (first on line {lines[key]})"
-            )
+    doc = read_located(path, "suite file")
+    data = doc.data
+    if not isinstance(data, dict):
+        raise AssayError(f"{path}:1: expected a mapping with {_fields()}")
+    for key in data:
         if key not in SPEC_FIELDS:
-            raise AssayError(f"{where}:{line}: unknown field {key!r}; expected {_fields()}")
-        lines[key] = line
+            raise AssayError(f"{doc.at(key)}: unknown field {key!r}; expected {_fields()}")
     missing = [f for f in SPEC_FIELDS if f not in data]
     if missing:
-        raise AssayError(f"{where}:1: missing field(s): {', '.join(missing)}")
+        raise AssayError(f"{path}:1: missing field(s): {', '.join(missing)}")
 
     def bad(field: str, why: str) -> AssayError:
-        return AssayError(f"{where}:{lines[field]}: field {field!r} {why}, got {data[field]!r}")
+        return AssayError(f"{doc.at(field)}: field {field!r} {why}, got {data[field]!r}")
 
     def whole(field: str) -> bool:
         value = data[field]

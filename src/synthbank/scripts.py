@@ -98,8 +98,9 @@ def load_script(path: Path) -> Script:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise ScriptError(f"{path}: cannot read: {exc}") from exc
-    loader = yaml.SafeLoader(text)
+    loader: yaml.SafeLoader | None = None
     try:
+        loader = yaml.SafeLoader(text)  # refuses unprintable characters right here
         root = loader.get_single_node()
         data = loader.construct_document(root) if root is not None else None
     except yaml.MarkedYAMLError as exc:
@@ -109,8 +110,12 @@ def load_script(path: Path) -> Script:
         raise ScriptError(f"{where}: YAML syntax error: {problem}") from exc
     except yaml.YAMLError as exc:
         raise ScriptError(f"{path}: YAML error: {' '.join(str(exc).split())}") from exc
+    except (ValueError, RecursionError) as exc:  # a 5000-digit integer, a 13th month, ...
+        raise ScriptError(f"{path}: cannot read a value: {' '.join(str(exc).split())[:200]}") \
+            from exc
     finally:
-        loader.dispose()
+        if loader is not None:
+            loader.dispose()
     return _Validator(path, root).script(data)
 
 
@@ -124,7 +129,8 @@ class _Validator:
     def fail(self, field: str, problem: str) -> ScriptError:
         line = _line_of(self.root, field)
         where = f"{self.path}:{line}" if line is not None else str(self.path)
-        return ScriptError(f"{where}: field {field!r}: {problem}")
+        one_line = problem.encode("unicode_escape").decode("ascii")  # a key may hold "\n"
+        return ScriptError(f"{where}: field {field!r}: {one_line}")
 
     def script(self, data: object) -> Script:
         if not isinstance(data, dict):

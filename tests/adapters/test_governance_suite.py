@@ -119,7 +119,7 @@ def test_a_suite_file_names_other_worlds(tmp_path: Path) -> None:
         ("", ":1: expected a mapping"),
         ("seed: 1\nsplit: eval\nn: 3\n", ":1: missing field(s): difficulty"),
         ("seed: 1\nsplit: eval\nn: 3\ndifficulty: medium\nworlds: 4\n", ":5: unknown field"),
-        ("seed: 1\nsplit: eval\nn: 3\nn: 4\ndifficulty: medium\n", ":4: field 'n' given twice"),
+        ("seed: 1\nsplit: eval\nn: 3\nn: 4\ndifficulty: medium\n", ":4: duplicate key 'n'"),
         ("seed: -1\nsplit: eval\nn: 3\ndifficulty: medium\n", ":1: field 'seed' must be a non"),
         ("seed: true\nsplit: eval\nn: 3\ndifficulty: medium\n", ":1: field 'seed' must be"),
         ("seed: 1\nsplit: test\nn: 3\ndifficulty: medium\n", ":2: field 'split' must be one of"),
@@ -141,7 +141,7 @@ def test_a_malformed_suite_file_names_file_and_line(
 def test_missing_file_and_directory_are_refused(tmp_path: Path) -> None:
     with pytest.raises(AssayError, match="suite file not found"):
         GovernanceAdapter().build_suite(tmp_path / "nope.yaml")
-    with pytest.raises(AssayError, match="is a directory"):
+    with pytest.raises(AssayError, match="is a directory, not a file"):
         GovernanceAdapter().build_suite(tmp_path)
 
 

@@ -1,15 +1,20 @@
-"""Commands that only read never create a store and never touch a file that is not one."""
+"""Commands that only read never create a store, never touch a file that is not one, and
+never write to the store they read: no byte, no journal switch, no migration."""
 
 from __future__ import annotations
 
+import gc
 import hashlib
+import shutil
 import sqlite3
+import time
 from pathlib import Path
 
 import pytest
 
 from agent_assay.store import Store
 from tests.support.invoke import invoke
+from tests.support.legacy import copy_as_version, schema_version
 from tests.support.toy import ToyAdapter
 from tests.support.toyrun import toy_run
 
@@ -72,3 +77,137 @@ def test_mutation_show_names_an_unknown_item(store: Store) -> None:
                   "drop_tool_call", "--db", db)
     assert done.traceback is None and done.code == 1
     assert done.err.splitlines() == [f"error: unknown item nosuch in run {run.run_id}"]
+
+
+# ---- reading never writes: not a byte, not a journal switch, not a migration -------------
+ONLY_READING = [
+    ("report", "RUN"),
+    ("runs", "list"),
+    ("controls", "show", "RUN"),
+    ("mutation", "score", "RUN"),
+    ("mutation", "show", "RUN", "--item", "x", "--operator", "y"),
+    ("compare", "RUN", "RUN"),
+    ("plan", "--run", "RUN", "--effect", "0.1"),
+    ("verify", "RUN"),
+    ("export", "RUN", "BUNDLE"),
+]
+SIDE_FILES = ("-wal", "-shm", "-journal")
+
+
+@pytest.fixture(scope="module")
+def banking_db(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """A cleanly closed WAL store with a complete banking run of two items: (path, run id)."""
+    db = tmp_path_factory.mktemp("banking") / "assay.db"
+    made = invoke("run", "--config", "mock", "--limit", "2", "--db", str(db))
+    assert made.code == 0, made.err
+    fold_wal(db)
+    return db, made.out.split()[-1]
+
+
+def fold_wal(db: Path) -> None:
+    """Close this process's connections to `db`; a last writable one folds the WAL back
+    into the file and removes the side files, as a store is left when its writer ends."""
+    gc.collect()
+    conn = sqlite3.connect(db)
+    conn.execute("SELECT count(*) FROM sqlite_master")
+    conn.close()
+
+
+def copy_store(banking_db: tuple[Path, str], directory: Path) -> Path:
+    directory.mkdir()
+    db = directory / "assay.db"
+    shutil.copyfile(banking_db[0], db)
+    return db
+
+
+def reading(command: tuple[str, ...], run_id: str, db: Path, out: Path) -> list[str]:
+    words = {"RUN": run_id, "BUNDLE": str(out / "bundle.jsonl")}
+    return [*(words.get(word, word) for word in command), "--db", str(db)]
+
+
+def state(db: Path) -> tuple[str, int, list[str]]:
+    """The file's bytes and mtime, and what lies beside it."""
+    return digest(db), db.stat().st_mtime_ns, sorted(p.name for p in db.parent.iterdir())
+
+
+@pytest.mark.parametrize("command", ONLY_READING, ids=[" ".join(c[:2]) for c in ONLY_READING])
+def test_a_reader_leaves_a_rollback_journal_store_exactly_as_it_was(
+    banking_db: tuple[Path, str], tmp_path: Path, command: tuple[str, ...]
+) -> None:
+    """A store in rollback-journal mode: no reader switches it to WAL, writes a byte, moves
+    its mtime or leaves a file beside it."""
+    db = copy_store(banking_db, tmp_path / "store")
+    with sqlite3.connect(db) as conn:
+        conn.execute("PRAGMA journal_mode = DELETE")
+    (tmp_path / "out").mkdir()
+    before = state(db)
+    done = invoke(*reading(command, banking_db[1], db, tmp_path / "out"))
+    assert done.traceback is None, done.traceback
+    gc.collect()
+    assert state(db) == before
+    assert not any(Path(f"{db}{side}").exists() for side in SIDE_FILES)
+
+
+@pytest.mark.parametrize("command", ONLY_READING, ids=[" ".join(c[:2]) for c in ONLY_READING])
+def test_a_reader_works_on_a_read_only_wal_store(
+    banking_db: tuple[Path, str], tmp_path: Path, command: tuple[str, ...]
+) -> None:
+    """Same answer from a read-only file as from the writable one, and the file's bytes and
+    mtime unchanged. A reader opened read-only by SQLite may leave the WAL's -wal and -shm
+    side files it needed to read alongside a writer (it cannot remove them: that is a
+    checkpoint, a write); they hold no data, and the next writer takes them over."""
+    db = copy_store(banking_db, tmp_path / "store")
+    (tmp_path / "out").mkdir()
+    args = reading(command, banking_db[1], db, tmp_path / "out")
+    expected = invoke(*args)
+    fold_wal(db)
+    before = state(db)[:2]
+    db.chmod(0o444)
+    try:
+        assert invoke(*args) == expected
+        gc.collect()
+        assert state(db)[:2] == before
+    finally:
+        db.chmod(0o644)
+
+
+def test_readers_do_not_wait_for_a_live_writer(
+    banking_db: tuple[Path, str], tmp_path: Path
+) -> None:
+    """A writer in the middle of a transaction: commands that open the store read-only read
+    the last committed state at once (the busy timeout is 30 s) and change nothing."""
+    db = copy_store(banking_db, tmp_path / "store")
+    run_id = banking_db[1]
+    commands = [("runs", "list"), ("verify", run_id, "--skip-rescore")]
+    expected = [invoke(*command, "--db", str(db)) for command in commands]
+    writer = sqlite3.connect(db, isolation_level=None)
+    writer.execute("BEGIN IMMEDIATE")
+    writer.execute("CREATE TABLE scratch (x)")
+    before = digest(db)
+    try:
+        started = time.monotonic()
+        for command, baseline in zip(commands, expected, strict=True):
+            assert invoke(*command, "--db", str(db)) == baseline
+        assert time.monotonic() - started < 10
+        assert digest(db) == before
+    finally:
+        writer.execute("ROLLBACK")
+        writer.close()
+
+
+@pytest.mark.parametrize("command", [("report", "RUN"), ("runs", "list"), ("verify", "RUN")],
+                         ids=["report", "runs list", "verify"])
+def test_a_reader_never_migrates(
+    banking_db: tuple[Path, str], tmp_path: Path, command: tuple[str, ...]
+) -> None:
+    old = tmp_path / "old.db"
+    copy_as_version(banking_db[0], old, 2)
+    before = digest(old)
+    done = invoke(*reading(command, banking_db[1], old, tmp_path))
+    assert done.traceback is None and done.code != 0
+    assert done.err.splitlines() == [
+        f"error: database {old} has schema version 2, this agent-assay needs 3: "
+        f"run `agent-assay migrate --db {old}`"]
+    gc.collect()
+    assert digest(old) == before
+    assert schema_version(old) == 2

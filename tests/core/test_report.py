@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import random
 
 import pytest
@@ -155,6 +156,7 @@ def test_crashy_status_and_running_status(store: Store, toy: ToyAdapter) -> None
     pending = new_toy_run(store, toy, "good", repeats=2)
     waiting = summarise(store, pending).status
     assert waiting.state == "running"
-    assert waiting.reasons == ("8 of 8 trajectories not stored",)
+    assert waiting.reasons[0] == "8 of 8 trajectories not stored"
+    assert waiting.reasons[1].startswith(f"being written by pid {os.getpid()} on ")
     execute_run(store, toy, pending, progress=False)
     assert summarise(store, pending).status.state == "complete"

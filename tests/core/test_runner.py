@@ -12,7 +12,7 @@ import pytest
 
 from agent_assay.adapters.loaded import load_system
 from agent_assay.errors import AssayError
-from agent_assay.model import Config, Gold, PublicItem, Suite, Trajectory
+from agent_assay.model import Gold, Suite, Trajectory
 from agent_assay.runner import (
     build_and_store_suite,
     execute_run,
@@ -24,6 +24,7 @@ from agent_assay.scoring.base import ScoreValue, ScoringContext
 from agent_assay.scoring.registry import default_scorers
 from agent_assay.store import Store
 from agent_assay.views.summary import summarise
+from tests.support.misbehaving import InterruptingToy
 from tests.support.toy import ToyAdapter, toy_items
 from tests.support.toyrun import new_toy_run, toy_run
 
@@ -115,22 +116,6 @@ def test_crashy_run_records_crashes_and_keeps_others(store: Store, toy: ToyAdapt
     assert summary.status.state == "incomplete"
     assert (summary.status.expected, summary.status.stored, summary.status.crashed) == (8, 8, 2)
     assert summary.metric("trajectory.exact").mean_of_k == pytest.approx(0.75)
-
-
-class InterruptingToy(ToyAdapter):
-    """Ctrl-C on the n-th item; records every slot it was asked to run."""
-
-    def __init__(self, interrupt_on: int | None) -> None:
-        super().__init__()
-        self.interrupt_on = interrupt_on
-        self.calls: list[tuple[str, int]] = []
-
-    def run_item(self, item: PublicItem, config: Config, *, seed: int,
-                 repetition: int) -> Trajectory:
-        self.calls.append((item.item_id, repetition))
-        if len(self.calls) == self.interrupt_on:
-            raise KeyboardInterrupt
-        return super().run_item(item, config, seed=seed, repetition=repetition)
 
 
 def test_resume_after_interrupt_stores_exactly_the_missing_slots(store: Store) -> None:

@@ -3,7 +3,8 @@
 Harmless means `report` and `verify` print exactly what they printed before
 the flip. Reported means a TAMPERED banner, a withdrawn verdict, a `verify`
 finding, or a one-line error. Never a traceback, and never a report that
-changed while still saying ADMISSIBLE. 100 flips in four seeded chunks, so
+changed while still saying ADMISSIBLE; and since both only read, the flipped file's
+bytes are the same after them as before. 100 flips in four seeded chunks, so
 that test workers can share them; each chunk's counts are printed at the end
 of the test run (a `summary` property, shown by tests/conftest.py).
 """
@@ -77,11 +78,18 @@ def test_byte_flips_are_harmless_or_reported(
     original = source.read_bytes()
     db = tmp_path / "flipped.db"
 
+    tracebacks = 0
+
+    def counted(done: Invocation) -> Invocation:
+        nonlocal tracebacks
+        tracebacks += done.traceback is not None
+        return done
+
     def report() -> Invocation:
-        return invoke("report", run_id, "--db", str(db))
+        return counted(invoke("report", run_id, "--db", str(db)))
 
     def verify(*extra: str) -> Invocation:
-        return invoke("verify", run_id, *extra, "--db", str(db))
+        return counted(invoke("verify", run_id, *extra, "--db", str(db)))
 
     db.write_bytes(original)
     before = {"report": report(), "verify": verify(), "chain": verify("--skip-rescore")}
@@ -89,6 +97,7 @@ def test_byte_flips_are_harmless_or_reported(
     rng = random.Random(f"{SEED}/{chunk}")
     outcomes: Counter[str] = Counter()
     bad: list[str] = []
+    changed = 0
     for _ in range(FLIPS_PER_CHUNK):
         offset = rng.randrange(len(original))
         flipped = bytearray(original)
@@ -108,11 +117,17 @@ def test_byte_flips_are_harmless_or_reported(
         outcomes[verdict] += 1
         if verdict not in ACCEPTED:
             bad.append(f"offset {offset}: {verdict}: {shown.traceback or shown.out[:300]}")
+        if db.read_bytes() != flipped:  # report and verify only read: not one byte may change
+            changed += 1
+            bad.append(f"offset {offset}: report or verify changed the store")
     record_property(
         "summary",
         f"byte flips, chunk {chunk + 1} of {CHUNKS} ({FLIPS_PER_CHUNK} flips on the "
         f"{len(original)}-byte demo database): "
-        + ", ".join(f"{n} {k}" for k, n in sorted(outcomes.items())),
+        + ", ".join(f"{n} {k}" for k, n in sorted(outcomes.items()))
+        + f"; {tracebacks} tracebacks, "
+        + ("store unchanged" if not changed else f"store changed {changed} times"),
     )
     assert not bad, "\n".join(bad)
     assert sum(outcomes.values()) == FLIPS_PER_CHUNK
+    assert tracebacks == 0 and changed == 0

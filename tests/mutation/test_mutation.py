@@ -137,7 +137,7 @@ def test_statistical_detector_needs_evidence_threshold_does_not(store: Store) ->
 def test_malformed_mutant_sets_are_named(tmp_path: Path) -> None:
     bad = tmp_path / "m.yaml"
     bad.write_text("operators:\n  - operator: explode\n")
-    with pytest.raises(AssayError, match=r"m\.yaml: operators\[0\] must name one of"):
+    with pytest.raises(AssayError, match=r"m\.yaml:2: operators\[0\] must name one of"):
         load_mutants(bad)
     bad.write_text("operators: [\n")
     with pytest.raises(AssayError, match=r"m\.yaml:2: malformed YAML"):

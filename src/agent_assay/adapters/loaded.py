@@ -32,10 +32,12 @@ from agent_assay.adapters.system import (
     System,
     ToolSpec,
 )
-from agent_assay.errors import AssayError
+from agent_assay.errors import AssayError, described
+from agent_assay.hashing import canonical_json
 from agent_assay.model import (
     Config,
     Cost,
+    Item,
     PublicItem,
     PublicSuite,
     Step,
@@ -157,12 +159,33 @@ class LoadedSystem:
 
     def build_suite(self, source: Path | None = None) -> Suite:
         self._prepared = None  # building may change what the system holds; prepare again
-        suite = self.raw.build_suite(source)
+        try:
+            suite = self.raw.build_suite(source)
+        except AssayError:
+            raise
+        except Exception as exc:  # a source the adapter cannot read is the user's, not a bug
+            raise AssayError(
+                f"adapter {self.name} could not build its suite from "
+                f"{source if source is not None else 'its bundled set'}: {described(exc)}"
+            ) from exc
         if not isinstance(suite, Suite):
             raise AssayError(
                 f"adapter {self.name}: build_suite returned {type(suite).__name__}, not a Suite"
             )
+        for item in suite.items:
+            self._check_storable(item)
         return suite
+
+    def _check_storable(self, item: Item) -> None:
+        """Refuse an item the store could not hold (NaN, a lone surrogate, a value JSON
+        has no form for) here, naming it, instead of failing half way through storing."""
+        try:
+            canonical_json(item.to_json()).encode("utf-8")
+        except (ValueError, TypeError, RecursionError) as exc:
+            raise AssayError(
+                f"adapter {self.name}: item {item.item_id!r} holds a value the store cannot "
+                f"keep ({' '.join(str(exc).split())[:160]})"
+            ) from exc
 
     def configs(self) -> Mapping[str, Mapping[str, Any]]:
         return self.raw.configs()

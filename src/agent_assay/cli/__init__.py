@@ -68,9 +68,12 @@ def run_cli(args: Sequence[str] | None = None) -> int:
         returned = cli.main(args=list(args) if args is not None else None, standalone_mode=False)
         return returned if isinstance(returned, int) else 0
     except AssayError as exc:
-        click.echo(f"error: {exc}", err=True)
+        click.echo(f"error: {one_line(exc)}", err=True)
         return exc.exit_code
-    except click.exceptions.Abort:
+    except click.exceptions.Abort as exc:
+        if isinstance(exc.__cause__, AssayError):  # Ctrl-C that already says how to go on
+            click.echo(f"error: {one_line(exc.__cause__)}", err=True)
+            return exc.__cause__.exit_code
         click.echo("aborted", err=True)
         return 130
     except click.ClickException as exc:
@@ -86,6 +89,12 @@ def run_cli(args: Sequence[str] | None = None) -> int:
         reason = str(exc.orig) if exc.orig is not None else str(exc)
         click.echo(f"error: the store cannot be read: {short(reason)}", err=True)
         return 2
+
+
+def one_line(exc: AssayError) -> str:
+    """The message on one line whatever it quotes (a key or a value holding a line break
+    must not split the error, or forge a second line)."""
+    return str(exc).replace("\r", "\\r").replace("\n", "\\n")
 
 
 def main() -> None:

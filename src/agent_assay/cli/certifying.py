@@ -33,7 +33,12 @@ def controls_group() -> None:
 
 
 @controls_group.command("run")
-@click.option("--config", "config_name", default=None, help="Config whose run is certified.")
+@click.option(
+    "--config",
+    "config_name",
+    default=None,
+    help="Config whose run is certified (optional with --run; must then match the run's).",
+)
 @adapter_option
 @source_option
 @click.option("--run", "run_id", default=None, help=RUN_HELP)
@@ -67,10 +72,12 @@ def controls_run(
 ) -> int:
     """Run every control; exit 0 admissible, 3 on a disallowed NOT_RUN, else 2 on FAILED/ERROR."""
     from agent_assay import api
+    from agent_assay.controls.bands import load_bands
     from agent_assay.views.gates import control_table
 
     default_db_dir(db)
     store, system = api.open_db(db, must_exist=run_id is not None), api.system_of(adapter)
+    load_bands(system.facts.bands, bands_file)  # a bad file is refused before a run is made
     run = api.run_to_certify(
         store, system, run=run_id, config=config_name, source=source, tags=tags, limit=limit,
         repeats=repeats, seed=seed, notice=stderr,
@@ -100,7 +107,7 @@ def controls_show(run_id: str, as_json: bool, db: str) -> None:
     from agent_assay.integrity.admissibility import assess
     from agent_assay.views.gates import admissibility_lines, control_table, tampered_lines
 
-    store = api.open_db(db, must_exist=True)
+    store = api.open_db(db, read_only=True)
     run = store.get_run(run_id)
     outcomes = store.control_outcomes(run.run_id)
     if not outcomes:
@@ -117,12 +124,17 @@ def controls_show(run_id: str, as_json: bool, db: str) -> None:
 
 
 @click.command("mutate")
-@click.option("--config", "config_name", default=None, help="Config whose run is mutated.")
+@click.option(
+    "--config",
+    "config_name",
+    default=None,
+    help="Config whose run is mutated (optional with --run; must then match the run's).",
+)
 @click.option(
     "--operators",
     type=click.Path(path_type=Path),
-    default=Path("configs/mutants.yaml"),
-    show_default=True,
+    default=None,
+    show_default="built-in mutant set, agent_assay/mutation/mutants.yaml",
     help="Mutant set: operators, parameters, detector settings.",
 )
 @adapter_option
@@ -135,7 +147,7 @@ def controls_show(run_id: str, as_json: bool, db: str) -> None:
 @db_option
 def mutate_command(
     config_name: str | None,
-    operators: Path,
+    operators: Path | None,
     adapter: str,
     source: Path | None,
     run_id: str | None,
@@ -147,11 +159,11 @@ def mutate_command(
 ) -> None:
     """Plant defects in a run's trajectories, replay them, and see which metrics notice."""
     from agent_assay import api
-    from agent_assay.mutation.config import load_mutants
+    from agent_assay.mutation.config import BUILTIN, load_mutants
     from agent_assay.mutation.engine import pass_payloads, run_pass
     from agent_assay.views.mutation_render import mutation_text
 
-    mutants = load_mutants(operators)
+    mutants = load_mutants(operators or BUILTIN)
     default_db_dir(db)
     store, system = api.open_db(db, must_exist=run_id is not None), api.system_of(adapter)
     run = api.run_to_certify(
@@ -177,7 +189,7 @@ def mutation_score(run_id: str, db: str) -> None:
     from agent_assay import api
     from agent_assay.views.mutation_render import mutation_text
 
-    store = api.open_db(db, must_exist=True)
+    store = api.open_db(db, read_only=True)
     click.echo(mutation_text(store.latest_mutation_pass(store.get_run(run_id).run_id)), nl=False)
 
 
@@ -191,7 +203,7 @@ def mutation_show(run_id: str, item: str, operator: str, db: str) -> None:
     from agent_assay import api
     from agent_assay.views.mutation_render import mutant_text
 
-    store = api.open_db(db, must_exist=True)
+    store = api.open_db(db, read_only=True)
     run = store.get_run(run_id)
     if item not in run.item_ids:
         raise AssayError(f"unknown item {item} in run {run.run_id}")

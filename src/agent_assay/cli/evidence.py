@@ -24,7 +24,9 @@ def migrate_command(repair: bool, db: str) -> int:
     from agent_assay.store.migrations import LATEST, apply
     from agent_assay.store.schema_check import repair as repair_schema
     from agent_assay.store.schema_check import schema_findings
+    from agent_assay.store.store import stored_version
 
+    stored_version(db)  # a read-only look first: what is not a store is refused untouched
     engine = make_engine(db)
     applied = apply(engine)
     if applied:
@@ -65,7 +67,9 @@ def verify_command(target: str | None, skip_rescore: bool, db: str) -> int:
     from agent_assay import api
     from agent_assay.views.verify_render import verify_text
 
-    result = api.verify(target, store=db, rescore=not skip_rescore, notice=stderr)
+    # the store is opened read-only here; a bundle is verified without it
+    store = db if target and Path(target).is_file() else api.open_db(db, read_only=True)
+    result = api.verify(target, store=store, rescore=not skip_rescore, notice=stderr)
     click.echo(verify_text(result, rescored=not skip_rescore), nl=False)
     return 0 if result.ok else 2
 
@@ -79,7 +83,7 @@ def export_command(run_id: str, path: Path, db: str) -> None:
     from agent_assay import api
 
     count = api.export(run_id, path, store=db)
-    head = api.open_db(db, must_exist=True).head(run_id)
+    head = api.open_db(db, read_only=True).head(run_id)
     click.echo(
         f"wrote {path}: run {run_id}, {count} rows, chain head "
         f"{head.seq if head else 0} {head.digest if head else ''}"

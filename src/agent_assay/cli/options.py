@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -46,7 +47,7 @@ adapter_option = click.option(
 )
 source_option = click.option(
     "--source",
-    type=click.Path(path_type=Path),
+    type=click.Path(exists=True, path_type=Path),
     default=None,
     help="Golden-set source for the adapter (default: the adapter's bundled set).",
 )
@@ -70,6 +71,19 @@ def default_db_dir(db: str) -> None:
     """The default store lives in ./run; create that one directory, never an explicit one."""
     if db == DEFAULT_DB:
         Path(DEFAULT_DB).parent.mkdir(exist_ok=True)
+
+
+def writable_file(path: Path, option: str) -> None:
+    """Refuse, before any work is done, a file option that cannot be written: its
+    directory missing, a directory given as the file, or no permission."""
+    if path.is_dir():
+        raise AssayError(f"{option} {path} is a directory, not a file")
+    parent = path.parent
+    if not parent.is_dir():
+        raise AssayError(f"{option} {path}: directory {parent} does not exist")
+    target = path if path.exists() else parent
+    if not os.access(target, os.W_OK):
+        raise AssayError(f"{option} {path} cannot be written (permission denied on {target})")
 
 
 def stderr(message: str) -> None:

@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from agent_assay.cli.options import (
+    DEFAULT_DB,
     adapter_option,
     db_option,
     default_db_dir,
@@ -15,6 +16,7 @@ from agent_assay.cli.options import (
     seed_option,
     source_option,
     stderr,
+    writable_file,
 )
 from agent_assay.errors import AssayError
 
@@ -81,25 +83,41 @@ def run_command(
     measured failure, stored as a crashed trajectory, and exits 0.
     """
     from agent_assay import api
+    from agent_assay.runner import RunStopped
 
     default_db_dir(db)
-    if resume_id:
-        done = api.resume(resume_id, store=db, workers=workers, progress=None, notice=stderr)
-    elif not config_name:
-        raise AssayError("run needs --config NAME (or --resume RUN_ID)")
-    else:
-        done = api.evaluate(
-            adapter, config_name, store=db, source=source, repeats=repeats, seed=seed,
-            tags=tags, limit=limit, workers=workers, progress=None, notice=stderr,
-        )
+    if run_id_file is not None:
+        writable_file(run_id_file, "--run-id-file")
+    try:
+        if resume_id:
+            done = api.resume(resume_id, store=db, workers=workers, progress=None, notice=stderr)
+        elif not config_name:
+            raise AssayError("run needs --config NAME (or --resume RUN_ID)")
+        else:
+            done = api.evaluate(
+                adapter, config_name, store=db, source=source, repeats=repeats, seed=seed,
+                tags=tags, limit=limit, workers=workers, progress=None, notice=stderr,
+            )
+    except RunStopped as stopped:
+        raise stopped.for_cli(None if db == DEFAULT_DB else db) from None
     result = done.result
     stderr(
         f"wrote {result.written} trajectories ({result.crashed} crashed), "
         f"skipped {result.skipped} already stored"
     )
-    if run_id_file:
-        run_id_file.write_text(done.run_id + "\n")
+    for crash in result.first_crashes:
+        stderr(f"  crashed: {crash}")
+    if result.crashed > len(result.first_crashes):
+        stderr(f"  ... and {result.crashed - len(result.first_crashes)} more")
     click.echo(done.run_id)
+    if run_id_file:
+        try:
+            run_id_file.write_text(done.run_id + "\n")
+        except OSError as exc:
+            raise AssayError(
+                f"run {done.run_id} is stored, but --run-id-file {run_id_file} could not be "
+                f"written: {exc.strerror or exc}"
+            ) from exc
     if result.unreachable:
         # Everything is stored (the crashed items too); the exit says the measurement failed.
         raise AssayError(f"{result.crashed} items crashed: {result.first_unreachable}")

@@ -10,52 +10,26 @@ would make a control impossible to fail is refused rather than silently believed
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from agent_assay.errors import AssayError
-from agent_assay.yamlfile import Located, read_located
+from agent_assay.yamlfile import (
+    Check,
+    Located,
+    check_keys,
+    fraction,
+    positive,
+    probability,
+    read_located,
+    whole,
+)
 
 EXPECTED = Path(__file__).with_name("expected.yaml")
-
-Check = Callable[[Any], str | None]
-"""A value's rule: None when the value is acceptable, else what is wrong with it."""
-
-
-def _number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
-
-
-def _finite(value: Any) -> str | None:
-    if not _number(value):
-        return f"must be a number, got {value!r}"
-    return None if math.isfinite(value) else f"must be finite, got {value!r}"
-
-
-def positive(value: Any) -> str | None:
-    return _finite(value) or (None if value > 0 else f"must be above 0, got {value!r}")
-
-
-def fraction(value: Any) -> str | None:
-    """A drop, a margin or a score on a 0..1 metric: above 0, at most 1."""
-    return _finite(value) or (None if 0 < value <= 1 else f"must be in (0, 1], got {value!r}")
-
-
-def probability(value: Any) -> str | None:
-    return _finite(value) or (None if 0 < value < 1 else f"must be in (0, 1), got {value!r}")
-
-
-def whole(minimum: int) -> Check:
-    def check(value: Any) -> str | None:
-        if isinstance(value, bool) or not isinstance(value, int):
-            return f"must be a whole number, got {value!r}"
-        return None if value >= minimum else f"must be at least {minimum}, got {value!r}"
-
-    return check
-
+VERSION = 1
+"""The one format a bands file has had; a file may say so with `version: 1`."""
 
 RULES: Mapping[str, Mapping[str, Check]] = {
     "scorer_selftest": {"probe_items": whole(1)},
@@ -100,14 +74,20 @@ def load_bands(
     defaults = read_located(defaults_file, "bands file")
     data = defaults.data
     if not isinstance(data, dict) or not isinstance(data.get("defaults"), dict):
-        raise AssayError(f"{defaults_file}: expected a mapping with a 'defaults' section")
+        raise AssayError(f"{defaults.at('defaults')}: expected a mapping with a 'defaults' section")
+    check_keys(defaults, (), data, ("version", "defaults"), "a defaults file")
+    _check_version(defaults, data)
     per_kind: dict[str, dict[str, Any]] = {}
     for kind, band in data["defaults"].items():
+        if kind not in RULES:
+            raise AssayError(f"{defaults.at('defaults', kind)}: unknown control kind {kind!r}")
         _check_band(defaults, ("defaults", kind), kind, band, complete=True)
         per_kind[kind] = dict(band)
     missing = sorted(set(RULES) - set(per_kind))
     if missing:
-        raise AssayError(f"{defaults_file}: no default band for {', '.join(missing)}")
+        raise AssayError(
+            f"{defaults.at('defaults')}: defaults has no band for {', '.join(missing)}"
+        )
     bands = Bands(per_kind, sources=(defaults_file,))
     for path in (system_file, extra):
         if path is not None:
@@ -115,10 +95,16 @@ def load_bands(
     return bands
 
 
+def _check_version(doc: Located, data: Mapping[Any, Any]) -> None:
+    if "version" in data and (data["version"] != VERSION or isinstance(data["version"], bool)):
+        raise AssayError(f"{doc.at('version')}: version must be {VERSION}, got {data['version']!r}")
+
+
 def _overlay(bands: Bands, doc: Located) -> Bands:
     data = doc.data if doc.data is not None else {}
     if not isinstance(data, dict):
         raise AssayError(f"{doc.path}: a bands file is a mapping of control kinds to bands")
+    _check_version(doc, data)
     per_kind = {kind: dict(band) for kind, band in bands.per_kind.items()}
     declared = dict(bands.not_applicable)
     allow = bands.allow_not_applicable
@@ -160,12 +146,7 @@ def _check_band(doc: Located, at: tuple[Any, ...], kind: str, band: Any, *, comp
         raise AssayError(f"{doc.at(*at)}: band for {kind} has no derivation (say why this value)")
     rules = RULES[kind]
     allowed = {"derivation", *rules, *(("min_drop",) if kind == "shuffled_gold" else ())}
-    for key in band:
-        if key not in allowed:
-            raise AssayError(
-                f"{doc.at(*at, key)}: unknown key {key!r} in the band for {kind} "
-                f"(known: {', '.join(sorted(allowed))})"
-            )
+    check_keys(doc, at, band, allowed, f"the band for {kind}")
     for key, rule in rules.items():
         if key not in band:
             if complete:

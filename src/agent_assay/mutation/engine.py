@@ -142,6 +142,19 @@ def would_alter(
     return count
 
 
+def check_tags(mutants: MutantSet, run: Run, items: Sequence[Item]) -> None:
+    """Refuse an operator whose tags match none of the items: it would alter nothing and
+    come back EQUIVALENT, as if no metric had anything to see."""
+    present = sorted({tag for item in items for tag in item.tags})
+    for index, spec in enumerate(mutants.operators):
+        if spec.tags and not set(spec.tags) & set(present):
+            raise AssayError(
+                f"{spec.where or mutants.source}: operators[{index}] tags {list(spec.tags)} "
+                f"match no item of the {len(items)} mutated in run {run.run_id} "
+                f"(tags: {', '.join(present) or 'none'})"
+            )
+
+
 def run_pass(
     store: Store,
     system: LoadedSystem | object,
@@ -160,6 +173,9 @@ def run_pass(
     gold = context.items
     selected = [i for i in run.item_ids if not tags or set(tags) & set(gold[i].tags)]
     selected = selected[:limit] if limit else selected
+    if not selected:
+        raise AssayError(f"no item of run {run.run_id} carries tag(s): {', '.join(tags)}")
+    check_tags(mutants, run, [gold[i] for i in selected])
     chosen = set(selected)
     baseline = [t for t in store.trajectories(run.run_id) if t.item_id in chosen]
     scorers, ctx, kinds = context.scorers, context.scoring, context.kinds

@@ -27,10 +27,16 @@ class OperatorContext:
 
 class Operator(Protocol):
     name: str
+    accepts: tuple[str, ...]
+    """The parameters a mutant set may give it (`required` ones among them)."""
 
     def mutate(
         self, calls: Sequence[ToolCall], rng: random.Random, ctx: OperatorContext
     ) -> list[ToolCall]: ...
+
+
+TARGETS = ("mutating", "last")
+"""`params.target`: the first state-changing call (else the last call), or the last call."""
 
 
 def _target_index(calls: Sequence[ToolCall], ctx: OperatorContext) -> int | None:
@@ -48,6 +54,7 @@ class DropToolCall:
     """Omit one proposal (the first state-changing one when there is one)."""
 
     name = "drop_tool_call"
+    accepts: tuple[str, ...] = ("target",)
 
     def mutate(
         self, calls: Sequence[ToolCall], rng: random.Random, ctx: OperatorContext
@@ -60,6 +67,7 @@ class DuplicateCall:
     """Propose one call twice in a row."""
 
     name = "duplicate_call"
+    accepts: tuple[str, ...] = ("target",)
 
     def mutate(
         self, calls: Sequence[ToolCall], rng: random.Random, ctx: OperatorContext
@@ -72,6 +80,7 @@ class SwapCallOrder:
     """Swap the first adjacent pair of calls to different tools."""
 
     name = "swap_call_order"
+    accepts: tuple[str, ...] = ()
 
     def mutate(
         self, calls: Sequence[ToolCall], rng: random.Random, ctx: OperatorContext
@@ -93,6 +102,7 @@ class CorruptArg:
     """
 
     name = "corrupt_arg"
+    accepts: tuple[str, ...] = ("args",)
 
     def mutate(
         self, calls: Sequence[ToolCall], rng: random.Random, ctx: OperatorContext
@@ -118,6 +128,7 @@ class SkipState:
     """
 
     name = "skip_state"
+    accepts: tuple[str, ...] = ()
 
     def mutate(
         self, calls: Sequence[ToolCall], rng: random.Random, ctx: OperatorContext
@@ -138,6 +149,7 @@ class SetArg:
 
     name = "set_arg"
     required = ("arg", "value")
+    accepts: tuple[str, ...] = required
 
     def mutate(
         self, calls: Sequence[ToolCall], rng: random.Random, ctx: OperatorContext
@@ -155,6 +167,7 @@ class FlipArg:
 
     name = "flip_arg"
     required = ("arg", "values")
+    accepts: tuple[str, ...] = required
 
     def mutate(
         self, calls: Sequence[ToolCall], rng: random.Random, ctx: OperatorContext
@@ -174,6 +187,7 @@ class DropListElement:
 
     name = "drop_list_element"
     required = ("arg",)
+    accepts: tuple[str, ...] = required
 
     def mutate(
         self, calls: Sequence[ToolCall], rng: random.Random, ctx: OperatorContext

@@ -11,6 +11,9 @@ import re
 import sqlite3
 from pathlib import Path
 
+from agent_assay.errors import AssayError
+from agent_assay.store.engine import reader_uri, store_path
+
 _TREE = re.compile(r"\bTree (\d+)\b")
 ERROR_CHARS = 160
 
@@ -49,7 +52,7 @@ def damage_report(path: Path) -> list[str]:
     table and index read on its own, to name the damaged ones.
     """
     try:
-        con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        con = sqlite3.connect(reader_uri(path), uri=True)
     except sqlite3.Error as exc:
         return [short(str(exc))]
     con.text_factory = lambda data: data.decode("utf-8", "replace")
@@ -76,8 +79,11 @@ def damage_report(path: Path) -> list[str]:
 
 def damage_summary(db: str, error: str) -> str:
     """One line: the store, its first damaged table or index (or integrity problem), how many."""
-    path = Path(db)
-    problems = damage_report(path) if "://" not in db and path.is_file() else []
+    try:
+        path: Path | None = store_path(db)
+    except AssayError:
+        path = None
+    problems = damage_report(path) if path is not None and path.is_file() else []
     if not problems:
         return f"the store at {db} cannot be read: {short(error)}"
     more = f"; {len(problems) - 1} more" if len(problems) > 1 else ""

@@ -1,43 +1,154 @@
-"""Turn `--db` (a path or an SQLAlchemy URL) into an engine tuned for many writers.
+"""Turn `--db` (a file path or an sqlite:/// URL) into an engine, for writing or for reading.
 
-WAL lets readers and one writer proceed together; BEGIN IMMEDIATE takes the
-write lock up front so two processes never deadlock upgrading a read lock, and
-the busy timeout makes the second writer wait instead of failing.
+`--db` is checked before anything is opened: only SQLite is accepted (the append-only
+triggers are SQLite's), a plain path is a file name taken literally, and each failure is
+one line naming `--db`. Writers get WAL, which lets readers and one writer proceed
+together; BEGIN IMMEDIATE takes the write lock up front so two processes never deadlock
+upgrading a read lock, and the busy timeout makes the second writer wait instead of
+failing. Readers get a connection SQLite itself keeps from writing.
 """
 
+import functools
+import os
 import sqlite3
 import time
+from enum import Enum
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import URL, Engine, create_engine, event
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError
 
 from agent_assay.errors import AssayError
 
 BUSY_TIMEOUT_MS = 30_000
 
 
+class Access(Enum):
+    """What an engine may do to the file; the value is SQLite's URI `mode`."""
+
+    CREATE = "rwc"
+    """Writers: create the file when missing, migrate it, switch a new database to WAL."""
+    WRITE = "rw"
+    """Commands that build on stored runs: the file must exist; its journal mode is kept."""
+    READ = "ro"
+    """Commands that only read: no write lock, no journal switch, and SQLite refuses writes."""
+
+
+def store_path(db: str) -> Path:
+    """The database file `--db` names, refused in one line when it cannot be one."""
+    path = _url_path(db) if "://" in db else _plain_path(db)
+    try:
+        if not path.parent.is_dir():
+            if path.parent.exists():
+                raise AssayError(f"--db {db}: {path.parent} is not a directory")
+            raise AssayError(f"database directory does not exist: {path.parent} (for --db {db})")
+        if path.is_dir():
+            raise AssayError(f"--db {db} is a directory, not a database file")
+        if path.exists() and not path.is_file():
+            raise AssayError(f"--db {db} is not a regular file, so it cannot hold a store")
+    except OSError as exc:  # a name longer than the file system allows, a loop of links
+        raise AssayError(f"--db {db} cannot be used: {exc.strerror}") from exc
+    return path
+
+
+def _url_path(db: str) -> Path:
+    """The file of an sqlite:/// URL. Another database is refused before a driver is
+    loaded: without SQLite's triggers its rows would not be append-only."""
+    try:
+        url = make_url(db)
+    except (ArgumentError, ValueError) as exc:
+        raise AssayError(f"--db {db} is not a valid database URL: {exc}") from exc
+    backend = url.get_backend_name()
+    if backend != "sqlite":
+        raise AssayError(
+            f"--db {db}: agent-assay stores are SQLite only, {backend} is refused "
+            "(the append-only triggers are SQLite's)"
+        )
+    if url.query:
+        raise AssayError(
+            f"--db {db}: URL options are not accepted; give the file alone "
+            "(commands that only read already open the store read-only)"
+        )
+    if not url.database or url.database == ":memory:":
+        raise AssayError(f"--db {db} names no file (an in-memory store would vanish)")
+    return Path(url.database)
+
+
+def _plain_path(db: str) -> Path:
+    """A plain path is a file name: '?' and '#' would start URI options in SQLite."""
+    if "?" in db or "#" in db:
+        raise AssayError(
+            f"--db {db}: a database path may not contain '?' or '#' (SQLite would read what "
+            "follows as options); commands that only read already open the store read-only"
+        )
+    return Path(db)
+
+
 def database_url(db: str) -> str:
-    """Accept a URL as is; treat anything else as a file path whose directory must exist."""
-    if "://" in db:
-        return db
-    path = Path(db)
-    if not path.parent.exists():
-        raise AssayError(f"database directory does not exist: {path.parent} (for --db {db})")
-    if path.is_dir():
-        raise AssayError(f"--db {db} is a directory, not a database file")
-    return f"sqlite:///{path}"
+    """`--db` as an sqlite:/// URL, after the checks of `store_path`."""
+    return URL.create("sqlite", database=str(store_path(db))).render_as_string()
 
 
-def make_engine(db: str) -> Engine:
-    url = database_url(db)
-    engine = create_engine(url)
-    if engine.dialect.name == "sqlite":
-        _tune_sqlite(engine)
+def sqlite_uri(path: Path, mode: str) -> str:
+    """An SQLite URI for `path` in `mode` (rwc, rw or ro), every special character quoted."""
+    return f"{path.resolve().as_uri()}?mode={mode}"
+
+
+def read_only_reason(path: Path) -> str | None:
+    """Why `path` must not be written, or None. Permission bits count even for root, who
+    could write anyway: a store marked read-only stays so."""
+    places = (
+        (path, "the file is not writable"),
+        (path.parent, f"its directory {path.parent} is not writable (SQLite's journal goes there)"),
+    )
+    return next((reason for place, reason in places if not _writable(place)), None)
+
+
+def _writable(place: Path) -> bool:
+    return not place.exists() or (os.access(place, os.W_OK) and place.stat().st_mode & 0o222 != 0)
+
+
+def make_engine(db: str, access: Access = Access.CREATE) -> Engine:
+    """An engine on the file `--db` names. A writer is refused a read-only file in one line
+    before any work, even when all it would write is stored already (a suite is content-
+    addressed): whether it succeeds must not depend on what the store happens to hold. A
+    command that builds on stored runs opens a read-only file read-only, and fails in one
+    line only if it then writes."""
+    path = store_path(db)
+    blocked = read_only_reason(path)
+    if blocked and access is Access.CREATE:
+        raise AssayError(f"--db {db} is read-only: {blocked}")
+    if access is Access.READ:
+        blocked = "it was opened by a command that only reads"
+    if blocked:
+        uri, access = reader_uri(path), Access.READ
+    else:
+        uri = sqlite_uri(path, access.value)
+    connect = functools.partial(sqlite3.connect, uri, uri=True, check_same_thread=False)
+    engine = create_engine(URL.create("sqlite", database=str(path)), creator=connect)
+    _tune_sqlite(engine, access, db, blocked)
     return engine
 
 
-def _tune_sqlite(engine: Engine) -> None:
+def reader_uri(path: Path) -> str:
+    """Read-only. A WAL database needs its -shm and -wal files, which a read-only connection
+    creates when missing (and leaves: they are the next writer's); in a read-only directory
+    without them no writer can be at work (it would need them too), so the file is read as
+    immutable and nothing is created."""
+    uri = sqlite_uri(path, Access.READ.value)
+    sides = (Path(f"{path}-wal"), Path(f"{path}-shm"))
+    if not _writable(path.parent) and not any(side.exists() for side in sides):
+        uri += "&immutable=1"
+    return uri
+
+
+def _tune_sqlite(engine: Engine, access: Access, db: str, reason: str | None) -> None:
+    """Per connection: the busy timeout, WAL for a new store, query_only for a reader; per
+    transaction: the write lock up front, except for a reader; a write SQLite refuses as
+    read-only becomes one line with `reason` (SQLite's own when there is none)."""
+
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection: Any, _record: Any) -> None:
         dbapi_connection.isolation_level = None  # we issue BEGIN ourselves
@@ -45,15 +156,28 @@ def _tune_sqlite(engine: Engine) -> None:
         cursor.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         # switching the journal mode needs an exclusive lock; ask only when it is not WAL yet,
         # so a second process opening a busy database never contends for that lock
-        if str(cursor.execute("PRAGMA journal_mode").fetchone()[0]).lower() != "wal":
+        if access is Access.CREATE and _journal_mode(cursor) != "wal":
             _switch_to_wal(cursor)
         cursor.execute("PRAGMA synchronous = NORMAL")
         cursor.execute("PRAGMA foreign_keys = ON")
+        if access is Access.READ:
+            cursor.execute("PRAGMA query_only = ON")
         cursor.close()
 
     @event.listens_for(engine, "begin")
     def _on_begin(conn: Any) -> None:
-        conn.exec_driver_sql("BEGIN IMMEDIATE")
+        conn.exec_driver_sql("BEGIN" if access is Access.READ else "BEGIN IMMEDIATE")
+
+    @event.listens_for(engine, "handle_error")
+    def _on_error(context: Any) -> None:
+        code = getattr(context.original_exception, "sqlite_errorcode", 0)
+        if code & 0xFF == sqlite3.SQLITE_READONLY:
+            error = context.original_exception
+            raise AssayError(f"--db {db} is read-only: {reason or error}") from error
+
+
+def _journal_mode(cursor: Any) -> str:
+    return str(cursor.execute("PRAGMA journal_mode").fetchone()[0]).lower()
 
 
 WAL_ATTEMPTS = 100

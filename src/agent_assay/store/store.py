@@ -19,23 +19,25 @@ import math
 import sqlite3
 import uuid
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Connection, Engine, Integer, RowMapping, Table, func, select
+from sqlalchemy import Connection, Engine, Integer, RowMapping, Table, func, inspect, select
 from sqlalchemy.exc import DatabaseError
 
 from agent_assay.errors import AssayError
 from agent_assay.hashing import canonical_json
 from agent_assay.model import Config, Item, Run, Suite, Trajectory
 from agent_assay.store import chain, migrations, schema
-from agent_assay.store.engine import make_engine
+from agent_assay.store.engine import Access, make_engine, store_path
 
 TERMINAL_EVENTS = frozenset({"complete", "interrupted"})
+OPENING_EVENTS = frozenset({"started", "resumed"})
+SESSION_EVENTS = TERMINAL_EVENTS | OPENING_EVENTS
+"""A writing session opens with `started` or `resumed` and closes with a terminal event."""
 """Events that record the chain head they close on."""
 
 
@@ -437,6 +439,33 @@ class Store:
                 [(schema.run_events, _event_row(run_id, event, detail))],
             )
 
+    def claim_run(
+        self, run_id: str, writer: Mapping[str, Any], busy: Callable[[object], str | None]
+    ) -> Head:
+        """Become `run_id`'s writer. In one write transaction: find the event that opened
+        the newest writing session; unless `busy`, given its detail, names a writer still
+        at work, append a `resumed` event naming `writer`. Two processes resuming one run
+        are serialised by the transaction, so exactly one wins."""
+        events = schema.run_events
+        with self.engine.begin() as conn:
+            last = conn.execute(
+                select(events.c.event, events.c.detail)
+                .where(events.c.run_id == run_id, events.c.event.in_(SESSION_EVENTS))
+                .order_by(events.c.id.desc())
+                .limit(1)
+            ).first()
+            if last is not None and last.event in OPENING_EVENTS:
+                holder = busy(decode_json("run_events", run_id, last.detail))
+                if holder is not None:
+                    raise AssayError(
+                        f"run {run_id} is being written by another process ({holder}); "
+                        "wait for it to finish, or stop it and resume again"
+                    )
+            row = _event_row(run_id, "resumed", {"writer": dict(writer)})
+            return self._append_block(
+                conn, run_id, "event", {"event": "resumed"}, [(events, row)]
+            )
+
     def manifest(self, run_id: str) -> dict[str, Any]:
         """The run's manifest (its `started` event), with the scorer set of its current
         scoring generation: what the stored numbers mean now."""
@@ -795,61 +824,81 @@ _SCORE_INSERT = _insert_sql(
 
 
 def open_store(db: str, *, migrate: bool = False) -> Store:
-    """Open (creating when empty) a store; refuse an older schema unless `migrate` is set."""
+    """Open (creating when empty) a store for writing; refuse an older schema unless
+    `migrate` is set. What is there is looked at read-only first, so a file that is not an
+    agent-assay store is refused before a writable connection could change it."""
+    have = stored_version(db)
     engine = make_engine(db)
+    if have == 0 or migrate:
+        migrations.apply(engine)
+    elif have < migrations.LATEST:
+        engine.dispose()
+        raise _needs_migration(db, have)
+    return Store(engine)
+
+
+def open_existing_store(db: str, *, read_only: bool = True) -> Store:
+    """Open a store that must already exist, for commands that read (`read_only`: SQLite
+    itself refuses every write) or build on stored runs. A path that does not exist is
+    refused rather than created (a typo must not look like "no runs"); a file that is not
+    an agent-assay store, or one that needs `migrate`, is refused untouched: nothing is
+    migrated and the journal mode is left as it is."""
+    if not store_path(db).exists():
+        raise AssayError(f"no store at --db {db} (commands that read never create one)")
+    have = stored_version(db)
+    if have == 0:
+        raise _not_a_store(db, "no schema_migrations table")
+    if have < migrations.LATEST:
+        raise _needs_migration(db, have)
+    return Store(make_engine(db, Access.READ if read_only else Access.WRITE))
+
+
+def stored_version(db: str) -> int:
+    """The schema version of the store at `db`: 0 for no file, an empty one or a database
+    without tables. It is read through a read-only engine; a database that holds other
+    tables, a schema_migrations table that is not agent-assay's, or a newer schema is
+    refused in one line."""
+    path = store_path(db)
+    if not path.exists() or path.stat().st_size == 0:
+        return 0
+    engine = make_engine(db, Access.READ)
     try:
         with engine.connect() as conn:
-            have = migrations.current_version(conn)
+            have = _migrations_record(conn, db)
     except DatabaseError as exc:
         raise AssayError(f"--db {db} is not an agent-assay SQLite database: {exc.orig}") from exc
+    finally:
+        engine.dispose()
     if have > migrations.LATEST:
         raise AssayError(
             f"database {db} has schema version {have}, newer than this agent-assay "
             f"({migrations.LATEST}); upgrade agent-assay"
         )
-    if have == 0 or migrate:
-        migrations.apply(engine)
-    elif have < migrations.LATEST:
-        raise AssayError(
-            f"database {db} has schema version {have}, this agent-assay needs "
-            f"{migrations.LATEST}: run `agent-assay migrate --db {db}`"
-        )
-    return Store(engine)
+    return have
 
 
-def open_existing_store(db: str) -> Store:
-    """Open a store that must already exist, for commands that only read: a path that
-    does not exist is refused rather than created (a typo must not look like "no runs"),
-    and a file that is not an agent-assay store is refused untouched (its tables,
-    triggers and journal mode are left as they were)."""
-    if "://" not in db:
-        path = Path(db)
-        if not path.exists():
-            raise AssayError(f"no store at --db {db} (commands that read never create one)")
-        if path.is_dir():
-            raise AssayError(f"--db {db} is a directory, not a database file")
-        if not _is_assay_store(path):
-            raise AssayError(
-                f"--db {db} is not an agent-assay store (no schema_migrations table); "
-                "it was left untouched"
-            )
-    return open_store(db)
+def _migrations_record(conn: Connection, db: str) -> int:
+    """The highest version agent-assay's schema_migrations table records (0: no tables)."""
+    tables = inspect(conn).get_table_names()
+    if "schema_migrations" not in tables:
+        if tables:
+            raise _not_a_store(db, "no schema_migrations table")
+        return 0
+    columns = {c["name"] for c in inspect(conn).get_columns("schema_migrations")}
+    if columns != set(schema.schema_migrations.c.keys()):
+        raise _not_a_store(db, "its schema_migrations table is not agent-assay's")
+    versions = conn.execute(select(schema.schema_migrations.c.version)).scalars().all()
+    if not versions or not all(isinstance(v, int) for v in versions):
+        raise _not_a_store(db, "its schema_migrations table records no agent-assay migration")
+    return int(max(versions))
 
 
-def _is_assay_store(path: Path) -> bool:
-    """False only when PATH is a readable SQLite database without agent-assay's
-    migrations table, checked through a read-only connection that cannot change the
-    file. A file SQLite cannot read is left to `open_store`, which names the damage."""
-    try:
-        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
-    except sqlite3.Error:
-        return True
-    try:
-        row = conn.execute(
-            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'"
-        ).fetchone()
-    except sqlite3.Error:
-        return True
-    finally:
-        conn.close()
-    return row is not None
+def _not_a_store(db: str, why: str) -> AssayError:
+    return AssayError(f"--db {db} is not an agent-assay store ({why}); it was left untouched")
+
+
+def _needs_migration(db: str, have: int) -> AssayError:
+    return AssayError(
+        f"database {db} has schema version {have}, this agent-assay needs "
+        f"{migrations.LATEST}: run `agent-assay migrate --db {db}`"
+    )
