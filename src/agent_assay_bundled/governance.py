@@ -186,11 +186,11 @@ def load_spec(path: Path) -> WorldSpec:
 
     if not whole("seed") or data["seed"] < 0:
         raise bad("seed", "must be a non-negative integer")
-    if data["split"] not in SPLITS:
+    if not isinstance(data["split"], str) or data["split"] not in SPLITS:
         raise bad("split", f"must be one of {', '.join(SPLITS)}")
     if not whole("n") or not 1 <= data["n"] <= MAX_WORLDS:
         raise bad("n", f"must be an integer from 1 to {MAX_WORLDS}")
-    if data["difficulty"] not in DIFFICULTIES:
+    if not isinstance(data["difficulty"], str) or data["difficulty"] not in DIFFICULTIES:
         raise bad("difficulty", f"must be one of {', '.join(DIFFICULTIES)}")
     return WorldSpec(int(data["seed"]), str(data["split"]), int(data["n"]), data["difficulty"])
 

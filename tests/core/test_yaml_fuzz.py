@@ -1,5 +1,5 @@
-"""Hostile bands files and mutant sets: a valid result or one line naming the file, never a
-traceback.
+"""Hostile bands files, mutant sets and governance suite files: a valid result or one line
+naming the file, never a traceback.
 
 Documents come from five sources: random YAML values (NaN, infinities, huge integers,
 booleans, odd strings, keys both from each file's vocabulary and random), documents shaped
@@ -34,6 +34,13 @@ from agent_assay.mutation.config import (
     load_mutants,
 )
 from agent_assay.mutation.operators import OPERATORS, TARGETS
+from agent_assay_bundled.governance import (
+    DIFFICULTIES,
+    MAX_WORLDS,
+    SPEC_FIELDS,
+    SPLITS,
+    load_spec,
+)
 
 BUNDLED_BANDS = sorted((Path(__file__).parents[2] / "src/agent_assay_bundled/bands").glob("*.yaml"))
 BANDS_WORDS = sorted(
@@ -254,4 +261,40 @@ def test_mutant_sets_are_accepted_or_refused_in_one_line(
 
     seen = fuzz(tmp_path, documents(mutant_shaped(), MUTANT_WORDS, real), load)
     record_property("summary", summary("mutant-set", seen, "accepted"))
+    assert seen["cases"] == 300 and seen["error"] and seen["accepted"]
+
+
+DIFFICULTY_NAMES = sorted(DIFFICULTIES)
+SPEC_WORDS = sorted({*SPEC_FIELDS, *SPLITS, *DIFFICULTY_NAMES, "worlds"})
+
+
+def spec_shaped() -> st.SearchStrategy[Any]:
+    """Every field present, each usually valid (so some files are accepted), sometimes not."""
+    def field(valid: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+        return st.one_of(valid, valid, valid, scalars())
+
+    return st.fixed_dictionaries(
+        {
+            "seed": field(st.integers(min_value=0, max_value=10**6)),
+            "split": field(st.sampled_from(SPLITS)),
+            "n": field(st.integers(min_value=1, max_value=MAX_WORLDS)),
+            "difficulty": field(st.sampled_from(DIFFICULTY_NAMES)),
+        },
+        optional={"worlds": scalars()},
+    )
+
+
+@pytest.mark.usefixtures("same_cases_in_any_run")
+def test_governance_suite_files_are_accepted_or_refused_in_one_line(
+    tmp_path: Path, record_property: Callable[[str, object], None]
+) -> None:
+    real = [{"seed": 0, "split": "eval", "n": 64, "difficulty": "medium"}]
+
+    def load(path: Path, _: bool) -> None:
+        spec = load_spec(path)
+        assert spec.seed >= 0 and 1 <= spec.n <= MAX_WORLDS
+        assert spec.split in SPLITS and spec.difficulty in DIFFICULTIES
+
+    seen = fuzz(tmp_path, documents(spec_shaped(), SPEC_WORDS, real), load)
+    record_property("summary", summary("governance suite-file", seen, "accepted"))
     assert seen["cases"] == 300 and seen["error"] and seen["accepted"]
