@@ -76,6 +76,7 @@ def main() -> None:
         "commit": head_commit(),
         "cores": os.cpu_count(),
         "runs": runs,
+        "rounds": len(runs),
         "median_wall_s": round(statistics.median(walls), 1),
         "max_wall_s": max(walls),
         "budget_s": BUDGET_S,
