@@ -78,6 +78,11 @@ def banking(rec: Recorder) -> None:
     rec.run("banking/report_mock", f"{CLI} report {run_id} --db $DB")
     rec.run("banking/report_mock_json", f"{CLI} report {run_id} --json --db $DB")
     rec.run("banking/verify_mock", f"{CLI} verify {run_id} --db $DB")
+    rec.run("banking/runs_show", f"{CLI} runs show {run_id} --db $DB")
+    rec.run(
+        "banking/trajectory_show",
+        f"{CLI} trajectories show {run_id} address_change-happy-004 --db $DB",
+    )
     tampered = "run/tampered.db"
     rec.run("banking/tamper", f"{PY} tools/tamper_demo.py $DB {run_id} {tampered}")
     rec.run("banking/report_tampered", f"{CLI} report {run_id} --db {tampered}", expect=2)

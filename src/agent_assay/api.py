@@ -46,6 +46,8 @@ from agent_assay.store.store import Store, open_existing_store
 from agent_assay.views.gates import comparison_text, report_json, report_text
 from agent_assay.views.passk import passk_json, passk_report, passk_text
 from agent_assay.views.planning import Plan, make_plan, plan_json, plan_text
+from agent_assay.views.run_view import RunView, run_view
+from agent_assay.views.trajectory_view import TrajectoryView, trajectory_view
 from agent_assay.writers import still_writing, this_process
 
 StoreLike = str | Path | Store
@@ -327,6 +329,19 @@ def verify(
         else (open_db(store, read_only=True), None)
     )
     return verify_store(db, [target.run_id if target else run], loader)
+
+
+def show_run(run_id: str, *, store: StoreLike) -> RunView:
+    """What a run is and how it went: config, suite, environment, events, crashes,
+    controls and verdict (no numbers)."""
+    return run_view(open_db(store, read_only=True), run_id)
+
+
+def show_trajectory(
+    run_id: str, item_id: str, *, repetition: int = 1, store: StoreLike
+) -> TrajectoryView:
+    """One stored trajectory beside its item's gold, with its scores."""
+    return trajectory_view(open_db(store, read_only=True), run_id, item_id, repetition)
 
 
 def export(run: str, path: Path, *, store: StoreLike) -> int:

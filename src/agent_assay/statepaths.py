@@ -20,6 +20,11 @@ def value_at(state: Mapping[str, Any], path: str) -> Any:
     return node
 
 
+def found(value: Any) -> bool:
+    """Whether a `value_at` result is a value rather than the absent-path sentinel."""
+    return value is not _MISSING
+
+
 def same(a: Any, b: Any) -> bool:
     """Equality that does not let True stand in for 1 (Python's == does)."""
     return bool(a == b) and isinstance(a, bool) == isinstance(b, bool)

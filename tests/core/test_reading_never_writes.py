@@ -27,6 +27,8 @@ READERS = [
     ("plan", "--run", "RUN", "--effect", "0.1"),
     ("verify", "RUN"),
     ("run", "--resume", "RUN"),
+    ("runs", "show", "RUN"),
+    ("trajectories", "show", "RUN", "x"),
 ]
 
 
@@ -90,6 +92,8 @@ ONLY_READING = [
     ("plan", "--run", "RUN", "--effect", "0.1"),
     ("verify", "RUN"),
     ("export", "RUN", "BUNDLE"),
+    ("runs", "show", "RUN"),
+    ("trajectories", "show", "RUN", "x"),
 ]
 SIDE_FILES = ("-wal", "-shm", "-journal")
 

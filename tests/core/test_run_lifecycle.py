@@ -138,6 +138,7 @@ def test_a_trajectory_for_the_wrong_repetition_is_a_crash_of_the_asked_slot(
     assert "  crashed: item off-L4 rep 1: adapter contract: asked for item off-L4 repetition " \
            "1, run_item returned item off-L4 repetition 2" in done.err
     assert f"  ... and {2 * TOY_SLOTS - 3} more" in done.err
+    assert f"  -> all of them: agent-assay runs show {run_id} --db {db}" in done.err
     assert count(db, "SELECT count(*) FROM trajectories WHERE crashed = 1") == 2 * TOY_SLOTS
     report = invoke("report", run_id, "--db", str(db))
     assert "INADMISSIBLE" in report.out

@@ -28,6 +28,7 @@ from agent_assay.cli.reading import (
     plan_command,
     report_command,
     runs_group,
+    trajectories_group,
 )
 from agent_assay.cli.running import run_command, score_command, suite_group
 from agent_assay.errors import AssayError
@@ -52,6 +53,7 @@ for command in (
     compare_command,
     plan_command,
     runs_group,
+    trajectories_group,
     adapters_group,
     migrate_command,
     verify_command,

@@ -1,4 +1,5 @@
-"""`report`, `compare`, `runs list` and `adapters list`: read, never run an agent."""
+"""`report`, `compare`, `plan`, `runs list/show`, `trajectories show` and `adapters list`:
+read, never run an agent."""
 
 from __future__ import annotations
 
@@ -77,6 +78,48 @@ def runs_list(db: str) -> None:
             f"{run.run_id}  {run.adapter}/{run.config_name}  k={run.repeats}  "
             f"items={len(run.item_ids)}  {status}  {run.created_at}{role}"
         )
+
+
+@runs_group.command("show")
+@click.argument("run_id", metavar="RUN")
+@json_option("the run")
+@db_option
+def runs_show(run_id: str, as_json: bool, db: str) -> None:
+    """What RUN is and how it went: config, suite, environment, every event, the crashed
+    items with their stored errors, the controls that judged it and the verdict."""
+    from agent_assay import api
+    from agent_assay.views.run_view import run_json, run_text
+
+    view = api.show_run(run_id, store=db)
+    if as_json:
+        click.echo(json.dumps(run_json(view), sort_keys=True, indent=2, default=str))
+    else:
+        click.echo(run_text(view), nl=False)
+
+
+@click.group("trajectories")
+def trajectories_group() -> None:
+    """Stored trajectories, one at a time."""
+
+
+@trajectories_group.command("show")
+@click.argument("run_id", metavar="RUN")
+@click.argument("item_id", metavar="ITEM")
+@click.option("--rep", "repetition", default=1, show_default=True, type=click.IntRange(min=1),
+              help="Which repetition of the item.")
+@json_option("the trajectory")
+@db_option
+def trajectories_show(run_id: str, item_id: str, repetition: int, as_json: bool, db: str) -> None:
+    """ITEM's trajectory in RUN turn by turn beside gold (the first divergence marked), the
+    final state against each gold assertion, and every score with its definition."""
+    from agent_assay import api
+    from agent_assay.views.trajectory_view import trajectory_json, trajectory_text
+
+    view = api.show_trajectory(run_id, item_id, repetition=repetition, store=db)
+    if as_json:
+        click.echo(json.dumps(trajectory_json(view), sort_keys=True, indent=2, default=str))
+    else:
+        click.echo(trajectory_text(view), nl=False)
 
 
 @click.group("adapters")

@@ -109,6 +109,9 @@ def run_command(
         stderr(f"  crashed: {crash}")
     if result.crashed > len(result.first_crashes):
         stderr(f"  ... and {result.crashed - len(result.first_crashes)} more")
+    if result.first_crashes:
+        where = "" if db == DEFAULT_DB else f" --db {db}"
+        stderr(f"  -> all of them: agent-assay runs show {done.run_id}{where}")
     click.echo(done.run_id)
     if run_id_file:
         try:

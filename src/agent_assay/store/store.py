@@ -536,13 +536,14 @@ class Store:
             cursor.close()
         return trajectory_id
 
-    def trajectories(self, run_id: str) -> list[Trajectory]:
+    def trajectories(self, run_id: str, item_id: str | None = None) -> list[Trajectory]:
+        """The run's trajectories in (item, repetition) order; only `item_id`'s if given."""
+        table = schema.trajectories
+        query = select(table.c.id, table.c.payload).where(table.c.run_id == run_id)
+        if item_id is not None:
+            query = query.where(table.c.item_id == item_id)
         with self.engine.connect() as conn:
-            rows = conn.execute(
-                select(schema.trajectories.c.id, schema.trajectories.c.payload)
-                .where(schema.trajectories.c.run_id == run_id)
-                .order_by(schema.trajectories.c.item_id, schema.trajectories.c.repetition)
-            ).all()
+            rows = conn.execute(query.order_by(table.c.item_id, table.c.repetition)).all()
         return [_decoded(Trajectory.from_json, "trajectories", r.id, r.payload) for r in rows]
 
     def trajectory_counts(self, run_id: str) -> tuple[int, int]:
@@ -583,8 +584,9 @@ class Store:
             return None
         return list(decode_json("score_generations", f"{run_id}/{row.generation}", row.scorers))
 
-    def current_scores(self, run_id: str) -> list[ScoreRecord]:
-        """One row per (item, repetition, scorer): the run's current scoring generation.
+    def current_scores(self, run_id: str, item_id: str | None = None) -> list[ScoreRecord]:
+        """One row per (item, repetition, scorer): the run's current scoring generation
+        (only `item_id`'s rows if given).
 
         Inside a generation the database allows one row per (trajectory, scorer); rows
         sealed from an older store may repeat, and there the newest sealed row counts.
@@ -592,9 +594,12 @@ class Store:
         table = schema.scores
         with self.engine.connect() as conn:
             generation = _current_generation(conn, run_id)
+            where = [table.c.run_id == run_id, table.c.generation == generation]
+            if item_id is not None:
+                where.append(table.c.item_id == item_id)
             newest = (
                 select(func.max(table.c.id))
-                .where(table.c.run_id == run_id, table.c.generation == generation)
+                .where(*where)
                 .group_by(table.c.item_id, table.c.repetition, table.c.scorer)
             )
             rows = conn.execute(

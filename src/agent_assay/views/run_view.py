@@ -1,0 +1,149 @@
+"""Everything stored about one run except its numbers: what ran, how it went, what judged it.
+
+`runs show` answers "what is this run" before anyone reads its scores: the config and its
+parameters, the suite, the recorded environment (keys that make runs incomparable
+starred), its status and every event in order (who wrote each session, why one
+stopped), the crashed items with the errors stored for them, and the newest outcome of
+each control with the verdict those outcomes add up to.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from agent_assay.aggregates import RunStatus, run_status
+from agent_assay.integrity.admissibility import Admissibility, assess
+from agent_assay.model import Config, Run
+from agent_assay.store.store import RunEvent, Store
+from agent_assay.writers import recorded_writer
+
+
+@dataclass(frozen=True)
+class Crash:
+    item_id: str
+    repetition: int
+    error: str
+
+
+@dataclass(frozen=True)
+class RunView:
+    run: Run
+    config: Config
+    suite_items: int
+    suite_source: str
+    status: RunStatus
+    events: tuple[RunEvent, ...]
+    crashes: tuple[Crash, ...]
+    controls: tuple[tuple[str, str], ...]
+    """(kind, status) of the newest outcome of each control, in the order they ran."""
+    verdict: Admissibility
+
+
+def run_view(store: Store, run_id: str) -> RunView:
+    run = store.get_run(run_id)
+    suite = store.get_suite(run.suite_hash)
+    events = tuple(store.events(run.run_id))
+    outcomes = sorted(store.control_outcomes(run.run_id).values(), key=lambda o: o.row_id)
+    return RunView(
+        run=run,
+        config=store.get_config(run.config_hash),
+        suite_items=len(suite.items),
+        suite_source=suite.source,
+        status=run_status(store, run),
+        events=events,
+        crashes=_crashes(events),
+        controls=tuple((o.kind, o.status) for o in outcomes),
+        verdict=assess(store, run),
+    )
+
+
+def _crashes(events: Sequence[RunEvent]) -> tuple[Crash, ...]:
+    """The crashed slots as their `item_crashed` events recorded them (a slot resumed after
+    a crash is recorded once per crash)."""
+    return tuple(
+        Crash(str(e.detail.get("item_id")), int(e.detail.get("repetition") or 0),
+              str(e.detail.get("error")))
+        for e in events
+        if e.event == "item_crashed" and isinstance(e.detail, Mapping)
+    )
+
+
+def _event_note(event: RunEvent) -> str:
+    """What an event adds in one line: its writer, why it stopped, what it wrote."""
+    detail = event.detail if isinstance(event.detail, Mapping) else {}
+    writer = recorded_writer(detail)
+    parts = [f"by {writer.describe()}"] if writer is not None else []
+    for key in ("written", "skipped", "why"):
+        if detail.get(key) not in (None, ""):
+            parts.append(f"{key}: {detail[key]}")
+    if event.event == "item_crashed":
+        parts.append(f"item {detail.get('item_id')} rep {detail.get('repetition')}")
+    return "; ".join(parts)
+
+
+def run_text(view: RunView, *, shown_crashes: int = 10) -> str:
+    run, status = view.run, view.status
+    lines = [
+        f"run {run.run_id}  {run.adapter}/{run.config_name}  status={status.state}",
+        f"config {run.config_hash}",
+        f"  params: {json.dumps(dict(view.config.params), sort_keys=True, default=str)}",
+        f"suite {run.suite_hash}: {view.suite_items} items, {view.suite_source}",
+        f"items in this run: {len(run.item_ids)}  repetitions (k): {run.repeats}  "
+        f"seed: {run.seed}  created: {run.created_at}",
+        f"trajectories: {status.stored} of {status.expected} ({status.crashed} crashed)",
+        *(f"!!! {reason}" for reason in status.reasons),
+        "environment (* makes runs incomparable):",
+        *(
+            f"  {key}{' *' if key in run.affects_results else ''} = "
+            f"{json.dumps(value, sort_keys=True, default=str)}"
+            for key, value in sorted(run.env.items())
+        ),
+        f"events ({len(view.events)}):",
+        *(f"  {e.at}  {e.event}  {_event_note(e)}".rstrip() for e in view.events
+          if e.event != "item_crashed"),
+    ]
+    if view.crashes:
+        lines.append(f"crashed ({len(view.crashes)}):")
+        lines += [f"  item {c.item_id} rep {c.repetition}: {c.error}"
+                  for c in view.crashes[:shown_crashes]]
+        if len(view.crashes) > shown_crashes:
+            lines.append(f"  ... and {len(view.crashes) - shown_crashes} more (--json lists all)")
+        first = view.crashes[0]
+        lines.append(f"  -> next: agent-assay trajectories show {run.run_id} {first.item_id} "
+                     f"--rep {first.repetition}")
+    lines.append("controls: " + (", ".join(f"{k} {s}" for k, s in view.controls)
+                                 if view.controls else "none run"))
+    verdict = "ADMISSIBLE" if view.verdict.admissible else "INADMISSIBLE"
+    lines.append(f"verdict: {verdict}" + ("" if view.verdict.admissible else
+                                          f" ({'; '.join(view.verdict.reasons)})"))
+    return "\n".join(lines) + "\n"
+
+
+def run_json(view: RunView) -> dict[str, Any]:
+    run = view.run
+    return {
+        "run_id": run.run_id,
+        "adapter": run.adapter,
+        "config": {"name": run.config_name, "hash": run.config_hash,
+                   "params": dict(view.config.params)},
+        "suite": {"hash": run.suite_hash, "items": view.suite_items,
+                  "source": view.suite_source},
+        "items": list(run.item_ids),
+        "repeats": run.repeats,
+        "seed": run.seed,
+        "created_at": run.created_at,
+        "environment": {k: {"value": v, "affects_results": k in run.affects_results}
+                        for k, v in sorted(run.env.items())},
+        "status": {"state": view.status.state, "expected": view.status.expected,
+                   "stored": view.status.stored, "crashed": view.status.crashed,
+                   "reasons": list(view.status.reasons)},
+        "events": [{"event": e.event, "at": e.at, "detail": e.detail} for e in view.events],
+        "crashes": [{"item_id": c.item_id, "repetition": c.repetition, "error": c.error}
+                    for c in view.crashes],
+        "controls": [{"kind": k, "status": s} for k, s in view.controls],
+        "admissible": view.verdict.admissible,
+        "reasons": list(view.verdict.reasons),
+    }

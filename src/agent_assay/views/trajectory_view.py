@@ -1,0 +1,233 @@
+"""One stored trajectory, turn by turn, beside its item's gold: where a number came from.
+
+A reader who doubts a score needs the path the agent took, the path gold expected, the
+first turn where they part, what the final world holds at each asserted path, and every
+score with what it means. All of it is read from the store (the item's gold from the
+stored suite), so the view needs no adapter and works on any store, imported runs too.
+Calls are compared as stored, before any adapter normalisation a scorer may apply.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from rich import box
+from rich.table import Table
+
+from agent_assay.errors import AssayError
+from agent_assay.model import Item, Run, ToolCall, Trajectory
+from agent_assay.statepaths import found, same, value_at
+from agent_assay.store.store import Store
+from agent_assay.views.render import console_text, fmt
+
+ABSENT = "(absent)"
+CELL_CHARS = 60
+
+
+@dataclass(frozen=True)
+class Turn:
+    number: int
+    proposed: ToolCall | None
+    ok: bool | None
+    result: Any
+    error: str | None
+    gold: ToolCall | None
+
+    @property
+    def matches(self) -> bool:
+        return self.proposed == self.gold
+
+
+@dataclass(frozen=True)
+class AssertionCheck:
+    path: str
+    expected: Any
+    actual: Any
+    present: bool
+
+    @property
+    def holds(self) -> bool:
+        return self.present and same(self.actual, self.expected)
+
+
+@dataclass(frozen=True)
+class ScoreLine:
+    scorer: str
+    value: float | None
+    definition: str
+    detail: Any
+
+
+@dataclass(frozen=True)
+class TrajectoryView:
+    run: Run
+    item: Item
+    trajectory: Trajectory
+    turns: tuple[Turn, ...]
+    assertions: tuple[AssertionCheck, ...]
+    scores: tuple[ScoreLine, ...]
+
+    @property
+    def first_divergence(self) -> int | None:
+        """The number of the first turn whose proposal is not gold's, or None."""
+        return next((t.number for t in self.turns if not t.matches), None)
+
+
+def trajectory_view(store: Store, run_id: str, item_id: str, repetition: int) -> TrajectoryView:
+    run = store.get_run(run_id)
+    if item_id not in run.item_ids:
+        shown = ", ".join(run.item_ids[:3]) + (", ..." if len(run.item_ids) > 3 else "")
+        raise AssayError(
+            f"unknown item {item_id} in run {run.run_id} ({len(run.item_ids)} items: {shown})"
+        )
+    if not 1 <= repetition <= run.repeats:
+        raise AssayError(
+            f"--rep {repetition}: run {run.run_id} has repetitions 1 to {run.repeats}"
+        )
+    stored = [t for t in store.trajectories(run.run_id, item_id) if t.repetition == repetition]
+    if not stored:
+        raise AssayError(
+            f"item {item_id} repetition {repetition} of run {run.run_id} is not stored "
+            f"(`agent-assay runs list` shows whether the run is interrupted)"
+        )
+    trajectory = stored[0]
+    item = store.get_suite(run.suite_hash).by_id()[item_id]
+    return TrajectoryView(
+        run, item, trajectory, _turns(trajectory, item.gold.path),
+        _assertions(trajectory, item), _scores(store, run, item_id, repetition),
+    )
+
+
+def _turns(trajectory: Trajectory, gold: Sequence[ToolCall]) -> tuple[Turn, ...]:
+    steps = trajectory.steps
+    return tuple(
+        Turn(
+            number=i + 1,
+            proposed=steps[i].call if i < len(steps) else None,
+            ok=steps[i].ok if i < len(steps) else None,
+            result=steps[i].result if i < len(steps) else None,
+            error=steps[i].error if i < len(steps) else None,
+            gold=gold[i] if i < len(gold) else None,
+        )
+        for i in range(max(len(steps), len(gold)))
+    )
+
+
+def _assertions(trajectory: Trajectory, item: Item) -> tuple[AssertionCheck, ...]:
+    state: Mapping[str, Any] = trajectory.final_state or {}
+    checks = []
+    for assertion in item.gold.assertions:
+        value = value_at(state, assertion.path)
+        present = found(value)
+        actual = value if present else None
+        checks.append(AssertionCheck(assertion.path, assertion.equals, actual, present))
+    return tuple(checks)
+
+
+def _scores(store: Store, run: Run, item_id: str, repetition: int) -> tuple[ScoreLine, ...]:
+    definitions = {
+        s.get("name"): str(s.get("definition", ""))
+        for s in store.manifest(run.run_id).get("scorers", [])
+        if isinstance(s, Mapping)
+    }
+    return tuple(
+        ScoreLine(r.scorer, r.value, definitions.get(r.scorer, ""), r.detail)
+        for r in store.current_scores(run.run_id, item_id)
+        if r.repetition == repetition
+    )
+
+
+# ---- rendering ---------------------------------------------------------------------------
+def _compact(value: Any, limit: int = CELL_CHARS) -> str:
+    text = json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _call(call: ToolCall | None) -> str:
+    return "-" if call is None else f"{call.tool}({_compact(dict(call.args), 200)})"
+
+
+def _table(*columns: str) -> Table:
+    table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+    for column in columns:
+        table.add_column(column, overflow="fold")
+    return table
+
+
+def _path_line(view: TrajectoryView) -> str:
+    first, gold = view.first_divergence, len(view.item.gold.path)
+    if first is None:
+        return f"path: identical to gold ({gold} calls)"
+    return (f"path: {len(view.trajectory.steps)} proposals against {gold} gold calls; "
+            f"first divergence at turn {first}")
+
+
+def trajectory_text(view: TrajectoryView) -> str:
+    t, item, first = view.trajectory, view.item, view.first_divergence
+    head = [
+        f"run {view.run.run_id}  item {item.item_id}  repetition {t.repetition} of "
+        f"{view.run.repeats}  ({view.run.adapter}/{view.run.config_name})",
+        f"input: {_compact(dict(item.input), 200)}",
+        *([f"!!! crashed: {t.error}"] if t.crashed else []),
+        _path_line(view),
+    ]
+    turns = _table("turn", "proposed", "ok", "result", "gold", "")
+    for turn in view.turns:
+        ok = "-" if turn.ok is None else ("yes" if turn.ok else "no")
+        mark = "<- first divergence" if turn.number == first else ("" if turn.matches else "x")
+        turns.add_row(str(turn.number), _call(turn.proposed), ok,
+                      turn.error or _compact(turn.result), _call(turn.gold), mark)
+    state = _table("asserted path", "gold", "final state", "")
+    for check in view.assertions:
+        actual = _compact(check.actual) if check.present else ABSENT
+        state.add_row(check.path, _compact(check.expected), actual, "" if check.holds else "x")
+    scores = _table("scorer", "value", "definition")
+    for score in view.scores:
+        scores.add_row(score.scorer, fmt(score.value), score.definition)
+    outcome_mark = "" if t.outcome == item.gold.outcome else "  x"
+    held = sum(c.holds for c in view.assertions)
+    return "\n".join([
+        "\n".join(head) + "\n" + (console_text(turns) if view.turns else ""),
+        f"outcome: {t.outcome!r} (gold {item.gold.outcome!r}){outcome_mark}\n"
+        f"state: {held} of {len(view.assertions)} gold assertions hold\n"
+        + (console_text(state) if view.assertions else ""),
+        console_text(scores),
+    ])
+
+
+def trajectory_json(view: TrajectoryView) -> dict[str, Any]:
+    return {
+        "run_id": view.run.run_id,
+        "item_id": view.item.item_id,
+        "repetition": view.trajectory.repetition,
+        "repetitions": view.run.repeats,
+        "crashed": view.trajectory.crashed,
+        "error": view.trajectory.error,
+        "first_divergence": view.first_divergence,
+        "turns": [
+            {
+                "turn": t.number,
+                "proposed": None if t.proposed is None else t.proposed.to_json(),
+                "ok": t.ok,
+                "result": t.result,
+                "error": t.error,
+                "gold": None if t.gold is None else t.gold.to_json(),
+                "matches_gold": t.matches,
+            }
+            for t in view.turns
+        ],
+        "outcome": {"got": view.trajectory.outcome, "gold": view.item.gold.outcome},
+        "assertions": [
+            {"path": c.path, "gold": c.expected, "present": c.present, "final": c.actual,
+             "holds": c.holds}
+            for c in view.assertions
+        ],
+        "scores": [
+            {"scorer": s.scorer, "value": s.value, "definition": s.definition,
+             "detail": s.detail}
+            for s in view.scores
+        ],
+    }
