@@ -11,7 +11,9 @@ import pytest
 
 from agent_assay.store import Store, open_store
 from tests.support.demo import build_demo_db
+from tests.support.invoke import on_path
 from tests.support.toy import ToyAdapter
+from tests.support.toyrun import toy_run, write_toy_dist
 
 
 @pytest.fixture
@@ -22,6 +24,19 @@ def store(tmp_path: Path) -> Store:
 @pytest.fixture
 def toy() -> ToyAdapter:
     return ToyAdapter()
+
+
+@pytest.fixture(scope="module")
+def toy_db(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, str]]:
+    """A store holding one toy run of config `good`, with the toy adapter registered for
+    the module's command-line tests; (db, run id). Tests copy the db before writing."""
+    home = tmp_path_factory.mktemp("toy_cli")
+    base = home / "base.db"
+    store = open_store(str(base))
+    run = toy_run(store, ToyAdapter(), "good")
+    store.close()
+    with on_path(write_toy_dist(home / "site")):
+        yield base, run.run_id
 
 
 @pytest.fixture(scope="session")

@@ -11,17 +11,13 @@ from __future__ import annotations
 import shutil
 import sqlite3
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from agent_assay.controls.bands import load_bands
 from agent_assay.errors import AssayError
-from agent_assay.store import open_store
-from tests.support.invoke import invoke, on_path
-from tests.support.toy import ToyAdapter
-from tests.support.toyrun import toy_run, write_toy_dist
+from tests.support.invoke import invoke
 
 
 def bomb(levels: int = 6, width: int = 9) -> str:
@@ -114,18 +110,6 @@ def test_a_modest_alias_or_merge_is_read_as_yaml_means_it(tmp_path: Path) -> Non
 
 
 # ---- through the CLI -----------------------------------------------------------------------
-@pytest.fixture(scope="module")
-def toy_db(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, str]]:
-    """A store holding one toy run of config `good`, with the toy registered; (db, run id)."""
-    home = tmp_path_factory.mktemp("bands_cli")
-    base = home / "base.db"
-    store = open_store(str(base))
-    run = toy_run(store, ToyAdapter(), "good")
-    store.close()
-    with on_path(write_toy_dist(home / "site")):
-        yield base, run.run_id
-
-
 def counts(db: Path) -> list[int]:
     """Rows in runs and in control_outcomes."""
     with sqlite3.connect(db) as con:

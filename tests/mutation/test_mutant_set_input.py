@@ -9,7 +9,6 @@ takes --config with --run only when it is the run's.
 from __future__ import annotations
 
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -19,9 +18,9 @@ from agent_assay.mutation.config import BUILTIN, MutantSet, OperatorSpec, load_m
 from agent_assay.mutation.engine import run_pass
 from agent_assay.store import Store, open_store
 from tests.mutation.test_mutation import baseline_run
-from tests.support.invoke import invoke, on_path
-from tests.support.toy import RichToyAdapter, ToyAdapter
-from tests.support.toyrun import ROOT, toy_run, write_toy_dist
+from tests.support.invoke import invoke
+from tests.support.toy import RichToyAdapter
+from tests.support.toyrun import ROOT
 
 SWAP = "operators:\n  - operator: swap_call_order\n"
 
@@ -120,18 +119,6 @@ def test_a_tag_that_selects_no_item_of_the_run_is_refused(store: Store) -> None:
 
 
 # ---- through the CLI -----------------------------------------------------------------------
-@pytest.fixture(scope="module")
-def toy_db(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, str]]:
-    """A store holding one toy run of config `good`, with the toy registered; (db, run id)."""
-    home = tmp_path_factory.mktemp("mutate_cli")
-    base = home / "base.db"
-    store = open_store(str(base))
-    run = toy_run(store, ToyAdapter(), "good")
-    store.close()
-    with on_path(write_toy_dist(home / "site")):
-        yield base, run.run_id
-
-
 @pytest.fixture
 def db(tmp_path: Path, toy_db: tuple[Path, str]) -> Path:
     path = tmp_path / "assay.db"
