@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import shutil
 import sqlite3
-import time
 from pathlib import Path
 
 import pytest
@@ -70,10 +69,8 @@ def test_a_hostile_bands_file_is_one_line(tmp_path: Path, name: str) -> None:
     content, line, message = OVERRIDES[name]
     path = tmp_path / "bands.yaml"
     path.write_bytes(content if isinstance(content, bytes) else content.encode())
-    started = time.monotonic()
-    with pytest.raises(AssayError) as refused:
+    with pytest.raises(AssayError) as refused:  # the bomb's message says it was not expanded
         load_bands(None, path)
-    assert time.monotonic() - started < 2  # the bomb is refused, not expanded
     one_line(path, line, str(refused.value), message)
 
 

@@ -7,7 +7,6 @@ import gc
 import hashlib
 import shutil
 import sqlite3
-import time
 from pathlib import Path
 
 import pytest
@@ -178,8 +177,10 @@ def test_a_reader_works_on_a_read_only_wal_store(
 def test_readers_do_not_wait_for_a_live_writer(
     banking_db: tuple[Path, str], tmp_path: Path
 ) -> None:
-    """A writer in the middle of a transaction: commands that open the store read-only read
-    the last committed state at once (the busy timeout is 30 s) and change nothing."""
+    """A writer in the middle of a transaction (held by this thread, so it cannot end while
+    a command runs): commands that open the store read-only still print what they printed
+    before, where waiting for the lock would end in "database is locked", and change
+    nothing."""
     db = copy_store(banking_db, tmp_path / "store")
     run_id = banking_db[1]
     commands = [("runs", "list"), ("verify", run_id, "--skip-rescore")]
@@ -189,10 +190,8 @@ def test_readers_do_not_wait_for_a_live_writer(
     writer.execute("CREATE TABLE scratch (x)")
     before = digest(db)
     try:
-        started = time.monotonic()
         for command, baseline in zip(commands, expected, strict=True):
             assert invoke(*command, "--db", str(db)) == baseline
-        assert time.monotonic() - started < 10
         assert digest(db) == before
     finally:
         writer.execute("ROLLBACK")
