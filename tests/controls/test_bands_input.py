@@ -17,6 +17,7 @@ import pytest
 from agent_assay.controls.bands import load_bands
 from agent_assay.errors import AssayError
 from tests.support.invoke import invoke
+from tests.support.refusals import one_line
 
 
 def bomb(levels: int = 6, width: int = 9) -> str:
@@ -56,12 +57,6 @@ DEFAULTS: dict[str, tuple[str, int | None, str]] = {
     "unknown_kind": ("defaults:\n  bogus: {derivation: x}\n", 2, "unknown control kind 'bogus'"),
     "unknown_top": ("defaults: {}\nextra: 1\n", 2, "unknown key 'extra' in a defaults file"),
 }
-
-
-def one_line(path: Path, line: int | None, said: str, message: str) -> None:
-    assert "\n" not in said
-    assert said.startswith(f"{path}:{line}: " if line else f"{path}: "), said
-    assert message in said, said
 
 
 @pytest.mark.parametrize("name", list(OVERRIDES))

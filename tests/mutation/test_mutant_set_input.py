@@ -19,6 +19,7 @@ from agent_assay.mutation.engine import run_pass
 from agent_assay.store import Store, open_store
 from tests.mutation.test_mutation import baseline_run
 from tests.support.invoke import invoke
+from tests.support.refusals import one_line
 from tests.support.toy import RichToyAdapter
 from tests.support.toyrun import ROOT
 
@@ -78,9 +79,7 @@ def test_a_wrong_mutant_set_is_one_line_naming_line_and_key(tmp_path: Path, name
     path.write_text(text)
     with pytest.raises(AssayError) as refused:
         load_mutants(path)
-    said = str(refused.value)
-    assert "\n" not in said and said.startswith(f"{path}:{line}: "), said
-    assert message in said, said
+    one_line(path, line, str(refused.value), message)
 
 
 def test_the_built_in_set_and_the_example_set_load() -> None:
