@@ -10,7 +10,7 @@ PYTHON ?= $(shell for c in python3.12 python3.13 python3; do \
 	if PYENV_VERSION=3.12.1 $$c -c 'import sys; sys.exit(0 if sys.version_info >= (3, 12) else 1)' 2>/dev/null; \
 	then echo "env PYENV_VERSION=3.12.1 $$c"; break; fi; done)
 
-.PHONY: install demo test verify lint typecheck bench bench-chain bench-startup bench-tests rare-slip random-agent-flips coverage core-check clean artifacts readme-check number-audit evidence docs-check
+.PHONY: install demo test verify lint typecheck bench bench-chain bench-startup bench-tests rare-slip random-agent-flips coverage core-check clean artifacts readme-check number-audit evidence docs-check report-check
 
 # The venv is (re)installed whenever pyproject.toml is newer than the last install, so a
 # new dependency or entry point reaches an existing checkout too.
@@ -96,6 +96,23 @@ coverage: $(STAMP)
 # A fresh venv with the core only (no extras) certifies the example adapter.
 core-check:
 	PYTHON="$(PYTHON)" tools/core_only_check.sh
+
+# The HTML reports in a real headless Chromium (tools/report_check.py; installs chromium
+# with apt-get when it is absent and we are root). Which pages, and what each must show,
+# come from reports/html/pages.json: [{file, items, verdict, screenshot}], paths relative to
+# it. Without it, whatever reports/html/*.html exists is checked with nothing expected.
+report-check: $(STAMP)
+	@if [ -f reports/html/pages.json ]; then \
+		$(PY) tools/report_check.py --manifest reports/html/pages.json; \
+	else \
+		shopt -s nullglob; pages=(reports/html/*.html); \
+		if [ $${#pages[@]} -eq 0 ]; then \
+			echo "report-check: no reports/html/pages.json and no reports/html/*.html: nothing to check (make artifacts writes them)" >&2; exit 1; \
+		else \
+			echo "report-check: no reports/html/pages.json: checking $${#pages[@]} page(s) without expected item counts or verdicts"; \
+			$(PY) tools/report_check.py "$${pages[@]}"; \
+		fi; \
+	fi
 
 clean:
 	rm -rf run .pytest_cache .mypy_cache .ruff_cache build src/*.egg-info
