@@ -16,6 +16,7 @@ def controls_statuses(payloads: dict[str, Any]) -> dict[str, str]:
     return {
         kind: p["status"] + ("+allowed" if p.get("allowed_not_run") else "")
         for kind, p in payloads.items()
+        if isinstance(p, dict)  # the document's own keys (schema, run_id) are no control
     }
 
 
@@ -35,7 +36,7 @@ def tau_null(d: dict[str, Any]) -> tuple[int, int]:
 
 
 def statuses(d: dict[str, Any]) -> dict[str, str]:
-    return {kind: payload["status"] for kind, payload in d.items()}
+    return {kind: payload["status"] for kind, payload in d.items() if isinstance(payload, dict)}
 
 
 CLAIMS = [

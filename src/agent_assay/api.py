@@ -43,10 +43,22 @@ from agent_assay.runner import (
 from agent_assay.store import open_store
 from agent_assay.store.bundle import bundle_summary, export_bundle, load_bundle
 from agent_assay.store.store import Store, open_existing_store
+from agent_assay.views.breakdown import ItemTable, TagBreakdown, item_table
+from agent_assay.views.breakdown import by_tag as tag_breakdown
+from agent_assay.views.breakdown_render import (
+    by_tag_csv,
+    by_tag_json,
+    by_tag_text,
+    items_csv,
+    items_json,
+    items_text,
+    metrics_csv,
+)
 from agent_assay.views.gates import comparison_text, report_json, report_text
 from agent_assay.views.passk import passk_json, passk_report, passk_text
 from agent_assay.views.planning import Plan, make_plan, plan_json, plan_text
 from agent_assay.views.run_view import RunView, run_view
+from agent_assay.views.summary import summarise
 from agent_assay.views.trajectory_view import TrajectoryView, trajectory_view
 from agent_assay.writers import still_writing, this_process
 
@@ -251,8 +263,8 @@ def open_run(run: str, *, store: StoreLike, notice: Notice = _quiet) -> tuple[St
 
 @dataclass(frozen=True)
 class Report:
-    """A run's report: `text` as the CLI prints it, `data` as JSON; each is rendered when
-    first asked for."""
+    """A run's report: `text` as the CLI prints it, `data` as JSON, `csv` as one table;
+    each is rendered when first asked for."""
 
     store: Store
     run: Run
@@ -260,25 +272,80 @@ class Report:
     headline_only: bool = False
     passk_curve: bool = False
     cluster: str | None = None
+    by_tag: bool = False
+    items: str | None = None
+    """A metric whose per-item values are listed (only the failed items with `failed`)."""
+    failed: bool = False
 
     @property
     def exit_code(self) -> int:
         return 2 if self.verdict.tampered else 0
 
+    @property
+    def verdict_word(self) -> str:
+        if self.verdict.tampered:
+            return "TAMPERED"
+        return "ADMISSIBLE" if self.verdict.admissible else "INADMISSIBLE"
+
+    @cached_property
+    def tag_cut(self) -> TagBreakdown:
+        return tag_breakdown(self.store, self.run)
+
+    @cached_property
+    def item_cut(self) -> ItemTable | None:
+        if self.items is None:
+            return None
+        return item_table(self.store, self.run, self.items, failed_only=self.failed)
+
     @cached_property
     def text(self) -> str:
         text = report_text(self.store, self.run, self.verdict, headline_only=self.headline_only,
                            cluster=self.cluster)
-        if self.passk_curve and not self.verdict.tampered:
+        if self.verdict.tampered:
+            return text
+        if self.passk_curve:
             text += passk_text(self.store, self.run)
+        if self.by_tag:
+            text += by_tag_text(self.tag_cut)
+        if self.item_cut is not None:
+            text += items_text(self.item_cut, db_hint=self.db_hint)
         return text
+
+    @property
+    def db_hint(self) -> str:
+        where = str(self.store.engine.url.database or "")
+        plain = not where or where == ":memory:" or where.endswith("run/assay.db")
+        return "" if plain else f" --db {where}"
 
     @cached_property
     def data(self) -> dict[str, Any]:
         data = report_json(self.store, self.run, self.verdict, self.cluster)
-        if self.passk_curve and not self.verdict.tampered:
+        if self.verdict.tampered:
+            return data
+        if self.passk_curve:
             data["passk_curve"] = passk_json(passk_report(self.store, self.run))
+        if self.by_tag:
+            data["by_tag"] = by_tag_json(self.tag_cut)
+        if self.item_cut is not None:
+            data["items"] = items_json(self.item_cut)
         return data
+
+    @cached_property
+    def csv(self) -> str:
+        """One table as CSV, the verdict on every row: the per-item table with `items`,
+        else the per-tag one with `by_tag`, else the metric table. A tampered run has no
+        number to export."""
+        if self.verdict.tampered:
+            raise AssayError(
+                f"run {self.run.run_id} is TAMPERED (its stored evidence fails its own "
+                "chain); no number is exported. `agent-assay verify` shows why", exit_code=2)
+        if self.item_cut is not None:
+            return items_csv(self.item_cut, self.verdict_word)
+        if self.by_tag:
+            return by_tag_csv(self.tag_cut, self.verdict_word)
+        metrics = summarise(self.store, self.run, self.cluster).metrics
+        shown = [m for m in metrics if m.headline or not self.headline_only]
+        return metrics_csv(shown, self.run.run_id, self.verdict_word)
 
 
 def report(
@@ -288,14 +355,25 @@ def report(
     headline_only: bool = False,
     passk_curve: bool = False,
     cluster: str | None = None,
+    by_tag: bool = False,
+    items: str | None = None,
+    failed: bool = False,
     notice: Notice = _quiet,
 ) -> Report:
     """The run's report, verdict first; a tampered run gets its findings and no number.
-    `cluster` ('tag' or 'tag:PREFIX') adds a cluster-robust interval beside each mean."""
+    `cluster` ('tag' or 'tag:PREFIX') adds a cluster-robust interval beside each mean;
+    `by_tag` adds a row per tag; `items` lists one metric per item (`failed`: only the
+    items that failed it at some repetition)."""
+    if failed and items is None:
+        raise AssayError("--failed needs --items METRIC (the metric the items failed)")
     db, target = open_run(run, store=store, notice=notice)
     if cluster is not None:
         clusters_of(db, target, cluster)  # a bad spec is refused before anything renders
-    return Report(db, target, assess(db, target), headline_only, passk_curve, cluster)
+    shown = Report(db, target, assess(db, target), headline_only, passk_curve, cluster,
+                   by_tag, items, failed)
+    if not shown.verdict.tampered:
+        _ = shown.item_cut  # an unknown metric is refused before anything renders
+    return shown
 
 
 @dataclass(frozen=True)

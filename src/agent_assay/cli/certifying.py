@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import click
@@ -11,12 +10,14 @@ from agent_assay.cli.options import (
     adapter_option,
     db_option,
     default_db_dir,
+    emit_json,
     json_option,
     limit_option,
     repeats_option,
     seed_option,
     source_option,
     stderr,
+    stdout_to_stderr,
     tag_option,
 )
 from agent_assay.errors import AssayError
@@ -55,6 +56,7 @@ def controls_group() -> None:
     default=None,
     help="A bands file applied over the defaults and the adapter's own (same format).",
 )
+@json_option("the outcomes and the verdict")
 @db_option
 def controls_run(
     config_name: str | None,
@@ -68,24 +70,29 @@ def controls_run(
     allow: tuple[str, ...],
     random_seeds: int | None,
     bands_file: Path | None,
+    as_json: bool,
     db: str,
 ) -> int:
     """Run every control; exit 0 admissible, 3 on a disallowed NOT_RUN, else 2 on FAILED/ERROR."""
     from agent_assay import api
     from agent_assay.controls.bands import load_bands
-    from agent_assay.views.gates import control_table
+    from agent_assay.views.gates import control_table, controls_json
 
     default_db_dir(db)
-    store, system = api.open_db(db, must_exist=run_id is not None), api.system_of(adapter)
-    load_bands(system.facts.bands, bands_file)  # a bad file is refused before a run is made
-    run = api.run_to_certify(
-        store, system, run=run_id, config=config_name, source=source, tags=tags, limit=limit,
-        repeats=repeats, seed=seed, notice=stderr,
-    )
-    done = api.certify(
-        system, store=store, run=run.run_id, allow_not_run=allow, random_seeds=random_seeds,
-        bands=bands_file, notice=click.echo,
-    )
+    with stdout_to_stderr(as_json):
+        store, system = api.open_db(db, must_exist=run_id is not None), api.system_of(adapter)
+        load_bands(system.facts.bands, bands_file)  # a bad file is refused before a run is made
+        run = api.run_to_certify(
+            store, system, run=run_id, config=config_name, source=source, tags=tags,
+            limit=limit, repeats=repeats, seed=seed, notice=stderr,
+        )
+        done = api.certify(
+            system, store=store, run=run.run_id, allow_not_run=allow, random_seeds=random_seeds,
+            bands=bands_file, notice=stderr if as_json else click.echo,
+        )
+    if as_json:
+        emit_json(controls_json(done.run, done.outcomes, done.verdict, done.exit_code))
+        return done.exit_code
     click.echo(control_table(done.outcomes), nl=False)
     click.echo(
         ", ".join(f"{n} {s}" for s, n in sorted(done.counts().items()))
@@ -105,7 +112,12 @@ def controls_show(run_id: str, as_json: bool, db: str) -> None:
     """Print the newest stored outcome of every control for RUN_ID."""
     from agent_assay import api
     from agent_assay.integrity.admissibility import assess
-    from agent_assay.views.gates import admissibility_lines, control_table, tampered_lines
+    from agent_assay.views.gates import (
+        admissibility_lines,
+        control_table,
+        controls_show_json,
+        tampered_lines,
+    )
 
     store = api.open_db(db, read_only=True)
     run = store.get_run(run_id)
@@ -113,8 +125,7 @@ def controls_show(run_id: str, as_json: bool, db: str) -> None:
     if not outcomes:
         raise AssayError(f"no control outcomes stored for run {run_id}")
     if as_json:
-        payloads = {kind: o.payload for kind, o in outcomes.items()}
-        click.echo(json.dumps(payloads, sort_keys=True, indent=2))
+        emit_json(controls_show_json(run, outcomes))
         return
     verdict = assess(store, run)
     if verdict.tampered:
@@ -144,6 +155,7 @@ def controls_show(run_id: str, as_json: bool, db: str) -> None:
 @limit_option
 @repeats_option
 @seed_option
+@json_option("the mutation pass")
 @db_option
 def mutate_command(
     config_name: str | None,
@@ -155,25 +167,31 @@ def mutate_command(
     limit: int | None,
     repeats: int,
     seed: int,
+    as_json: bool,
     db: str,
 ) -> None:
     """Plant defects in a run's trajectories, replay them, and see which metrics notice."""
     from agent_assay import api
     from agent_assay.mutation.config import BUILTIN, load_mutants
     from agent_assay.mutation.engine import pass_payloads, run_pass
-    from agent_assay.views.mutation_render import mutation_text
+    from agent_assay.views.mutation_render import mutation_json, mutation_text
 
     mutants = load_mutants(operators or BUILTIN)
     default_db_dir(db)
-    store, system = api.open_db(db, must_exist=run_id is not None), api.system_of(adapter)
-    run = api.run_to_certify(
-        store, system, run=run_id, config=config_name, source=source, repeats=repeats,
-        seed=seed, notice=stderr,
-    )
-    result = run_pass(store, system, run, mutants, tags=tags, limit=limit)
-    store.put_mutation_rows(run.run_id, pass_payloads(result))
+    with stdout_to_stderr(as_json):
+        store, system = api.open_db(db, must_exist=run_id is not None), api.system_of(adapter)
+        run = api.run_to_certify(
+            store, system, run=run_id, config=config_name, source=source, repeats=repeats,
+            seed=seed, notice=stderr,
+        )
+        result = run_pass(store, system, run, mutants, tags=tags, limit=limit)
+        store.put_mutation_rows(run.run_id, pass_payloads(result))
+    rows = store.latest_mutation_pass(run.run_id)
+    if as_json:
+        emit_json(mutation_json(rows, run, command="mutate"))
+        return
     click.echo(f"mutating run {run.run_id} ({run.adapter}/{run.config_name})")
-    click.echo(mutation_text(store.latest_mutation_pass(run.run_id)), nl=False)
+    click.echo(mutation_text(rows), nl=False)
 
 
 @click.group("mutation")
@@ -183,25 +201,32 @@ def mutation_group() -> None:
 
 @mutation_group.command("score")
 @click.argument("run_id")
+@json_option("the mutation pass")
 @db_option
-def mutation_score(run_id: str, db: str) -> None:
+def mutation_score(run_id: str, as_json: bool, db: str) -> None:
     """Reprint the newest mutation pass over RUN_ID: tables, kills and gate_mutation_score."""
     from agent_assay import api
-    from agent_assay.views.mutation_render import mutation_text
+    from agent_assay.views.mutation_render import mutation_json, mutation_text
 
     store = api.open_db(db, read_only=True)
-    click.echo(mutation_text(store.latest_mutation_pass(store.get_run(run_id).run_id)), nl=False)
+    run = store.get_run(run_id)
+    rows = store.latest_mutation_pass(run.run_id)
+    if as_json:
+        emit_json(mutation_json(rows, run, command="mutation-score"))
+    else:
+        click.echo(mutation_text(rows), nl=False)
 
 
 @mutation_group.command("show")
 @click.argument("run_id")
 @click.option("--item", required=True, help="Item id.")
 @click.option("--operator", required=True, help="Operator name.")
+@json_option("the two paths")
 @db_option
-def mutation_show(run_id: str, item: str, operator: str, db: str) -> None:
+def mutation_show(run_id: str, item: str, operator: str, as_json: bool, db: str) -> None:
     """Baseline and mutant tool calls side by side, turn by turn, with their arguments."""
     from agent_assay import api
-    from agent_assay.views.mutation_render import mutant_text
+    from agent_assay.views.mutation_render import mutant_json, mutant_text
 
     store = api.open_db(db, read_only=True)
     run = store.get_run(run_id)
@@ -210,4 +235,7 @@ def mutation_show(run_id: str, item: str, operator: str, db: str) -> None:
     rows = store.latest_mutation_pass(run.run_id)
     if not rows:
         raise AssayError(f"no mutation pass is stored for run {run_id}")
-    click.echo(mutant_text(rows, item, operator), nl=False)
+    if as_json:
+        emit_json(mutant_json(rows, run, item, operator))
+    else:
+        click.echo(mutant_text(rows, item, operator), nl=False)

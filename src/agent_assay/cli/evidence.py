@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from agent_assay.cli.options import db_option, stderr
+from agent_assay.cli.options import db_option, emit_json, json_option, stderr, stdout_to_stderr
 
 
 @click.command("migrate")
@@ -58,19 +58,24 @@ def migrate_command(repair: bool, db: str) -> int:
 @click.option(
     "--skip-rescore", is_flag=True, help="Check chain, hashes and certificates, not the scores."
 )
+@json_option("the findings")
 @db_option
-def verify_command(target: str | None, skip_rescore: bool, db: str) -> int:
+def verify_command(target: str | None, skip_rescore: bool, as_json: bool, db: str) -> int:
     """Re-derive everything stored for RUN (default: every run), or for an evidence bundle.
 
     Prints one line per finding and exits 0 only when nothing is off (2 otherwise).
     """
     from agent_assay import api
-    from agent_assay.views.verify_render import verify_text
+    from agent_assay.views.verify_render import verify_json, verify_text
 
     # the store is opened read-only here; a bundle is verified without it
-    store = db if target and Path(target).is_file() else api.open_db(db, read_only=True)
-    result = api.verify(target, store=store, rescore=not skip_rescore, notice=stderr)
-    click.echo(verify_text(result, rescored=not skip_rescore), nl=False)
+    with stdout_to_stderr(as_json):
+        store = db if target and Path(target).is_file() else api.open_db(db, read_only=True)
+        result = api.verify(target, store=store, rescore=not skip_rescore, notice=stderr)
+    if as_json:
+        emit_json(verify_json(result, rescored=not skip_rescore, target=target))
+    else:
+        click.echo(verify_text(result, rescored=not skip_rescore), nl=False)
     return 0 if result.ok else 2
 
 
@@ -96,17 +101,23 @@ def export_command(run_id: str, path: Path, db: str) -> None:
 @click.option(
     "--source", type=click.Path(path_type=Path), default=None, help="Golden-set source."
 )
-def check_adapter_command(name: str, config_name: str | None, source: Path | None) -> int:
+@json_option("the checks")
+def check_adapter_command(
+    name: str, config_name: str | None, source: Path | None, as_json: bool
+) -> int:
     """Check the registered adapter NAME against the plugin surface before a first run.
 
     Names every missing member, builds the suite twice, replays gold, runs one item, and
     says how many items the mutation control needs; exit 2 when something must change.
     """
     from agent_assay.adapters.registry import load_raw
+    from agent_assay.cli.results import check_adapter_json, check_adapter_text
     from agent_assay.integrity.adapter_check import check_adapter
 
-    checked = check_adapter(load_raw(name), name, config=config_name, source=source)
-    for line in checked.lines:
-        click.echo(line.line())
-    click.echo(f"check-adapter {name}: " + ("ready" if checked.ok else "not ready"))
+    with stdout_to_stderr(as_json):
+        checked = check_adapter(load_raw(name), name, config=config_name, source=source)
+    if as_json:
+        emit_json(check_adapter_json(checked))
+    else:
+        click.echo(check_adapter_text(checked), nl=False)
     return 0 if checked.ok else 2

@@ -11,24 +11,37 @@ from pathlib import Path
 
 import click
 
-from agent_assay.cli.options import db_option, default_db_dir, stderr
+from agent_assay.cli.options import (
+    db_option,
+    default_db_dir,
+    emit_json,
+    json_option,
+    stderr,
+    stdout_to_stderr,
+)
 
 
 @click.command("import")
 @click.argument("importer", metavar="NAME")
 @click.argument("file", type=click.Path(path_type=Path))
 @click.option("--name", default=None, help="Config name for the run (default: the file's stem).")
+@json_option("the run id and what the import found")
 @db_option
-def import_command(importer: str, file: Path, name: str | None, db: str) -> None:
+def import_command(importer: str, file: Path, name: str | None, as_json: bool, db: str) -> None:
     """Import published results (trajectories agent-assay did not execute) from FILE with
     the importer NAME (`tau-bench`: a JSON list of task_id/trial/reward/info/traj)."""
+    from agent_assay.cli.results import import_json
     from agent_assay.importers import load_importer
     from agent_assay.store import open_store
 
-    plugin = load_importer(importer)
-    parsed = plugin.parse(file)  # a bad file is refused before any store is opened
-    default_db_dir(db)
-    report = plugin.store(open_store(db), parsed, name=name)
+    with stdout_to_stderr(as_json):
+        plugin = load_importer(importer)
+        parsed = plugin.parse(file)  # a bad file is refused before any store is opened
+        default_db_dir(db)
+        report = plugin.store(open_store(db), parsed, name=name)
     for line in report.lines:
         stderr(line)
-    click.echo(report.run_id)
+    if as_json:
+        emit_json(import_json(importer, file, report))
+    else:
+        click.echo(report.run_id)

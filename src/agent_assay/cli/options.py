@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import json
 import os
-from collections.abc import Callable
+import sys
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -64,7 +67,26 @@ seed_option = click.option(
 
 
 def json_option(what: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """--json: stdout holds one JSON document (its schema: agent_assay/schemas/, docs/json.md)
+    and nothing else; notices stay on stderr."""
     return click.option("--json", "as_json", is_flag=True, help=f"Emit {what} as JSON.")
+
+
+def emit_json(document: Mapping[str, Any]) -> None:
+    """The one document a --json command prints."""
+    click.echo(json.dumps(document, sort_keys=True, indent=2, default=str))
+
+
+@contextlib.contextmanager
+def stdout_to_stderr(active: bool) -> Iterator[None]:
+    """While a --json command works, whatever its work prints to stdout (a notice, a
+    progress bar a run made on the way draws) goes to stderr instead, so that stdout holds
+    the one document and nothing else."""
+    if not active:
+        yield
+        return
+    with contextlib.redirect_stdout(sys.stderr):
+        yield
 
 
 def default_db_dir(db: str) -> None:

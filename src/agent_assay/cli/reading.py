@@ -7,20 +7,29 @@ import json
 
 import click
 
-from agent_assay.cli.options import db_option, json_option, stderr
+from agent_assay.cli.options import db_option, emit_json, json_option, stderr
+from agent_assay.errors import AssayError
 
 
 @click.command("report")
 @click.argument("run_id", metavar="RUN")
 @json_option("the summary")
+@click.option("--csv", "as_csv", is_flag=True,
+              help="Emit one table as CSV (the per-item one with --items, the per-tag one "
+                   "with --by-tag, else the metrics), the verdict on every row.")
 @click.option("--headline-only", is_flag=True, help="Only the adapter's headline metrics.")
 @click.option("--passk-curve", is_flag=True, help="Append pass^k and pass@k for k = 1..k.")
 @click.option("--cluster", default=None, metavar="tag|tag:PREFIX",
               help="Add a cluster-robust interval, items clustered by a tag.")
+@click.option("--by-tag", is_flag=True, help="Append every headline metric per tag, with n.")
+@click.option("--items", "items_metric", default=None, metavar="METRIC",
+              help="Append METRIC for every item, a column per repetition.")
+@click.option("--failed", is_flag=True,
+              help="With --items: only the items that failed METRIC at some repetition.")
 @db_option
 def report_command(
-    run_id: str, as_json: bool, headline_only: bool, passk_curve: bool, cluster: str | None,
-    db: str,
+    run_id: str, as_json: bool, as_csv: bool, headline_only: bool, passk_curve: bool,
+    cluster: str | None, by_tag: bool, items_metric: str | None, failed: bool, db: str,
 ) -> int:
     """Summarise a stored run (RUN is a run id, or an evidence bundle written by `export`).
 
@@ -29,12 +38,18 @@ def report_command(
     """
     from agent_assay import api
 
+    if as_json and as_csv:
+        raise AssayError("choose one of --json and --csv")
+    if as_csv and by_tag and items_metric:
+        raise AssayError("--csv writes one table: choose --by-tag or --items, not both")
     shown = api.report(
         run_id, store=db, headline_only=headline_only, passk_curve=passk_curve,
-        cluster=cluster, notice=stderr,
+        cluster=cluster, by_tag=by_tag, items=items_metric, failed=failed, notice=stderr,
     )
     if as_json:
         click.echo(json.dumps(shown.data, sort_keys=True, indent=2))
+    elif as_csv:
+        click.echo(shown.csv, nl=False)
     else:
         click.echo(shown.text, nl=False)
     return shown.exit_code
@@ -46,13 +61,20 @@ def report_command(
 @click.option("--force", is_flag=True, help="Compare anyway; every line is stamped unsound.")
 @click.option("--cluster", default=None, metavar="tag|tag:PREFIX",
               help="Add a cluster-robust interval, items clustered by a tag.")
+@json_option("the comparison (a refused one too)")
 @db_option
-def compare_command(run_a: str, run_b: str, force: bool, cluster: str | None, db: str) -> int:
+def compare_command(
+    run_a: str, run_b: str, force: bool, cluster: str | None, as_json: bool, db: str
+) -> int:
     """Paired comparison of two runs, refused (exit 2) when they are not comparable."""
     from agent_assay import api
+    from agent_assay.views.gates import comparison_json
 
     compared = api.compare(run_a, run_b, store=db, force=force, cluster=cluster)
-    click.echo(compared.text, nl=False)
+    if as_json:
+        emit_json(comparison_json(compared.comparison, forced=force))
+    else:
+        click.echo(compared.text, nl=False)
     return compared.exit_code
 
 
@@ -62,22 +84,18 @@ def runs_group() -> None:
 
 
 @runs_group.command("list")
+@json_option("the runs")
 @db_option
-def runs_list(db: str) -> None:
+def runs_list(as_json: bool, db: str) -> None:
     """List stored runs, oldest first."""
-    from agent_assay.aggregates import run_status
     from agent_assay.store.store import open_existing_store
+    from agent_assay.views.run_view import list_runs, runs_list_json, runs_list_text
 
-    store = open_existing_store(db)
-    for run in store.list_runs():
-        status = run_status(store, run).state
-        role = ""
-        if "control" in run.env:
-            role = f"  [made by control {run.env['control']} for {run.env.get('certifies', '?')}]"
-        click.echo(
-            f"{run.run_id}  {run.adapter}/{run.config_name}  k={run.repeats}  "
-            f"items={len(run.item_ids)}  {status}  {run.created_at}{role}"
-        )
+    listed = list_runs(open_existing_store(db))
+    if as_json:
+        emit_json(runs_list_json(listed))
+    else:
+        click.echo(runs_list_text(listed), nl=False)
 
 
 @runs_group.command("show")
@@ -92,7 +110,7 @@ def runs_show(run_id: str, as_json: bool, db: str) -> None:
 
     view = api.show_run(run_id, store=db)
     if as_json:
-        click.echo(json.dumps(run_json(view), sort_keys=True, indent=2, default=str))
+        emit_json(run_json(view))
     else:
         click.echo(run_text(view), nl=False)
 
@@ -117,7 +135,7 @@ def trajectories_show(run_id: str, item_id: str, repetition: int, as_json: bool,
 
     view = api.show_trajectory(run_id, item_id, repetition=repetition, store=db)
     if as_json:
-        click.echo(json.dumps(trajectory_json(view), sort_keys=True, indent=2, default=str))
+        emit_json(trajectory_json(view))
     else:
         click.echo(trajectory_text(view), nl=False)
 
@@ -157,6 +175,6 @@ def plan_command(
     planned = api.plan(run_id, store=db, effects=effects, metric=metric, power=power,
                        alpha=alpha, correlation=correlation)
     if as_json:
-        click.echo(json.dumps(planned.data, sort_keys=True, indent=2))
+        emit_json(planned.data)
     else:
         click.echo(planned.text, nl=False)

@@ -11,11 +11,14 @@ from agent_assay.cli.options import (
     adapter_option,
     db_option,
     default_db_dir,
+    emit_json,
+    json_option,
     limit_option,
     repeats_option,
     seed_option,
     source_option,
     stderr,
+    stdout_to_stderr,
     writable_file,
 )
 from agent_assay.errors import AssayError
@@ -29,20 +32,21 @@ def suite_group() -> None:
 @suite_group.command("build")
 @adapter_option
 @source_option
+@json_option("the suite")
 @db_option
-def suite_build(adapter: str, source: Path | None, db: str) -> None:
+def suite_build(adapter: str, source: Path | None, as_json: bool, db: str) -> None:
     """Build the adapter's golden set into content-hashed items and store it."""
     from agent_assay import api
+    from agent_assay.cli.results import suite_json, suite_text
 
     default_db_dir(db)
-    system = api.system_of(adapter)
-    built = api.build_suite(system, store=db, source=source)
-    tags = sorted({t for item in built.items for t in item.tags})
-    click.echo(f"suite {built.suite_hash}")
-    click.echo(
-        f"adapter {system.name} {system.version}: {len(built.items)} items, "
-        f"{len(tags)} tags ({', '.join(tags)})"
-    )
+    with stdout_to_stderr(as_json):
+        system = api.system_of(adapter)
+        built = api.build_suite(system, store=db, source=source)
+    if as_json:
+        emit_json(suite_json(built, system))
+    else:
+        click.echo(suite_text(built, system), nl=False)
 
 
 @click.command("run")
@@ -62,6 +66,7 @@ def suite_build(adapter: str, source: Path | None, db: str) -> None:
     default=None,
     help="Also write the run id to this file.",
 )
+@json_option("the run id and what was stored")
 @db_option
 def run_command(
     config_name: str | None,
@@ -74,6 +79,7 @@ def run_command(
     workers: int,
     resume_id: str | None,
     run_id_file: Path | None,
+    as_json: bool,
     db: str,
 ) -> None:
     """Run the agent over items × repetitions into the store; prints the run id.
@@ -84,20 +90,24 @@ def run_command(
     """
     from agent_assay import api
     from agent_assay.runner import RunStopped
+    from agent_assay.views.run_view import run_result_json
 
     default_db_dir(db)
     if run_id_file is not None:
         writable_file(run_id_file, "--run-id-file")
     try:
-        if resume_id:
-            done = api.resume(resume_id, store=db, workers=workers, progress=None, notice=stderr)
-        elif not config_name:
-            raise AssayError("run needs --config NAME (or --resume RUN_ID)")
-        else:
-            done = api.evaluate(
-                adapter, config_name, store=db, source=source, repeats=repeats, seed=seed,
-                tags=tags, limit=limit, workers=workers, progress=None, notice=stderr,
-            )
+        with stdout_to_stderr(as_json):
+            if resume_id:
+                done = api.resume(
+                    resume_id, store=db, workers=workers, progress=None, notice=stderr
+                )
+            elif not config_name:
+                raise AssayError("run needs --config NAME (or --resume RUN_ID)")
+            else:
+                done = api.evaluate(
+                    adapter, config_name, store=db, source=source, repeats=repeats, seed=seed,
+                    tags=tags, limit=limit, workers=workers, progress=None, notice=stderr,
+                )
     except RunStopped as stopped:
         raise stopped.for_cli(None if db == DEFAULT_DB else db) from None
     result = done.result
@@ -112,7 +122,10 @@ def run_command(
     if result.first_crashes:
         where = "" if db == DEFAULT_DB else f" --db {db}"
         stderr(f"  -> all of them: agent-assay runs show {done.run_id}{where}")
-    click.echo(done.run_id)
+    if as_json:
+        emit_json(run_result_json(result, resumed=bool(resume_id)))
+    else:
+        click.echo(done.run_id)
     if run_id_file:
         try:
             run_id_file.write_text(done.run_id + "\n")
@@ -128,19 +141,16 @@ def run_command(
 
 @click.command("score")
 @click.argument("run_id")
+@json_option("the re-scoring")
 @db_option
-def score_command(run_id: str, db: str) -> None:
+def score_command(run_id: str, as_json: bool, db: str) -> None:
     """Re-score a stored run; when anything differs, a new scoring generation is recorded."""
     from agent_assay import api
+    from agent_assay.cli.results import rescore_json, rescore_text
 
-    result = api.rescore(run_id, store=db)
-    if result.written:
-        click.echo(
-            f"re-scored run {run_id}: {result.changed} row(s) changed, {result.unchanged} "
-            f"unchanged; generation {result.generation} written ({result.written} rows)"
-        )
+    with stdout_to_stderr(as_json):
+        result = api.rescore(run_id, store=db)
+    if as_json:
+        emit_json(rescore_json(run_id, result))
     else:
-        click.echo(
-            f"re-scored run {run_id}: all {result.unchanged} rows unchanged; "
-            f"no new generation (current: {result.generation})"
-        )
+        click.echo(rescore_text(run_id, result), nl=False)

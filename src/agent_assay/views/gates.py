@@ -21,9 +21,10 @@ from agent_assay.integrity.admissibility import (
     assess,
     single_pass_refusal,
 )
-from agent_assay.integrity.comparability import Comparison, tested_count
+from agent_assay.integrity.comparability import Comparison, PairedMetric, tested_count
 from agent_assay.model import Run
-from agent_assay.store.store import Store
+from agent_assay.stats import Interval
+from agent_assay.store.store import Store, StoredOutcome
 from agent_assay.views.render import console_text, fmt, fmt_ci, render_text, summary_json
 from agent_assay.views.summary import summarise
 
@@ -132,6 +133,81 @@ def comparison_text(c: Comparison, *, forced: bool) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _interval(ci: Interval | None) -> list[float] | None:
+    return None if ci is None else [ci[0], ci[1]]
+
+
+def _paired_json(m: PairedMetric) -> dict[str, Any]:
+    return {
+        "metric": m.metric,
+        "kind": m.kind,
+        "n_items": m.n_items,
+        "mean_a": m.mean_a,
+        "mean_b": m.mean_b,
+        "difference": m.difference,
+        "ci": _interval(m.ci),
+        "clustered_ci": _interval(m.clustered_ci),
+        "p_value": m.p_value,
+        "test": m.test,
+    }
+
+
+def comparison_json(c: Comparison, *, forced: bool) -> dict[str, Any]:
+    """`compare --json`: what comparison_text prints, as data. A refused comparison (unsound
+    without --force, or any tampered run) carries its mismatches and no number."""
+    shown = not c.tampered and (c.sound or forced)
+    return {
+        "schema": "agent-assay/compare/1",
+        "run_a": {"run_id": c.run_a.run_id, "config_name": c.run_a.config_name,
+                  "tampered": c.integrity_a.tampered},
+        "run_b": {"run_id": c.run_b.run_id, "config_name": c.run_b.config_name,
+                  "tampered": c.integrity_b.tampered},
+        "sound": c.sound,
+        "forced": forced and shown and not c.sound,
+        "refused": not shown,
+        "tampered": c.tampered,
+        "mismatches": [{"code": m.code, "detail": m.detail} for m in c.mismatches],
+        "metrics": [_paired_json(m) for m in c.metrics] if shown else None,
+        "only_in_a": list(c.only_in_a) if shown else None,
+        "only_in_b": list(c.only_in_b) if shown else None,
+        "tested": tested_count(c.metrics) if shown else None,
+        "p_values_corrected": False,
+    }
+
+
+def _outcome_json(outcome: Mapping[str, Any]) -> dict[str, Any]:
+    hint = "" if outcome.get("allowed_not_run") else next_step(
+        outcome["kind"], outcome["status"], outcome.get("reason", ""))
+    return dict(outcome) | {"next_step": hint or None}
+
+
+def controls_json(
+    run: Run, outcomes: Sequence[Mapping[str, Any]], verdict: Admissibility, exit_code: int
+) -> dict[str, Any]:
+    """`controls run --json`: each control's stored outcome (what control_table shows, and
+    the rest of its payload), the counts by status and the verdict they add up to."""
+    counts: dict[str, int] = {}
+    for outcome in outcomes:
+        counts[str(outcome["status"])] = counts.get(str(outcome["status"]), 0) + 1
+    return {
+        "schema": "agent-assay/controls-run/1",
+        "run_id": run.run_id,
+        "adapter": run.adapter,
+        "config_name": run.config_name,
+        "outcomes": [_outcome_json(o) for o in outcomes],
+        "counts": counts,
+        "admissible": verdict.admissible,
+        "reasons": list(verdict.reasons),
+        "exit_code": exit_code,
+    }
+
+
+def controls_show_json(run: Run, outcomes: Mapping[str, StoredOutcome]) -> dict[str, Any]:
+    """`controls show --json`: the newest stored payload of each control, keyed by kind."""
+    payloads: dict[str, Any] = {kind: o.payload for kind, o in outcomes.items()}
+    return {"schema": "agent-assay/controls-show/1", "run_id": run.run_id} | payloads
+
+
 def report_text(
     store: Store,
     run: Run,
@@ -161,6 +237,7 @@ def report_json(
 ) -> dict[str, Any]:
     verdict = verdict or assess(store, run)
     gate = {
+        "schema": "agent-assay/report/1",
         "admissible": verdict.admissible,
         "inadmissible_reasons": list(verdict.reasons),
         "tampered": verdict.tampered,

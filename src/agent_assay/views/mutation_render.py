@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Literal
 
 from rich import box
 from rich.table import Table
 
 from agent_assay.errors import AssayError
+from agent_assay.model import Run
 from agent_assay.views.render import console_text, fmt
+
+MutationCommand = Literal["mutate", "mutation-score"]
 
 
 def _table(*columns: str) -> Table:
@@ -79,6 +82,48 @@ def mutation_text(rows: Sequence[Mapping[str, Any]]) -> str:
     )
 
 
+def mutation_json(
+    rows: Sequence[Mapping[str, Any]], run: Run, *, command: MutationCommand
+) -> dict[str, Any]:
+    """`mutate --json` and `mutation score --json`: what mutation_text prints, as data (the
+    kept mutants are left out; `mutation show` prints one)."""
+    if not rows:
+        raise AssayError("no mutation pass is stored for this run")
+    summary = rows[-1]
+    return {
+        "schema": f"agent-assay/{command}/1",
+        "run_id": run.run_id,
+        "adapter": run.adapter,
+        "config_name": run.config_name,
+        "pass_id": summary["pass_id"],
+        "source": summary["source"],
+        "items": summary["items"],
+        "trajectories": summary["trajectories"],
+        "detector_metrics": list(summary.get("detector_metrics", [])),
+        "detector_used_for_score": summary.get("detector_used_for_score"),
+        "baseline_means": dict(summary["baseline_means"]),
+        "operators": [
+            {
+                "operator": op["operator"],
+                "params": dict(op.get("params", {})),
+                "status": op["status"],
+                "would_alter": op["would_alter"],
+                "altered": op["altered"],
+                "means": dict(op["means"]),
+                "killed_by_test": list(op["killed_by_test"]),
+                "killed_by_threshold": list(op["killed_by_threshold"]),
+                "verdicts": list(op.get("verdicts", [])),
+            }
+            for op in rows[:-1]
+        ],
+        "killed": summary["killed"],
+        "survived": summary["survived"],
+        "equivalent": summary["equivalent"],
+        "total": summary["total"],
+        "gate_mutation_score": summary["gate_mutation_score"],
+    }
+
+
 def _call(step: Mapping[str, Any] | None) -> str:
     if step is None:
         return ""
@@ -87,7 +132,10 @@ def _call(step: Mapping[str, Any] | None) -> str:
     return f"{call['tool']}({args}) ok={step['ok']}"
 
 
-def mutant_text(rows: Sequence[Mapping[str, Any]], item: str, operator: str) -> str:
+def _stored_mutant(
+    rows: Sequence[Mapping[str, Any]], item: str, operator: str
+) -> tuple[list[Any], list[Any]]:
+    """The baseline steps and the mutant's steps `operator` made of `item` in the pass."""
     ops = {r["operator"]: r for r in rows[:-1]}
     if operator not in ops:
         raise AssayError(
@@ -96,7 +144,11 @@ def mutant_text(rows: Sequence[Mapping[str, Any]], item: str, operator: str) -> 
     mutants = ops[operator]["mutants"]
     if item not in mutants:
         raise AssayError(f"operator {operator} did not alter item {item} (or it was not kept)")
-    base, mutant = mutants[item]["baseline"], mutants[item]["mutant"]
+    return list(mutants[item]["baseline"]), list(mutants[item]["mutant"])
+
+
+def mutant_text(rows: Sequence[Mapping[str, Any]], item: str, operator: str) -> str:
+    base, mutant = _stored_mutant(rows, item, operator)
     table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
     table.add_column("turn", no_wrap=True)
     table.add_column("baseline", overflow="fold")
@@ -108,3 +160,24 @@ def mutant_text(rows: Sequence[Mapping[str, Any]], item: str, operator: str) -> 
         mark = "" if left == right else "<- differs"
         table.add_row(str(turn + 1), _call(left), _call(right), mark)
     return console_text(f"item {item}, operator {operator}", table)
+
+
+def mutant_json(
+    rows: Sequence[Mapping[str, Any]], run: Run, item: str, operator: str
+) -> dict[str, Any]:
+    """`mutation show --json`: the turns mutant_text sets side by side, each step as stored."""
+    base, mutant = _stored_mutant(rows, item, operator)
+    turns = []
+    for turn in range(max(len(base), len(mutant))):
+        left = base[turn] if turn < len(base) else None
+        right = mutant[turn] if turn < len(mutant) else None
+        turns.append({"turn": turn + 1, "baseline": left, "mutant": right,
+                      "differs": left != right})
+    return {
+        "schema": "agent-assay/mutation-show/1",
+        "run_id": run.run_id,
+        "pass_id": rows[-1]["pass_id"],
+        "item_id": item,
+        "operator": operator,
+        "turns": turns,
+    }

@@ -104,6 +104,7 @@ def plan_text(plan: Plan) -> str:
 
 def plan_json(plan: Plan) -> dict[str, Any]:
     return {
+        "schema": "agent-assay/plan/1",
         "run_id": plan.run.run_id,
         "metric": plan.metric,
         "between_variance": plan.between,

@@ -149,6 +149,28 @@ def _interval(ci: Interval | None) -> list[float] | None:
     return None if ci is None else [ci[0], ci[1]]
 
 
+def metric_json(m: MetricSummary) -> dict[str, Any]:
+    return {
+        "version": m.version,
+        "kind": m.kind,
+        "definition": m.definition,
+        "headline": m.headline,
+        "imported": m.imported,
+        "n_items": m.n_items,
+        "mean_of_k": m.mean_of_k,
+        "mean_ci": _interval(m.mean_ci),
+        "interval_method": m.mean_method,
+        "clustered_ci": _interval(m.clustered_ci),
+        "n_pass_k": m.n_pass_k,
+        "pass_k_items_with_fewer_than_k": "left out",
+        "pass_hat_k": m.pass_hat_k,
+        "pass_hat_k_ci": _interval(m.pass_hat_k_ci),
+        "pass_at_k": m.pass_at_k,
+        "pass_at_k_ci": _interval(m.pass_at_k_ci),
+        "per_repetition": list(m.per_repetition),
+    }
+
+
 def summary_json(summary: RunSummary) -> dict[str, Any]:
     run = summary.run
     return {
@@ -171,28 +193,7 @@ def summary_json(summary: RunSummary) -> dict[str, Any]:
             "crashed": summary.status.crashed,
             "reasons": list(summary.status.reasons),
         },
-        "metrics": {
-            m.name: {
-                "version": m.version,
-                "kind": m.kind,
-                "definition": m.definition,
-                "headline": m.headline,
-                "imported": m.imported,
-                "n_items": m.n_items,
-                "mean_of_k": m.mean_of_k,
-                "mean_ci": _interval(m.mean_ci),
-                "interval_method": m.mean_method,
-                "clustered_ci": _interval(m.clustered_ci),
-                "n_pass_k": m.n_pass_k,
-                "pass_k_items_with_fewer_than_k": "left out",
-                "pass_hat_k": m.pass_hat_k,
-                "pass_hat_k_ci": _interval(m.pass_hat_k_ci),
-                "pass_at_k": m.pass_at_k,
-                "pass_at_k_ci": _interval(m.pass_at_k_ci),
-                "per_repetition": list(m.per_repetition),
-            }
-            for m in summary.metrics
-        },
+        "metrics": {m.name: metric_json(m) for m in summary.metrics},
         "consistency": {
             "value": summary.consistency.value,
             "ci": _interval(summary.consistency.ci),

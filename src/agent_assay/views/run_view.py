@@ -17,6 +17,7 @@ from typing import Any
 from agent_assay.aggregates import RunStatus, run_status
 from agent_assay.integrity.admissibility import Admissibility, assess
 from agent_assay.model import Config, Run
+from agent_assay.runner import RunResult
 from agent_assay.store.store import RunEvent, Store
 from agent_assay.writers import recorded_writer
 
@@ -125,6 +126,7 @@ def run_text(view: RunView, *, shown_crashes: int = 10) -> str:
 def run_json(view: RunView) -> dict[str, Any]:
     run = view.run
     return {
+        "schema": "agent-assay/runs-show/1",
         "run_id": run.run_id,
         "adapter": run.adapter,
         "config": {"name": run.config_name, "hash": run.config_hash,
@@ -146,4 +148,88 @@ def run_json(view: RunView) -> dict[str, Any]:
         "controls": [{"kind": k, "status": s} for k, s in view.controls],
         "admissible": view.verdict.admissible,
         "reasons": list(view.verdict.reasons),
+    }
+
+
+# ---- `run`: what one run (or resume) wrote ------------------------------------------------
+def run_result_json(result: RunResult, *, resumed: bool) -> dict[str, Any]:
+    """`run --json`: the run, and what this session of it stored (the stderr lines' data)."""
+    run = result.run
+    return {
+        "schema": "agent-assay/run/1",
+        "run_id": run.run_id,
+        "adapter": run.adapter,
+        "config_name": run.config_name,
+        "config_hash": run.config_hash,
+        "suite_hash": run.suite_hash,
+        "repeats": run.repeats,
+        "seed": run.seed,
+        "n_items": len(run.item_ids),
+        "resumed": resumed,
+        "written": result.written,
+        "skipped": result.skipped,
+        "crashed": result.crashed,
+        "unreachable": result.unreachable,
+        "first_crashes": list(result.first_crashes),
+        "first_unreachable": result.first_unreachable,
+    }
+
+
+# ---- `runs list` --------------------------------------------------------------------------
+@dataclass(frozen=True)
+class ListedRun:
+    run: Run
+    status: str
+
+    @property
+    def control(self) -> str | None:
+        """The control that made this run for another (identical_config's twin), or None."""
+        return str(self.run.env["control"]) if "control" in self.run.env else None
+
+    @property
+    def certifies(self) -> str | None:
+        """The run that control certified, when one made this run."""
+        certified = self.run.env.get("certifies")
+        return None if self.control is None or certified is None else str(certified)
+
+
+def list_runs(store: Store) -> tuple[ListedRun, ...]:
+    """Every stored run, oldest first, with its status."""
+    return tuple(ListedRun(run, run_status(store, run).state) for run in store.list_runs())
+
+
+def runs_list_text(runs: Sequence[ListedRun]) -> str:
+    lines = []
+    for listed in runs:
+        run = listed.run
+        role = ""
+        if listed.control is not None:
+            role = f"  [made by control {run.env['control']} for {run.env.get('certifies', '?')}]"
+        lines.append(
+            f"{run.run_id}  {run.adapter}/{run.config_name}  k={run.repeats}  "
+            f"items={len(run.item_ids)}  {listed.status}  {run.created_at}{role}"
+        )
+    return "".join(line + "\n" for line in lines)
+
+
+def runs_list_json(runs: Sequence[ListedRun]) -> dict[str, Any]:
+    return {
+        "schema": "agent-assay/runs-list/1",
+        "runs": [
+            {
+                "run_id": listed.run.run_id,
+                "adapter": listed.run.adapter,
+                "config_name": listed.run.config_name,
+                "config_hash": listed.run.config_hash,
+                "suite_hash": listed.run.suite_hash,
+                "repeats": listed.run.repeats,
+                "seed": listed.run.seed,
+                "n_items": len(listed.run.item_ids),
+                "status": listed.status,
+                "created_at": listed.run.created_at,
+                "made_by_control": listed.control,
+                "certifies": listed.certifies,
+            }
+            for listed in runs
+        ],
     }

@@ -155,29 +155,47 @@ def consistency(trajectories: Sequence[Trajectory], k: int) -> Consistency:
     )
 
 
-def summarise(store: Store, run: Run, cluster: str | None = None) -> RunSummary:
-    clusters = None if cluster is None else clusters_of(store, run, cluster)
-    trajectories = store.trajectories(run.run_id)
-    manifest = store.manifest(run.run_id)
+def scores_by_metric(store: Store, run: Run) -> dict[str, list[ScoreRecord]]:
+    """The run's current scores, grouped by scorer: read once, summarised many ways."""
+    rows: dict[str, list[ScoreRecord]] = defaultdict(list)
+    for row in store.current_scores(run.run_id):
+        rows[row.scorer].append(row)
+    return rows
+
+
+def metric_summaries(
+    rows_by_metric: Mapping[str, Sequence[ScoreRecord]],
+    manifest: Mapping[str, Any],
+    k: int,
+    clusters: Mapping[str, str] | None = None,
+    items: frozenset[str] | None = None,
+) -> tuple[MetricSummary, ...]:
+    """One summary per metric, in the manifest's scorer order (unlisted, imported ones
+    last); `items` restricts every figure to those items (a tag's, say)."""
     scorer_meta: dict[str, Any] = {s["name"]: s for s in manifest.get("scorers", [])}
     headline = set(manifest.get("headline", []))
-    rows_by_metric: dict[str, list[ScoreRecord]] = defaultdict(list)
-    for row in store.current_scores(run.run_id):
-        rows_by_metric[row.scorer].append(row)
     order = [n for n in scorer_meta if n in rows_by_metric] + sorted(
         n for n in rows_by_metric if n not in scorer_meta
     )
-    metrics = tuple(
+    return tuple(
         _metric(
             name,
             scorer_meta.get(name, {}),
-            rows_by_metric[name],
-            run.repeats,
+            rows_by_metric[name] if items is None
+            else [r for r in rows_by_metric[name] if r.item_id in items],
+            k,
             name in headline,
             clusters,
         )
         for name in order
     )
+
+
+def summarise(store: Store, run: Run, cluster: str | None = None) -> RunSummary:
+    clusters = None if cluster is None else clusters_of(store, run, cluster)
+    trajectories = store.trajectories(run.run_id)
+    manifest = store.manifest(run.run_id)
+    metrics = metric_summaries(scores_by_metric(store, run), manifest, run.repeats, clusters)
     return RunSummary(
         run=run,
         status=run_status(store, run),

@@ -200,6 +200,7 @@ def trajectory_text(view: TrajectoryView) -> str:
 
 def trajectory_json(view: TrajectoryView) -> dict[str, Any]:
     return {
+        "schema": "agent-assay/trajectories-show/1",
         "run_id": view.run.run_id,
         "item_id": view.item.item_id,
         "repetition": view.trajectory.repetition,

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from agent_assay.findings import Finding
 from agent_assay.integrity.verify import Verification
 
 
@@ -31,3 +34,33 @@ def verify_text(result: Verification, *, rescored: bool) -> str:
     verdict = "nothing is off" if result.ok else "the store does not match its own evidence"
     lines.append(f"verify: {len(result.runs)} run(s), {n} finding(s) -- {verdict}")
     return "\n".join(lines) + "\n"
+
+
+def _findings(findings: list[Finding]) -> list[dict[str, str]]:
+    return [{"where": f.where, "problem": f.problem} for f in findings]
+
+
+def verify_json(result: Verification, *, rescored: bool, target: str | None) -> dict[str, Any]:
+    """`verify --json`: what verify_text prints, as data; ok only when nothing is off."""
+    return {
+        "schema": "agent-assay/verify/1",
+        "target": target,
+        "rescored": rescored,
+        "ok": result.ok,
+        "n_findings": len(result.findings),
+        "database_findings": _findings(result.database),
+        "notes": list(result.notes),
+        "runs": [
+            {
+                "run_id": run.run_id,
+                "blocks": run.blocks,
+                "rows": run.rows,
+                "rederived": run.rederived if rescored else None,
+                "imported": run.imported,
+                "certificates": run.certificates,
+                "findings": _findings(run.findings),
+                "notes": list(run.notes),
+            }
+            for run in result.runs
+        ],
+    }
