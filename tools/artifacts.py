@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import shlex
 import subprocess
@@ -31,10 +32,14 @@ class Recorder:
     def __init__(self, db: str) -> None:
         self.db = db
 
-    def run(self, name: str, command: str, *, expect: int = 0) -> str:
-        """Run `command` (with --db appended where it takes one), store its output, return it."""
+    def run(
+        self, name: str, command: str, *, expect: int = 0, env: dict[str, str] | None = None
+    ) -> str:
+        """Run `command` ($DB replaced by the database; `env` added to the environment),
+        store its output, return it."""
         argv = shlex.split(command.replace("$DB", self.db))
-        done = subprocess.run(argv, capture_output=True, text=True, check=False)
+        done = subprocess.run(argv, capture_output=True, text=True, check=False,
+                              env=None if env is None else {**os.environ, **env})
         if done.returncode != expect:
             sys.stderr.write(done.stdout + done.stderr)
             raise SystemExit(f"{command!r} exited {done.returncode}, expected {expect}")
@@ -83,6 +88,17 @@ def banking(rec: Recorder) -> None:
         "banking/trajectory_show",
         f"{CLI} trajectories show {run_id} address_change-happy-004 --db $DB",
     )
+    rec.run(
+        "banking/trajectory_show_happy_006",
+        f"{CLI} trajectories show {run_id} card_lost_stolen-happy-006 --db $DB",
+    )
+    rec.run("banking/report_by_tag", f"{CLI} report {run_id} --by-tag --headline-only --db $DB")
+    rec.run("banking/report_by_tag_json", f"{CLI} report {run_id} --by-tag --json --db $DB")
+    rec.run(
+        "banking/report_failed",
+        f"{CLI} report {run_id} --items trajectory.exact --failed --headline-only --db $DB",
+    )
+    crashed_run(rec)
     tampered = "run/tampered.db"
     rec.run("banking/tamper", f"{PY} tools/tamper_demo.py $DB {run_id} {tampered}")
     rec.run("banking/report_tampered", f"{CLI} report {run_id} --db {tampered}", expect=2)
@@ -105,6 +121,20 @@ def banking(rec: Recorder) -> None:
     rec.run("banking/check_adapter", f"{CLI} check-adapter banking")
     rec.run("banking/runs_list", f"{CLI} runs list --db $DB")
     rec.run("cli_help", f"{CLI} --help")
+
+
+def crashed_run(rec: Recorder) -> None:
+    """A model config whose endpoint is down: every item crashes, and the stored error is
+    what `runs show` and `trajectories show` print."""
+    down = {"AA_MODEL_BASE_URL": "http://127.0.0.1:9/v1"}  # port 9 (discard): nothing listens
+    out = rec.run("banking/run_unreachable",
+                  f"{CLI} run --config smollm2-t0 --limit 2 --db $DB", expect=1, env=down)
+    run_id = out.strip().splitlines()[-1]
+    rec.run("banking/runs_show_crashed", f"{CLI} runs show {run_id} --db $DB")
+    rec.run(
+        "banking/trajectory_show_crashed",
+        f"{CLI} trajectories show {run_id} address_change-happy-001 --db $DB",
+    )
 
 
 def synthworld(rec: Recorder) -> None:

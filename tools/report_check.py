@@ -18,7 +18,10 @@ The page contract (what a report page must be; every point is checked)
   URL is not a data:, blob: or about: URL or a #fragment of the page itself; and while the
   page is open it makes no request (fetch, CSS url(), anything) to a URL other than its own
   file:// URL or a data:/about:/blob: URL. External requests are blocked, then reported.
-- The per-item table is `<table id="items">`; each item is one `<tbody>` row
+- A run page that is not TAMPERED has the per-item table `<table id="items">` (a
+  TAMPERED page must not have one: no number shows for a tampered run; a comparison page
+  needs none, and the item and filter checks below do not apply to either); each item is
+  one `<tbody>` row
   `<tr data-item="ITEM_ID">` (item ids unique) whose first `<a class="trajectory-link"
   href="#ANCHOR">` points at an element of the same page with class `trajectory` and
   `data-item="ITEM_ID"` showing that item's trajectory (turn by turn, gold diff). That
@@ -530,6 +533,13 @@ class PageChecker:
 
         items = facts["items"]
         result.rows = len(items)
+        if verdict == "TAMPERED":
+            # no number may show for a tampered run: no per-item table at all
+            if facts["table"]:
+                found.append("items: a TAMPERED page holds a per-item table")
+            return
+        if report != "run":  # a comparison page has no per-item table to check
+            return
         if not facts["table"]:
             found.append("items: no <table id=\"items\">")
         elif expect_items is not None and len(items) != expect_items:

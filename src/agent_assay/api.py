@@ -331,6 +331,13 @@ class Report:
         return data
 
     @cached_property
+    def html(self) -> str:
+        """The self-contained page: verdict first, plots, tables, every trajectory."""
+        from agent_assay.views.html import run_page
+
+        return run_page(self.store, self.run, self.verdict)
+
+    @cached_property
     def csv(self) -> str:
         """One table as CSV, the verdict on every row: the per-item table with `items`,
         else the per-tag one with `by_tag`, else the metric table. A tampered run has no
@@ -381,6 +388,23 @@ class ComparisonResult:
     comparison: Comparison
     text: str
     exit_code: int
+    forced: bool = False
+
+    @property
+    def verdict_word(self) -> str:
+        """TAMPERED, REFUSED, UNSOUND (forced) or COMPARED: what the page's banner says."""
+        c = self.comparison
+        if c.tampered:
+            return "TAMPERED"
+        if not c.sound:
+            return "UNSOUND" if self.forced else "REFUSED"
+        return "COMPARED"
+
+    @cached_property
+    def html(self) -> str:
+        from agent_assay.views.html import comparison_page
+
+        return comparison_page(self.comparison, forced=self.forced)
 
 
 def compare(
@@ -391,7 +415,7 @@ def compare(
     comparison = compare_runs(open_db(store, read_only=True), run_a, run_b, cluster)
     sound = comparison.sound or (force and not comparison.tampered)
     text = comparison_text(comparison, forced=force)
-    return ComparisonResult(comparison, text, 0 if sound else 2)
+    return ComparisonResult(comparison, text, 0 if sound else 2, force)
 
 
 def verify(

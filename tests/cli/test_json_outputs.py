@@ -29,7 +29,8 @@ from agent_assay.integrity.admissibility import assess
 from agent_assay.schemas import names, schema
 from agent_assay.store import Store, open_store
 from tests.importers.test_tau_bench_parse import results, write
-from tests.support.invoke import Invocation, invoke
+from tests.support.invoke import Invocation, invoke, on_path
+from tests.support.misbehaving import write_misbehaving_dist
 from tests.support.toy import ToyAdapter
 from tests.support.toyrun import toy_run
 
@@ -143,6 +144,17 @@ def test_run(copy: Path) -> None:
     resumed = documented(run_json("run", "--resume", data["run_id"], db=copy), "run")
     assert resumed["resumed"] and resumed["run_id"] == data["run_id"]
     assert (resumed["written"], resumed["skipped"]) == (0, 8)
+
+
+def test_run_that_could_not_reach_its_agent_still_prints_its_document(copy: Path) -> None:
+    with on_path(write_misbehaving_dist(copy.parent / "site")):
+        done = run_json("run", "--adapter", "unreachable", "--config", "good", db=copy)
+    assert done.code == 1
+    data = documented(done, "run")
+    assert (data["written"], data["crashed"]) == (4, 1)
+    assert done.err.splitlines()[-1].startswith("error: 1 items crashed: AgentUnreachable")
+    stored = open_store(str(copy)).trajectories(data["run_id"], "off-L4")
+    assert [t.crashed for t in stored] == [True]
 
 
 def test_suite_build(tmp_path: Path) -> None:

@@ -120,7 +120,7 @@ def test_a_count_metric_fails_where_it_is_above_zero(demo_db: tuple[Path, str]) 
         (("--failed",), "--failed needs --items METRIC"),
         (("--items", "no.such"), "unknown metric no.such in run"),
         (("--items", "cost.usd", "--failed"), "metric cost.usd is a measure"),
-        (("--json", "--csv"), "choose one of --json and --csv"),
+        (("--json", "--csv"), "choose one of --json, --csv and --html"),
         (("--csv", "--by-tag", "--items", "trajectory.exact"), "--csv writes one table"),
     ],
 )

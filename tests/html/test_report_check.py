@@ -159,6 +159,21 @@ def test_a_page_keeping_the_contract_has_no_finding(
     assert check.screenshot == shot and shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+@pytest.mark.parametrize(("report", "verdict"), [
+    ("run", "TAMPERED"), ("compare", "REFUSED"), ("compare", "UNSOUND"),
+])
+def test_a_page_with_no_item_table_to_have_passes_without_one(
+        checker: Any, tmp_path: Path, report: str, verdict: str) -> None:
+    bare = page(report=report, verdict=verdict, table=False, items=())
+    check = checker.check(write(tmp_path, bare), expect_verdict=verdict)
+    assert check.findings == [] and check.rows == 0
+
+
+def test_a_tampered_page_with_an_item_table_is_red(checker: Any, tmp_path: Path) -> None:
+    check = checker.check(write(tmp_path, page(verdict="TAMPERED")), expect_verdict="TAMPERED")
+    assert check.findings == ["items: a TAMPERED page holds a per-item table"]
+
+
 def test_the_screenshot_is_the_whole_page(checker: Any, tmp_path: Path) -> None:
     tall = page(body_extra='<div style="height: 5000px">the end of a long report</div>')
     shot = tmp_path / "tall.png"
@@ -236,7 +251,7 @@ def test_a_missing_file_is_a_finding(checker: Any, tmp_path: Path) -> None:
 
 def test_the_cli_prints_findings_and_exits_by_them(browser: Any, tmp_path: Path) -> None:
     good = write(tmp_path, page(), "good.html")
-    bad = write(tmp_path, page(verdict="TAMPERED"), "bad.html")
+    bad = write(tmp_path, page(verdict="INADMISSIBLE"), "bad.html")
     (tmp_path / "pages.json").write_text(json.dumps([
         {"file": "good.html", "items": 3, "verdict": "ADMISSIBLE", "screenshot": "good.png"},
         {"file": "bad.html", "items": 3, "verdict": "ADMISSIBLE"},
@@ -247,7 +262,7 @@ def test_the_cli_prints_findings_and_exits_by_them(browser: Any, tmp_path: Path)
     assert ran.returncode == 1, ran.stdout + ran.stderr
     assert lines[0].startswith(f"ok {good} (2 plots, 3 item rows, screenshot ")
     assert (tmp_path / "good.png").is_file()
-    assert lines[1:] == [f"{bad}: verdict: the page says TAMPERED, expected ADMISSIBLE",
+    assert lines[1:] == [f"{bad}: verdict: the page says INADMISSIBLE, expected ADMISSIBLE",
                          lines[2], "FAILED: 1 of 2 pages"]
     assert lines[2].startswith(f"FAILED {bad}: 1 finding (2 plots, 3 item rows, ")
 

@@ -11,6 +11,7 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
+from agent_assay.errors import AgentUnreachable
 from agent_assay.model import Config, PublicItem, Suite, Trajectory
 from tests.support.toy import ToyAdapter
 
@@ -76,12 +77,27 @@ class UnreadableSourceToy(ToyAdapter):
         return super().build_suite(source)
 
 
+class UnreachableToy(ToyAdapter):
+    """Its agent cannot be reached on item off-L4 (a model server that is down): the harness
+    stores the slot as crashed and `run` exits 1 once everything else is stored."""
+
+    name = "unreachable"
+
+    def run_item(
+        self, item: PublicItem, config: Config, *, seed: int, repetition: int
+    ) -> Trajectory:
+        if item.item_id == "off-L4":
+            raise AgentUnreachable("http://127.0.0.1:9/v1: no answer after 1 attempt(s)")
+        return super().run_item(item, config, seed=seed, repetition=repetition)
+
+
 ADAPTERS = {
     "toy": "tests.support.toy:ToyAdapter",
     "slowtoy": "tests.support.misbehaving:SlowToy",
     "misnumbering": "tests.support.misbehaving:MisnumberingToy",
     "interrupted": "tests.support.misbehaving:InterruptedToy",
     "unreadable": "tests.support.misbehaving:UnreadableSourceToy",
+    "unreachable": "tests.support.misbehaving:UnreachableToy",
 }
 
 

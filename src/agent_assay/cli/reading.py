@@ -4,11 +4,27 @@ read, never run an agent."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import click
 
-from agent_assay.cli.options import db_option, emit_json, json_option, stderr
+from agent_assay.cli.options import db_option, emit_json, json_option, stderr, writable_file
 from agent_assay.errors import AssayError
+
+html_option = click.option(
+    "--html", type=click.Path(path_type=Path, dir_okay=False), default=None, metavar="FILE",
+    help="Write a self-contained HTML page (plots, tables, every trajectory) to FILE.",
+)
+
+
+def write_page(path: Path, page: str, what: str) -> None:
+    """Write the page; say where, how big, and the verdict it carries."""
+    try:
+        path.write_text(page, encoding="utf-8")
+    except OSError as exc:
+        raise AssayError(f"--html {path} could not be written: {exc.strerror or exc}") from exc
+    click.echo(f"wrote {path} ({len(page.encode()) / 1024:.0f} KiB): {what}")
+
 
 
 @click.command("report")
@@ -26,10 +42,12 @@ from agent_assay.errors import AssayError
               help="Append METRIC for every item, a column per repetition.")
 @click.option("--failed", is_flag=True,
               help="With --items: only the items that failed METRIC at some repetition.")
+@html_option
 @db_option
 def report_command(
     run_id: str, as_json: bool, as_csv: bool, headline_only: bool, passk_curve: bool,
-    cluster: str | None, by_tag: bool, items_metric: str | None, failed: bool, db: str,
+    cluster: str | None, by_tag: bool, items_metric: str | None, failed: bool,
+    html: Path | None, db: str,
 ) -> int:
     """Summarise a stored run (RUN is a run id, or an evidence bundle written by `export`).
 
@@ -38,15 +56,19 @@ def report_command(
     """
     from agent_assay import api
 
-    if as_json and as_csv:
-        raise AssayError("choose one of --json and --csv")
+    if sum((as_json, as_csv, html is not None)) > 1:
+        raise AssayError("choose one of --json, --csv and --html")
+    if html is not None:
+        writable_file(html, "--html")
     if as_csv and by_tag and items_metric:
         raise AssayError("--csv writes one table: choose --by-tag or --items, not both")
     shown = api.report(
         run_id, store=db, headline_only=headline_only, passk_curve=passk_curve,
         cluster=cluster, by_tag=by_tag, items=items_metric, failed=failed, notice=stderr,
     )
-    if as_json:
+    if html is not None:
+        write_page(html, shown.html, f"run {shown.run.run_id}: {shown.verdict_word}")
+    elif as_json:
         click.echo(json.dumps(shown.data, sort_keys=True, indent=2))
     elif as_csv:
         click.echo(shown.csv, nl=False)
@@ -62,16 +84,24 @@ def report_command(
 @click.option("--cluster", default=None, metavar="tag|tag:PREFIX",
               help="Add a cluster-robust interval, items clustered by a tag.")
 @json_option("the comparison (a refused one too)")
+@html_option
 @db_option
 def compare_command(
-    run_a: str, run_b: str, force: bool, cluster: str | None, as_json: bool, db: str
+    run_a: str, run_b: str, force: bool, cluster: str | None, as_json: bool,
+    html: Path | None, db: str,
 ) -> int:
     """Paired comparison of two runs, refused (exit 2) when they are not comparable."""
     from agent_assay import api
     from agent_assay.views.gates import comparison_json
 
+    if as_json and html is not None:
+        raise AssayError("choose one of --json and --html")
+    if html is not None:
+        writable_file(html, "--html")
     compared = api.compare(run_a, run_b, store=db, force=force, cluster=cluster)
-    if as_json:
+    if html is not None:
+        write_page(html, compared.html, f"runs {run_a} and {run_b}: {compared.verdict_word}")
+    elif as_json:
         emit_json(comparison_json(compared.comparison, forced=force))
     else:
         click.echo(compared.text, nl=False)

@@ -10,7 +10,7 @@ Calls are compared as stored, before any adapter normalisation a scorer may appl
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,7 +20,7 @@ from rich.table import Table
 from agent_assay.errors import AssayError
 from agent_assay.model import Item, Run, ToolCall, Trajectory
 from agent_assay.statepaths import found, same, value_at
-from agent_assay.store.store import Store
+from agent_assay.store.store import ScoreRecord, Store
 from agent_assay.views.render import console_text, fmt
 
 ABSENT = "(absent)"
@@ -95,9 +95,34 @@ def trajectory_view(store: Store, run_id: str, item_id: str, repetition: int) ->
         )
     trajectory = stored[0]
     item = store.get_suite(run.suite_hash).by_id()[item_id]
+    rows = [r for r in store.current_scores(run.run_id, item_id) if r.repetition == repetition]
+    return build_view(run, item, trajectory, rows, scorer_definitions(store.manifest(run.run_id)))
+
+
+def scorer_definitions(manifest: Mapping[str, Any]) -> dict[str, str]:
+    """Each scorer's definition as the run's manifest states it (what its number means)."""
+    return {
+        str(s["name"]): str(s.get("definition", ""))
+        for s in manifest.get("scorers", [])
+        if isinstance(s, Mapping) and s.get("name") is not None
+    }
+
+
+def build_view(
+    run: Run,
+    item: Item,
+    trajectory: Trajectory,
+    scores: Iterable[ScoreRecord],
+    definitions: Mapping[str, str],
+) -> TrajectoryView:
+    """One trajectory beside its item's gold, from rows already read: `scores` are the
+    trajectory's own current score rows. The one implementation of turns, assertions and
+    score lines, whether one view is asked for or a whole run's are built at once."""
     return TrajectoryView(
         run, item, trajectory, _turns(trajectory, item.gold.path),
-        _assertions(trajectory, item), _scores(store, run, item_id, repetition),
+        _assertions(trajectory, item),
+        tuple(ScoreLine(r.scorer, r.value, definitions.get(r.scorer, ""), r.detail)
+              for r in scores),
     )
 
 
@@ -127,19 +152,6 @@ def _assertions(trajectory: Trajectory, item: Item) -> tuple[AssertionCheck, ...
     return tuple(checks)
 
 
-def _scores(store: Store, run: Run, item_id: str, repetition: int) -> tuple[ScoreLine, ...]:
-    definitions = {
-        s.get("name"): str(s.get("definition", ""))
-        for s in store.manifest(run.run_id).get("scorers", [])
-        if isinstance(s, Mapping)
-    }
-    return tuple(
-        ScoreLine(r.scorer, r.value, definitions.get(r.scorer, ""), r.detail)
-        for r in store.current_scores(run.run_id, item_id)
-        if r.repetition == repetition
-    )
-
-
 # ---- rendering ---------------------------------------------------------------------------
 def _compact(value: Any, limit: int = CELL_CHARS) -> str:
     text = json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
@@ -157,7 +169,8 @@ def _table(*columns: str) -> Table:
     return table
 
 
-def _path_line(view: TrajectoryView) -> str:
+def path_line(view: TrajectoryView) -> str:
+    """Whether the proposals follow gold, and where they first part (text and HTML)."""
     first, gold = view.first_divergence, len(view.item.gold.path)
     if first is None:
         return f"path: identical to gold ({gold} calls)"
@@ -172,7 +185,7 @@ def trajectory_text(view: TrajectoryView) -> str:
         f"{view.run.repeats}  ({view.run.adapter}/{view.run.config_name})",
         f"input: {_compact(dict(item.input), 200)}",
         *([f"!!! crashed: {t.error}"] if t.crashed else []),
-        _path_line(view),
+        path_line(view),
     ]
     turns = _table("turn", "proposed", "ok", "result", "gold", "")
     for turn in view.turns:

@@ -1,0 +1,10 @@
+"""The HTML form of a run's report and of a comparison: one static, self-contained file.
+
+`run_page(store, run, verdict)` and `comparison_page(comparison, forced=...)` return the
+page as a string; nothing here writes a file or reaches the network, and the page itself
+loads nothing from outside (no CDN, no web font, no image file: plots are inline SVG).
+"""
+
+from agent_assay.views.html.page import comparison_page, comparison_verdict, run_page
+
+__all__ = ["comparison_page", "comparison_verdict", "run_page"]
