@@ -28,9 +28,34 @@ RUN_ID = re.compile(r"\b[0-9a-f]{32}\b")
 SUITE = re.compile(r"suite(?:_hash)?:?\s+([0-9a-f]{64})")
 
 
+HTML = REPORTS / "html"
+
+
 class Recorder:
     def __init__(self, db: str) -> None:
         self.db = db
+        self.pages: list[dict[str, object]] = []
+        """The HTML pages written, with what `make report-check` must find on each."""
+
+    def page(self, name: str, command: str, *, verdict: str, items: int | None,
+             expect: int = 0) -> None:
+        """Run a command writing reports/html/<name>.html; list it for the browser check
+        with the verdict and item count it must show, both learnt elsewhere than the page."""
+        HTML.mkdir(parents=True, exist_ok=True)
+        self.run(f"html/{name}", f"{command} --html {HTML / name}.html", expect=expect)
+        self.pages.append({"file": f"{name}.html", "verdict": verdict, "items": items,
+                           "screenshot": f"{name}.png", "top": f"{name}_top.png"})
+
+    def expected(self, run_id: str) -> tuple[str, int]:
+        """The verdict and item count a run's page must show, from `report --json`."""
+        argv = [CLI, "report", run_id, "--json", "--db", self.db]
+        data = json.loads(subprocess.run(argv, capture_output=True, text=True,
+                                         check=True).stdout)
+        return ("ADMISSIBLE" if data["admissible"] else "INADMISSIBLE"), data["run"]["n_items"]
+
+    def write_manifest(self) -> None:
+        HTML.mkdir(parents=True, exist_ok=True)
+        (HTML / "pages.json").write_text(json.dumps(self.pages, indent=2) + "\n")
 
     def run(
         self, name: str, command: str, *, expect: int = 0, env: dict[str, str] | None = None
@@ -83,6 +108,8 @@ def banking(rec: Recorder) -> None:
     rec.run("banking/report_mock", f"{CLI} report {run_id} --db $DB")
     rec.run("banking/report_mock_json", f"{CLI} report {run_id} --json --db $DB")
     rec.run("banking/verify_mock", f"{CLI} verify {run_id} --db $DB")
+    verdict, items = rec.expected(run_id)
+    rec.page("banking_mock", f"{CLI} report {run_id} --db $DB", verdict=verdict, items=items)
     rec.run("banking/runs_show", f"{CLI} runs show {run_id} --db $DB")
     rec.run(
         "banking/trajectory_show",
@@ -111,6 +138,8 @@ def banking(rec: Recorder) -> None:
         f"{CLI} controls run --config mock-noisy --run {spread} --db $DB",
     )
     rec.run("banking/report_noisy_k3", f"{CLI} report {spread} --headline-only --db $DB")
+    rec.page("banking_compare", f"{CLI} compare {run_id} {spread} --db $DB",
+             verdict="COMPARED", items=None)
     rec.run("banking/plan_noisy",
             f"{CLI} plan --run {spread} --effect 0.05 --effect 0.10 --db $DB")
     noisy = rec.run("banking/run_noisy_k1", f"{CLI} run --config mock-noisy --db $DB").strip()
@@ -160,6 +189,9 @@ def synthworld(rec: Recorder) -> None:
         f"{run_id} --operators configs/mutants-synthworld.yaml --db $DB",
     )
     rec.run("synthworld/report_auditor", f"{CLI} report {run_id} --headline-only --db $DB")
+    verdict, items = rec.expected(run_id)
+    rec.page("synthworld_auditor", f"{CLI} report {run_id} --db $DB", verdict=verdict,
+             items=items)
     bundle = "reports/synthworld/evidence_auditor.jsonl"
     rec.run("synthworld/export_auditor", f"{CLI} export {run_id} {bundle} --db $DB")
     rec.run("synthworld/verify_bundle", f"{CLI} verify {bundle}")
@@ -203,6 +235,12 @@ def tau_bench(rec: Recorder) -> None:
     rec.run("tau_bench/report_json", f"{CLI} report {run_id} --passk-curve --json --db $DB")
 
 
+def check_pages(rec: Recorder) -> None:
+    """Open every page in headless Chromium (tools/report_check.py): verdict, plots, rows,
+    links, filter, console and network; writes the screenshots beside the pages."""
+    rec.run("html/report_check", f"{PY} tools/report_check.py --manifest {HTML}/pages.json")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--db", default="run/artifacts.db")
@@ -219,6 +257,8 @@ def main() -> int:
         tau_bench(recorder)
     else:
         print(f"  tau_bench: skipped, {TAU_FILE} is absent", file=sys.stderr)
+    recorder.write_manifest()
+    check_pages(recorder)
     return 0
 
 

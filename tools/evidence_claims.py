@@ -98,6 +98,25 @@ CLAIMS = [
         (104, 9),
     ),
     Claim(
+        "report --by-tag on the mock run: 9 tag rows whose n add up to the 104 items",
+        "banking/report_by_tag_json.txt",
+        lambda d: (len(d["by_tag"]["tags"]), d["by_tag"]["n_total"],
+                   d["by_tag"]["overlapping_pairs"]),
+        (9, 104, 0),
+    ),
+    Claim(
+        "trajectories show prints a crashed item's stored error before anything else",
+        "banking/trajectory_show_crashed.txt",
+        lambda t: t.splitlines()[2].startswith("!!! crashed: AgentUnreachable: "),
+        True,
+    ),
+    Claim(
+        "the three committed HTML pages pass the headless-Chromium check",
+        "html/report_check.txt",
+        lambda t: t.splitlines()[-1],
+        "ok: 3 pages",
+    ),
+    Claim(
         "every control PASSED on the mock run except judge_calibration, NOT_RUN and allowed",
         "banking/controls_mock_json.txt",
         controls_statuses,

@@ -42,13 +42,13 @@ Usage:
                                [--screenshot OUT.png]
   python tools/report_check.py --manifest reports/html/pages.json
 
-The manifest is a JSON list of {"file", "items", "verdict", "screenshot"} objects (only
-"file" required; paths relative to the manifest's own directory). One line per finding,
-then `ok` or `FAILED` per page; exit 0 when every page is ok, 1 when one is not, 2 (with a
-one-line reason) when no browser can be found or installed, or the arguments or the
-manifest are unusable. The screenshot is of the whole page (CDP `Page.captureScreenshot`
-beyond the viewport) at a fixed 1400x2000 viewport, taken once the page has loaded and
-before anything is clicked or typed.
+The manifest is a JSON list of {"file", "items", "verdict", "screenshot", "top"} objects
+("top": a PNG of the first 1400x2000 screen; only "file" required; paths relative to the
+manifest's own directory). One line per finding, then `ok` or `FAILED` per page; exit 0
+when every page is ok, 1 when one is not, 2 (with a one-line reason) when no browser can
+be found or installed, or the arguments or the manifest are unusable. The screenshot is of
+the whole page (CDP `Page.captureScreenshot` beyond the viewport) at a fixed 1400x2000
+viewport, taken once the page has loaded and before anything is clicked or typed.
 """
 
 from __future__ import annotations
@@ -439,8 +439,9 @@ class PageChecker:
 
     def check(self, path: Path | str, *, expect_items: int | None = None,
               expect_verdict: str | None = None,
-              screenshot: Path | None = None) -> PageCheck:
-        """Open PATH by its file:// URL and list what is wrong with it."""
+              screenshot: Path | None = None, top: Path | None = None) -> PageCheck:
+        """Open PATH by its file:// URL and list what is wrong with it; `screenshot` gets
+        the whole page, `top` what the first screen shows (the picture for a README)."""
         from selenium.common.exceptions import TimeoutException, WebDriverException
 
         if expect_verdict is not None and expect_verdict not in VERDICTS:
@@ -467,6 +468,9 @@ class PageChecker:
             facts: dict[str, Any] = driver.execute_script(_INSPECT)
             if screenshot is not None:
                 result.screenshot = self._screenshot(screenshot)
+            if top is not None:
+                top.parent.mkdir(parents=True, exist_ok=True)
+                driver.save_screenshot(str(top))
             self._static(facts, result, expect_items, expect_verdict)
             if facts["items"]:
                 self._trajectory(facts["items"][0], result)
@@ -756,6 +760,7 @@ class Page:
     items: int | None = None
     verdict: str | None = None
     screenshot: Path | None = None
+    top: Path | None = None
 
 
 class UsageError(ValueError):
@@ -777,11 +782,11 @@ def read_manifest(manifest: Path) -> list[Page]:
         where = f"{manifest}: entry {n}"
         if not isinstance(entry, dict):
             raise UsageError(f"{where}: expected an object")
-        unknown = sorted(set(entry) - {"file", "items", "verdict", "screenshot"})
+        unknown = sorted(set(entry) - {"file", "items", "verdict", "screenshot", "top"})
         if unknown:
             raise UsageError(f"{where}: unknown keys {', '.join(unknown)}")
         file, items = entry.get("file"), entry.get("items")
-        verdict, shot = entry.get("verdict"), entry.get("screenshot")
+        verdict, shot, top = entry.get("verdict"), entry.get("screenshot"), entry.get("top")
         if not isinstance(file, str) or not file:
             raise UsageError(f"{where}: file must be a path")
         if items is not None and (isinstance(items, bool) or not isinstance(items, int)
@@ -789,10 +794,12 @@ def read_manifest(manifest: Path) -> list[Page]:
             raise UsageError(f"{where}: items must be a count or null")
         if verdict is not None and verdict not in VERDICTS:
             raise UsageError(f"{where}: verdict must be one of {', '.join(VERDICTS)} or null")
-        if shot is not None and (not isinstance(shot, str) or not shot):
-            raise UsageError(f"{where}: screenshot must be a path or null")
+        for key, value in (("screenshot", shot), ("top", top)):
+            if value is not None and (not isinstance(value, str) or not value):
+                raise UsageError(f"{where}: {key} must be a path or null")
         pages.append(Page(file=base / file, items=items, verdict=verdict,
-                          screenshot=None if shot is None else base / shot))
+                          screenshot=None if shot is None else base / shot,
+                          top=None if top is None else base / top))
     return pages
 
 
@@ -839,7 +846,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             for page in pages:
                 result = checker.check(page.file, expect_items=page.items,
                                        expect_verdict=page.verdict,
-                                       screenshot=page.screenshot)
+                                       screenshot=page.screenshot, top=page.top)
                 for finding in result.findings:
                     print(f"{page.file}: {finding}")
                 print(result.summary(), flush=True)

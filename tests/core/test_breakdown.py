@@ -10,8 +10,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-import shutil
-import sqlite3
 from collections import defaultdict
 from dataclasses import replace
 from pathlib import Path
@@ -24,6 +22,7 @@ from agent_assay.store.store import open_existing_store
 from agent_assay.views.breakdown import by_tag
 from agent_assay.views.breakdown_render import partition_line
 from tests.support.invoke import Invocation, invoke
+from tests.support.tamper import tampered_copy
 from tests.support.toy import ToyAdapter, toy_items
 from tests.support.toyrun import toy_run
 
@@ -161,13 +160,7 @@ def test_an_uncertified_run_is_inadmissible_in_its_csv(tmp_path: Path) -> None:
 
 def test_a_tampered_run_exports_no_number(demo_db: tuple[Path, str], tmp_path: Path) -> None:
     db, run = demo_db
-    copy = tmp_path / "tampered.db"
-    shutil.copyfile(db, copy)
-    con = sqlite3.connect(copy)
-    with con:
-        con.execute("DROP TRIGGER scores_no_update")
-        con.execute("UPDATE scores SET value = 1 WHERE value = 0")
-    con.close()
+    copy = tampered_copy(db, tmp_path / "tampered.db")
     for args in (("--csv",), ("--csv", "--by-tag"), ("--by-tag",), ("--items", "tools.wrong")):
         done = report(copy, run, *args)
         assert done.code == 2

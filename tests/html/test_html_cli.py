@@ -5,7 +5,6 @@ option that cannot be written is refused before any work."""
 from __future__ import annotations
 
 import shutil
-import sqlite3
 from pathlib import Path
 
 import pytest
@@ -13,6 +12,7 @@ import pytest
 from agent_assay.store import open_store
 from tests.support.certify import certify
 from tests.support.invoke import Invocation, invoke
+from tests.support.tamper import tampered_copy
 from tests.support.toy import RichToyAdapter, ToyAdapter
 from tests.support.toyrun import toy_run
 
@@ -85,13 +85,8 @@ def test_a_tampered_run_gets_a_page_without_numbers_and_exit_2(
     two_runs: tuple[Path, str, str, str], tmp_path: Path
 ) -> None:
     db, good, _, _ = two_runs
-    copy = tmp_path / "tampered.db"
-    shutil.copyfile(db, copy)
-    con = sqlite3.connect(copy)
-    with con:
-        con.execute("DROP TRIGGER scores_no_update")
-        con.execute("UPDATE scores SET value = 1 - value WHERE run_id = ?", (good,))
-    con.close()
+    copy = tampered_copy(db, tmp_path / "tampered.db", set_value="1 - value",
+                         where="run_id = ?", params=(good,))
     page = tmp_path / "tampered.html"
     done = html("report", good, "--html", str(page), "--db", str(copy))
     assert done.code == 2 and body_verdict(page) == "TAMPERED"

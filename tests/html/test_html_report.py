@@ -11,8 +11,6 @@ from __future__ import annotations
 import dataclasses
 import importlib.util
 import re
-import shutil
-import sqlite3
 import sys
 from collections import Counter
 from collections.abc import Iterator, Mapping
@@ -44,6 +42,7 @@ from agent_assay.views.gates import admissibility_lines, evidence_line, tampered
 from agent_assay.views.html import comparison_page, run_page
 from agent_assay.views.html.trajectories import trajectory_views
 from agent_assay.views.trajectory_view import trajectory_view
+from tests.support.tamper import tampered_copy
 from tests.support.toy import ToyAdapter, toy_items
 from tests.support.toyrun import toy_run
 
@@ -222,13 +221,7 @@ def tampered(demo_db: tuple[Path, str], tmp_path_factory: pytest.TempPathFactory
              ) -> Iterator[tuple[Store, str]]:
     """A copy of the demo store whose failing scores were rewritten to passes."""
     db, run_id = demo_db
-    copy = tmp_path_factory.mktemp("html_tampered") / "tampered.db"
-    shutil.copyfile(db, copy)
-    con = sqlite3.connect(copy)
-    with con:
-        con.execute("DROP TRIGGER scores_no_update")
-        con.execute("UPDATE scores SET value = 1 WHERE value = 0")
-    con.close()
+    copy = tampered_copy(db, tmp_path_factory.mktemp("html_tampered") / "tampered.db")
     store = open_existing_store(str(copy))
     yield store, run_id
     store.close()

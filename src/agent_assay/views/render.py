@@ -15,6 +15,7 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
+from agent_assay.model import Run
 from agent_assay.stats import BOOTSTRAP, EXACT, Interval, exact_interval
 from agent_assay.views.summary import MetricSummary, RunSummary
 
@@ -171,21 +172,24 @@ def metric_json(m: MetricSummary) -> dict[str, Any]:
     }
 
 
+def run_identity(run: Run) -> dict[str, Any]:
+    """What names a run in every JSON document: its id, adapter, config, suite, k, seed."""
+    return {
+        "run_id": run.run_id,
+        "adapter": run.adapter,
+        "config_name": run.config_name,
+        "config_hash": run.config_hash,
+        "suite_hash": run.suite_hash,
+        "repeats": run.repeats,
+        "seed": run.seed,
+        "n_items": len(run.item_ids),
+    }
+
+
 def summary_json(summary: RunSummary) -> dict[str, Any]:
     run = summary.run
     return {
-        "run": {
-            "run_id": run.run_id,
-            "adapter": run.adapter,
-            "config_name": run.config_name,
-            "config_hash": run.config_hash,
-            "suite_hash": run.suite_hash,
-            "repeats": run.repeats,
-            "seed": run.seed,
-            "n_items": len(run.item_ids),
-            "created_at": run.created_at,
-            "env": dict(run.env),
-        },
+        "run": run_identity(run) | {"created_at": run.created_at, "env": dict(run.env)},
         "status": {
             "state": summary.status.state,
             "expected": summary.status.expected,

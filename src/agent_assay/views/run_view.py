@@ -19,6 +19,7 @@ from agent_assay.integrity.admissibility import Admissibility, assess
 from agent_assay.model import Config, Run
 from agent_assay.runner import RunResult
 from agent_assay.store.store import RunEvent, Store
+from agent_assay.views.render import run_identity
 from agent_assay.writers import recorded_writer
 
 
@@ -154,17 +155,7 @@ def run_json(view: RunView) -> dict[str, Any]:
 # ---- `run`: what one run (or resume) wrote ------------------------------------------------
 def run_result_json(result: RunResult, *, resumed: bool) -> dict[str, Any]:
     """`run --json`: the run, and what this session of it stored (the stderr lines' data)."""
-    run = result.run
-    return {
-        "schema": "agent-assay/run/1",
-        "run_id": run.run_id,
-        "adapter": run.adapter,
-        "config_name": run.config_name,
-        "config_hash": run.config_hash,
-        "suite_hash": run.suite_hash,
-        "repeats": run.repeats,
-        "seed": run.seed,
-        "n_items": len(run.item_ids),
+    return {"schema": "agent-assay/run/1"} | run_identity(result.run) | {
         "resumed": resumed,
         "written": result.written,
         "skipped": result.skipped,

@@ -1,0 +1,23 @@
+"""Edit stored scores the way someone with the database file could: drop the trigger that
+forbids it, then UPDATE. What every "a tampered store shows no number" test starts from."""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+from pathlib import Path
+
+
+def tampered_copy(db: Path, copy: Path, *, set_value: str = "1", where: str = "value = 0",
+                  params: tuple[object, ...] = ()) -> Path:
+    """`copy` of `db` with `UPDATE scores SET value = <set_value> WHERE <where>` applied
+    behind the append-only trigger; the chain no longer matches the rows."""
+    shutil.copyfile(db, copy)
+    con = sqlite3.connect(copy)
+    try:
+        with con:
+            con.execute("DROP TRIGGER scores_no_update")
+            con.execute(f"UPDATE scores SET value = {set_value} WHERE {where}", params)
+    finally:
+        con.close()
+    return copy
