@@ -111,6 +111,12 @@ CLAIMS = [
         True,
     ),
     Claim(
+        "the page of a 10,000-trajectory run renders in under 10 s and under 20 MB",
+        "bench/html.json",
+        lambda d: (d["run"]["trajectories"], d["meets_targets"]),
+        (10000, {"bytes": True, "every_slot_on_the_page": True, "seconds": True}),
+    ),
+    Claim(
         "the three committed HTML pages pass the headless-Chromium check",
         "html/report_check.txt",
         lambda t: t.splitlines()[-1],
