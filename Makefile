@@ -10,7 +10,7 @@ PYTHON ?= $(shell for c in python3.12 python3.13 python3; do \
 	if PYENV_VERSION=3.12.1 $$c -c 'import sys; sys.exit(0 if sys.version_info >= (3, 12) else 1)' 2>/dev/null; \
 	then echo "env PYENV_VERSION=3.12.1 $$c"; break; fi; done)
 
-.PHONY: install demo test verify lint typecheck bench bench-chain bench-startup bench-html bench-tests rare-slip random-agent-flips coverage core-check clean artifacts readme-check number-audit evidence docs-check report-check
+.PHONY: install demo test verify lint typecheck bench bench-chain bench-startup bench-html bench-tests rare-slip random-agent-flips coverage core-check clean artifacts readme-check number-audit evidence docs-check report-check docs docs-serve
 
 # The venv is (re)installed whenever pyproject.toml is newer than the last install, so a
 # new dependency or entry point reaches an existing checkout too.
@@ -36,8 +36,15 @@ demo: $(STAMP)
 test: $(STAMP) docs-check
 	$(BIN)/pytest -n auto --dist loadfile
 
-# The documents' numbers: regenerated from reports/ (no database needed), audited, claimed.
-docs-check: readme-check number-audit evidence
+# The documents' numbers: regenerated from reports/ (no database needed), audited, claimed;
+# and the site built strictly (a broken link, an orphan page or a missing snippet fails).
+docs-check: readme-check number-audit evidence docs
+
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
+
+docs-serve: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs serve --dev-addr 127.0.0.1:8000
 
 readme-check: $(STAMP)
 	$(PY) -m agent_assay.audit.readme_check

@@ -1,5 +1,7 @@
 """A complete agent-assay adapter: eight lamps, three tools, a scripted agent (see README)."""
 
+# The `--8<--` comments mark the sections docs/tutorial.md includes; they change nothing.
+# --8<-- [start:world]
 from agent_assay import (
     Cost,
     Ending,
@@ -39,14 +41,18 @@ class Room:
 
     def finish(self):
         return Ending({"lamps": dict(self.on)}, self.did)
+# --8<-- [end:world]
 
 
+# --8<-- [start:facts]
 class LampSystem:
     name, version = "lamps", "0.1.0"
     facts = Facts(headline_metrics=("trajectory.exact", "outcome.match", "state.assertions"),
                   mutating_tools=("switch_on", "switch_off"), order_anchors={"*": "look"},
                   deterministic_configs=frozenset({"careful", "hasty"}))
+    # --8<-- [end:facts]
 
+    # --8<-- [start:suite]
     def build_suite(self, source=None):
         items = []
         for lamp in LAMPS:
@@ -59,7 +65,9 @@ class LampSystem:
                 items.append(Item(f"{verb}-{lamp}", {"request": f"switch {verb} {lamp}"}, gold,
                                   tags=(verb,)))
         return Suite(self.name, tuple(items))
+    # --8<-- [end:suite]
 
+    # --8<-- [start:agent]
     def configs(self):  # the careful agent looks before it switches; the hasty one does not
         return {"careful": {"looks_first": True}, "hasty": {"looks_first": False}}
 
@@ -74,7 +82,9 @@ class LampSystem:
         end = room.finish()
         return Trajectory(item.item_id, repetition, tuple(steps), end.final_state, end.outcome,
                           cost=Cost(0.0, "scripted agent"))
+    # --8<-- [end:agent]
 
+    # --8<-- [start:episodes]
     def open_episode(self, item, config, *, seed):
         return Room()
 
@@ -86,3 +96,4 @@ class LampSystem:
 
     def argument_pools(self):
         return {"lamp": LAMPS}
+    # --8<-- [end:episodes]

@@ -1,4 +1,5 @@
-"""`make number-audit`: every number in README.md and LIMITATIONS.md has a command behind it.
+"""`make number-audit`: every number in README.md, LIMITATIONS.md and the pages under docs/
+has a command behind it.
 
 A number is regenerated (inside a generated region, see regions.py), excluded
 by one of the rules below, or listed in NUMBERS.md with the command that
@@ -21,9 +22,9 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from agent_assay.audit.documents import audited_documents
 from agent_assay.audit.regions import strip_regions
 
-AUDITED = ("README.md", "LIMITATIONS.md")
 NUMBER = re.compile(r"(?<![\w.^@=#/+-])\d+(?:[.,]\d+)*%?(?![\w^@=/-])")
 FENCE = re.compile(r"^```.*?^```", re.DOTALL | re.MULTILINE)
 INLINE_CODE = re.compile(r"`[^`\n]*`")
@@ -73,14 +74,24 @@ def audit(files: list[Path], numbers_md: Path) -> list[Finding]:
     listed = listed_numbers(numbers_md)
     findings = []
     for path in files:
+        name = document_name(path, numbers_md.parent)
         lines = path.read_text(encoding="utf-8").splitlines()
         for line, number in candidate_numbers(path.read_text(encoding="utf-8")):
             text = lines[line - 1]
             if not any(
-                f == path.name and n == number and context in text for f, n, context in listed
+                f == name and n == number and context in text for f, n, context in listed
             ):
-                findings.append(Finding(path.name, line, number))
+                findings.append(Finding(name, line, number))
     return findings
+
+
+def document_name(path: Path, root: Path) -> str:
+    """How NUMBERS.md names a file: its path from the directory NUMBERS.md is in
+    (`README.md`, `docs/statistics.md`), or its name when it lies elsewhere."""
+    try:
+        return path.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return path.name
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -88,7 +99,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("files", nargs="*", type=Path)
     parser.add_argument("--numbers", type=Path, default=Path("NUMBERS.md"))
     args = parser.parse_args(argv)
-    files = args.files or [Path(f) for f in AUDITED]
+    files = args.files or audited_documents()
     findings = audit(files, args.numbers)
     for f in findings:
         print(
@@ -97,7 +108,8 @@ def main(argv: list[str] | None = None) -> int:
         )
     if findings:
         return 1
-    print(f"number-audit: every number in {', '.join(p.name for p in files)} has a command")
+    print(f"number-audit: every number in {len(files)} documents has a command "
+          f"({', '.join(document_name(p, args.numbers.parent) for p in files)})")
     return 0
 
 

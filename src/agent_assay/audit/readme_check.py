@@ -1,4 +1,5 @@
-"""`make readme-check`: regenerate the documents' generated regions from reports/ and diff.
+"""`make readme-check`: regenerate the documents' generated regions from reports/ and diff
+(README.md, LIMITATIONS.md, EVIDENCE.md and every page under docs/).
 
 Usage: python -m agent_assay.audit.readme_check [--write] [FILE ...]
 Without --write it exits 1 and prints a unified diff when any region drifted.
@@ -11,10 +12,9 @@ import difflib
 import sys
 from pathlib import Path
 
+from agent_assay.audit.documents import generated_documents
 from agent_assay.audit.regions import render
 from agent_assay.errors import AssayError
-
-DOCUMENTS = ("README.md", "LIMITATIONS.md", "EVIDENCE.md")
 
 
 def check(paths: list[Path], reports: Path, *, write: bool) -> int:
@@ -50,7 +50,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--reports", type=Path, default=Path("reports"))
     parser.add_argument("--write", action="store_true")
     args = parser.parse_args(argv)
-    files = args.files or [Path(d) for d in DOCUMENTS if Path(d).exists()]
+    files = args.files or generated_documents()
     try:
         return check(files, args.reports, write=args.write)
     except AssayError as exc:
