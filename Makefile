@@ -62,6 +62,7 @@ artifacts: $(STAMP)
 	$(PY) tools/coverage_table.py --out reports/stats
 	$(PY) tools/bench_core.py --out reports/bench/core.json
 	$(PY) tools/bench_governance.py --out reports/bench/governance.json
+	$(PY) tools/cli_reference.py
 	$(PY) -m agent_assay.audit.readme_check --write
 
 lint: $(STAMP)
