@@ -37,7 +37,7 @@ def test_bands_have_derivations_and_nothing_is_declared_not_applicable() -> None
     assert bands.get("scorer_selftest")["probe_items"] == 64
     assert bands.get("state_check_bites")["probe_items"] == 64
     assert all(band["derivation"].strip() for band in bands.per_kind.values())
-    assert (bands.not_applicable, bands.allow_not_applicable) == ({}, True)
+    assert (bands.not_applicable, bands.allow_not_applicable) == ({}, False)
 
 
 def test_mock_run_is_admissible_and_exits_zero(mock: Verdict) -> None:

@@ -129,6 +129,42 @@ def test_controls_judge_a_system_by_its_own_bands(store: Store, tmp_path: Path) 
     assert got["payloads"]["null_agent"]["band"]["min_margin"] == 0.5
 
 
+def test_a_system_cannot_excuse_itself_from_a_control(store: Store, tmp_path: Path) -> None:
+    """The party under test may say why a control does not apply; only the one certifying
+    may accept that. A system's own file declaring null_agent not applicable leaves the run
+    inadmissible (exit 3), and a system file that tries to allow it is refused. (A class
+    made inside a test cannot be rebuilt in identical_config's fresh processes, so that
+    control errs here; the assertions are about null_agent alone.)"""
+    from agent_assay.controls.execute import run_controls
+    from agent_assay.integrity.admissibility import assess
+    from tests.support.certify import certify
+    from tests.support.toy import RichToyAdapter
+
+    excuse = "not_applicable:\n  null_agent: our agent never does nothing\n"
+
+    class Excused(RichToyAdapter):
+        facts = replace(RichToyAdapter.facts, bands=bands_file(tmp_path, excuse, "own.yaml"))
+
+    got = certify(store, Excused(), "good")
+    null = got["payloads"]["null_agent"]
+    assert (null["status"], null["allowed_not_run"]) == ("NOT_RUN", False)
+    assert not got["admissible"] and got["exit"] == 3
+    assert any("null_agent" in reason for reason in got["reasons"])
+
+    accepted = bands_file(tmp_path, "allow_not_applicable: true\n", "mine.yaml")
+    run_controls(store, Excused(), got["run"], bands_file=accepted)
+    verdict = assess(store, got["run"])
+    assert verdict.outcomes["null_agent"].payload["allowed_not_run"]  # the certifier accepted
+    assert not any("null_agent" in reason for reason in verdict.reasons)
+
+    class SelfAllowed(RichToyAdapter):
+        facts = replace(RichToyAdapter.facts, bands=bands_file(
+            tmp_path, excuse + "allow_not_applicable: true\n", "self.yaml"))
+
+    with pytest.raises(AssayError, match=r"self.yaml:3: a system's own bands file cannot allow"):
+        load_bands(SelfAllowed.facts.bands)
+
+
 @pytest.mark.parametrize(
     ("text", "line", "message"),
     [

@@ -56,11 +56,15 @@ OVERRIDE_KEYS = frozenset({"version", "not_applicable", "allow_not_applicable"})
 @dataclass(frozen=True)
 class Bands:
     """Each control kind's band, what a system declares not applicable, and whether that
-    declaration counts as allowed; `sources` lists the files, in the order applied."""
+    declaration counts as allowed; `sources` lists the files, in the order applied.
+
+    Only the person certifying can allow it (`--bands FILE` with `allow_not_applicable:
+    true`, or `--allow-not-run KIND`): the system under test may say why a control does
+    not apply to it, but a run it made must not become admissible on its own say-so."""
 
     per_kind: dict[str, dict[str, Any]]
     not_applicable: dict[str, str] = field(default_factory=dict)
-    allow_not_applicable: bool = True
+    allow_not_applicable: bool = False
     sources: tuple[Path, ...] = ()
 
     def get(self, kind: str) -> dict[str, Any]:
@@ -89,9 +93,10 @@ def load_bands(
             f"{defaults.at('defaults')}: defaults has no band for {', '.join(missing)}"
         )
     bands = Bands(per_kind, sources=(defaults_file,))
-    for path in (system_file, extra):
-        if path is not None:
-            bands = _overlay(bands, read_located(Path(path), "bands file"))
+    if system_file is not None:
+        bands = _overlay(bands, read_located(Path(system_file), "bands file"), may_allow=False)
+    if extra is not None:
+        bands = _overlay(bands, read_located(Path(extra), "bands file"), may_allow=True)
     return bands
 
 
@@ -100,7 +105,7 @@ def _check_version(doc: Located, data: Mapping[Any, Any]) -> None:
         raise AssayError(f"{doc.at('version')}: version must be {VERSION}, got {data['version']!r}")
 
 
-def _overlay(bands: Bands, doc: Located) -> Bands:
+def _overlay(bands: Bands, doc: Located, *, may_allow: bool) -> Bands:
     data = doc.data if doc.data is not None else {}
     if not isinstance(data, dict):
         raise AssayError(f"{doc.path}: a bands file is a mapping of control kinds to bands")
@@ -135,6 +140,12 @@ def _overlay(bands: Bands, doc: Located) -> Bands:
         allow = data["allow_not_applicable"]
         if not isinstance(allow, bool):
             raise AssayError(f"{doc.at('allow_not_applicable')}: must be true or false")
+        if allow and not may_allow:
+            raise AssayError(
+                f"{doc.at('allow_not_applicable')}: a system's own bands file cannot allow "
+                "its controls not to run; whoever certifies the run allows that (--bands "
+                "FILE with allow_not_applicable: true, or --allow-not-run KIND)"
+            )
     return Bands(per_kind, declared, allow, (*bands.sources, doc.path))
 
 

@@ -63,8 +63,8 @@ def next_step(kind: str, status: str, reason: str) -> str:
         if reason == NO_REPLAY or "capability" in reason or "declares no" in reason:
             return NOT_RUN_CAPABILITY
         return (
-            "the verdict is incomplete: make the control applicable, or justify it as not "
-            "applicable in the system's bands file (allow_not_applicable) or pass "
-            f"--allow-not-run {kind}"
+            "the verdict is incomplete: make the control applicable, or, as the one "
+            "certifying, accept the reason with --allow-not-run "
+            f"{kind} (or a --bands file of yours setting allow_not_applicable: true)"
         )
     return ""
