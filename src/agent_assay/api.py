@@ -283,9 +283,7 @@ class Report:
 
     @property
     def verdict_word(self) -> str:
-        if self.verdict.tampered:
-            return "TAMPERED"
-        return "ADMISSIBLE" if self.verdict.admissible else "INADMISSIBLE"
+        return self.verdict.word
 
     @cached_property
     def tag_cut(self) -> TagBreakdown:
@@ -392,13 +390,7 @@ class ComparisonResult:
 
     @property
     def verdict_word(self) -> str:
-        """TAMPERED, REFUSED, UNSOUND (forced) or COMPARED: what the page's banner says."""
-        c = self.comparison
-        if c.tampered:
-            return "TAMPERED"
-        if not c.sound:
-            return "UNSOUND" if self.forced else "REFUSED"
-        return "COMPARED"
+        return self.comparison.verdict(forced=self.forced)
 
     @cached_property
     def html(self) -> str:

@@ -53,6 +53,13 @@ class Admissibility:
     def tampered(self) -> bool:
         return self.integrity.tampered
 
+    @property
+    def word(self) -> str:
+        """TAMPERED, ADMISSIBLE or INADMISSIBLE: what every form of the report leads with."""
+        if self.tampered:
+            return "TAMPERED"
+        return "ADMISSIBLE" if self.admissible else "INADMISSIBLE"
+
 
 def assess(store: Store, run: Run, state: Integrity | None = None) -> Admissibility:
     state = state or integrity(store, run)

@@ -69,6 +69,15 @@ class Comparison:
     def tampered(self) -> bool:
         return self.integrity_a.tampered or self.integrity_b.tampered
 
+    def verdict(self, *, forced: bool) -> str:
+        """TAMPERED when either run is, COMPARED when sound, else UNSOUND when forced and
+        REFUSED when not: what the text, JSON and HTML forms of a comparison lead with."""
+        if self.tampered:
+            return "TAMPERED"
+        if self.sound:
+            return "COMPARED"
+        return "UNSOUND" if forced else "REFUSED"
+
 
 def mismatches(
     store: Store, a: Run, b: Run, verdicts: Sequence[Admissibility] | None = None

@@ -23,9 +23,15 @@ from agent_assay.integrity.admissibility import (
 )
 from agent_assay.integrity.comparability import Comparison, PairedMetric, tested_count
 from agent_assay.model import Run
-from agent_assay.stats import Interval
 from agent_assay.store.store import Store, StoredOutcome
-from agent_assay.views.render import console_text, fmt, fmt_ci, render_text, summary_json
+from agent_assay.views.render import (
+    console_text,
+    fmt,
+    fmt_ci,
+    interval_json,
+    render_text,
+    summary_json,
+)
 from agent_assay.views.summary import summarise
 
 UNSOUND = "UNSOUND COMPARISON"
@@ -133,10 +139,6 @@ def comparison_text(c: Comparison, *, forced: bool) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _interval(ci: Interval | None) -> list[float] | None:
-    return None if ci is None else [ci[0], ci[1]]
-
-
 def _paired_json(m: PairedMetric) -> dict[str, Any]:
     return {
         "metric": m.metric,
@@ -145,8 +147,8 @@ def _paired_json(m: PairedMetric) -> dict[str, Any]:
         "mean_a": m.mean_a,
         "mean_b": m.mean_b,
         "difference": m.difference,
-        "ci": _interval(m.ci),
-        "clustered_ci": _interval(m.clustered_ci),
+        "ci": interval_json(m.ci),
+        "clustered_ci": interval_json(m.clustered_ci),
         "p_value": m.p_value,
         "test": m.test,
     }

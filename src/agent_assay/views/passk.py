@@ -41,7 +41,7 @@ from agent_assay.stats import (
     pass_hat_k,
 )
 from agent_assay.store.store import ScoreRecord, Store
-from agent_assay.views.render import console_text, fmt, fmt_ci
+from agent_assay.views.render import console_text, fmt, fmt_ci, interval_json
 
 
 @dataclass(frozen=True)
@@ -441,10 +441,6 @@ def render_passk(report: PassKReport) -> str:
     return console_text(*parts)
 
 
-def _interval(ci: Interval | None) -> list[float] | None:
-    return None if ci is None else [ci[0], ci[1]]
-
-
 def passk_json(report: PassKReport) -> dict[str, Any]:
     return {
         "trials": report.trials,
@@ -458,15 +454,15 @@ def passk_json(report: PassKReport) -> dict[str, Any]:
                         "k": p.k,
                         "n_items": p.n_items,
                         "pass_hat_k": p.pass_hat,
-                        "pass_hat_k_ci": _interval(p.pass_hat_ci),
+                        "pass_hat_k_ci": interval_json(p.pass_hat_ci),
                         "pass_at_k": p.pass_at,
-                        "pass_at_k_ci": _interval(p.pass_at_ci),
+                        "pass_at_k_ci": interval_json(p.pass_at_ci),
                     }
                     for p in c.points
                 ],
                 "per_repetition": [list(x) for x in c.per_repetition],
                 "consistency": c.consistency,
-                "consistency_ci": _interval(c.consistency_ci),
+                "consistency_ci": interval_json(c.consistency_ci),
                 "all_pass": c.all_pass,
                 "all_fail": c.all_fail,
                 "n_items": c.n_items,
@@ -480,13 +476,13 @@ def passk_json(report: PassKReport) -> dict[str, Any]:
                 "passes": t.passes,
                 "n_items": t.n_items,
                 "value": t.value,
-                "ci": _interval(t.ci),
+                "ci": interval_json(t.ci),
                 "tool_calls": t.tool_calls,
                 "per_k": [
                     {
                         "k": p.k,
                         "run": p.run,
-                        "run_ci": _interval(p.run_ci),
+                        "run_ci": interval_json(p.run_ci),
                         "margin": p.margin,
                         "overlap": p.overlap,
                     }

@@ -146,7 +146,8 @@ def small_n_notes(metrics: Sequence[MetricSummary]) -> list[str]:
     return notes
 
 
-def _interval(ci: Interval | None) -> list[float] | None:
+def interval_json(ci: Interval | None) -> list[float] | None:
+    """An interval as every JSON document writes it: [low, high], or null."""
     return None if ci is None else [ci[0], ci[1]]
 
 
@@ -159,15 +160,15 @@ def metric_json(m: MetricSummary) -> dict[str, Any]:
         "imported": m.imported,
         "n_items": m.n_items,
         "mean_of_k": m.mean_of_k,
-        "mean_ci": _interval(m.mean_ci),
+        "mean_ci": interval_json(m.mean_ci),
         "interval_method": m.mean_method,
-        "clustered_ci": _interval(m.clustered_ci),
+        "clustered_ci": interval_json(m.clustered_ci),
         "n_pass_k": m.n_pass_k,
         "pass_k_items_with_fewer_than_k": "left out",
         "pass_hat_k": m.pass_hat_k,
-        "pass_hat_k_ci": _interval(m.pass_hat_k_ci),
+        "pass_hat_k_ci": interval_json(m.pass_hat_k_ci),
         "pass_at_k": m.pass_at_k,
-        "pass_at_k_ci": _interval(m.pass_at_k_ci),
+        "pass_at_k_ci": interval_json(m.pass_at_k_ci),
         "per_repetition": list(m.per_repetition),
     }
 
@@ -200,7 +201,7 @@ def summary_json(summary: RunSummary) -> dict[str, Any]:
         "metrics": {m.name: metric_json(m) for m in summary.metrics},
         "consistency": {
             "value": summary.consistency.value,
-            "ci": _interval(summary.consistency.ci),
+            "ci": interval_json(summary.consistency.ci),
             "n": summary.consistency.n,
             "note": summary.consistency.note,
         },

@@ -5,6 +5,6 @@ page as a string; nothing here writes a file or reaches the network, and the pag
 loads nothing from outside (no CDN, no web font, no image file: plots are inline SVG).
 """
 
-from agent_assay.views.html.page import comparison_page, comparison_verdict, run_page
+from agent_assay.views.html.page import comparison_page, run_page
 
-__all__ = ["comparison_page", "comparison_verdict", "run_page"]
+__all__ = ["comparison_page", "run_page"]

@@ -123,7 +123,7 @@ def run_page(store: Store, run: Run, verdict: Admissibility) -> str:
                        banner=_banner("TAMPERED", "tampered", lines))
     db = ReadOnce(store)
     summary = summarise(db, run)
-    word = "ADMISSIBLE" if verdict.admissible else "INADMISSIBLE"
+    word = verdict.word
     banner = _banner(word, "ok" if verdict.admissible else "bad", admissibility_lines(verdict),
                      evidence_line(verdict.integrity), single_pass_refusal(db, run))
     headline = [m for m in summary.metrics if m.headline] or list(summary.metrics)
@@ -354,23 +354,13 @@ def _items(
 
 
 # ---- the comparison page -------------------------------------------------------------------
-def comparison_verdict(c: Comparison, *, forced: bool) -> str:
-    """TAMPERED when either run is, REFUSED when unsound and not forced, UNSOUND when
-    forced, COMPARED when sound."""
-    if c.tampered:
-        return "TAMPERED"
-    if c.sound:
-        return "COMPARED"
-    return "UNSOUND" if forced else "REFUSED"
-
-
 def comparison_page(comparison: Comparison, *, forced: bool) -> str:
     """`compare A B --html`: the verdict first in the words `compare` prints, then (only
     when the comparison is sound, or unsound and forced) each paired difference B - A
     with its interval, every section stamped when forced. A refused or tampered
     comparison shows its mismatches and no number."""
     c = comparison
-    word = comparison_verdict(c, forced=forced)
+    word = c.verdict(forced=forced)
     text = comparison_text(c, forced=forced).splitlines()
     shown = word in ("COMPARED", "UNSOUND")
     cut = next((n for n, line in enumerate(text) if line.startswith("A = ")), len(text))
