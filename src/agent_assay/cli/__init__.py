@@ -31,6 +31,7 @@ from agent_assay.cli.reading import (
     trajectories_group,
 )
 from agent_assay.cli.running import run_command, score_command, suite_group
+from agent_assay.cli.store_admin import store_group
 from agent_assay.errors import AssayError
 
 __all__ = ["DEFAULT_DB", "cli", "main", "run_cli"]
@@ -55,6 +56,7 @@ for command in (
     runs_group,
     trajectories_group,
     adapters_group,
+    store_group,
     migrate_command,
     verify_command,
     export_command,

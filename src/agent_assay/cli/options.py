@@ -37,7 +37,7 @@ def db_option[F: Callable[..., Any]](function: F) -> F:
         "--db",
         default=DEFAULT_DB,
         show_default=True,
-        help="SQLite file path or SQLAlchemy URL of the store.",
+        help="The store: an SQLite file (path or sqlite:/// URL) or a postgresql+psycopg:// URL.",
     )
     return option(guarded)  # type: ignore[return-value]
 

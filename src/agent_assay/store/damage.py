@@ -13,6 +13,7 @@ from pathlib import Path
 
 from agent_assay.errors import AssayError
 from agent_assay.store.engine import reader_uri, store_path
+from agent_assay.store.postgres import is_server_url, masked
 
 _TREE = re.compile(r"\bTree (\d+)\b")
 ERROR_CHARS = 160
@@ -84,6 +85,8 @@ def damage_summary(db: str, error: str) -> str:
     except AssayError:
         path = None
     problems = damage_report(path) if path is not None and path.is_file() else []
+    if path is None and is_server_url(db):
+        return f"the store at {masked(db)} returned an error: {short(error)}"
     if not problems:
         return f"the store at {db} cannot be read: {short(error)}"
     more = f"; {len(problems) - 1} more" if len(problems) > 1 else ""

@@ -1,7 +1,9 @@
-"""Turn `--db` (a file path or an sqlite:/// URL) into an engine, for writing or for reading.
+"""Turn `--db` (a file path, an sqlite:/// URL or a PostgreSQL URL) into an engine, for
+writing or for reading.
 
-`--db` is checked before anything is opened: only SQLite is accepted (the append-only
-triggers are SQLite's), a plain path is a file name taken literally, and each failure is
+`--db` is checked before anything is opened: SQLite files and PostgreSQL databases are
+accepted (the two backends whose append-only guards agent-assay creates; PostgreSQL is
+`postgres`'s to open), a plain path is a file name taken literally, and each failure is
 one line naming `--db`. Writers get WAL, which lets readers and one writer proceed
 together; BEGIN IMMEDIATE takes the write lock up front so two processes never deadlock
 upgrading a read lock, and the busy timeout makes the second writer wait instead of
@@ -21,6 +23,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
 
 from agent_assay.errors import AssayError
+from agent_assay.store import postgres
 
 BUSY_TIMEOUT_MS = 30_000
 
@@ -61,10 +64,12 @@ def _url_path(db: str) -> Path:
     except (ArgumentError, ValueError) as exc:
         raise AssayError(f"--db {db} is not a valid database URL: {exc}") from exc
     backend = url.get_backend_name()
+    if backend == "postgresql":
+        raise AssayError(f"--db {postgres.masked(db)} is a PostgreSQL database, not a file")
     if backend != "sqlite":
         raise AssayError(
-            f"--db {db}: agent-assay stores are SQLite only, {backend} is refused "
-            "(the append-only triggers are SQLite's)"
+            f"--db {db}: agent-assay stores are SQLite files or PostgreSQL databases, "
+            f"{backend} is refused (the append-only guards exist for those two only)"
         )
     if url.query:
         raise AssayError(
@@ -86,8 +91,16 @@ def _plain_path(db: str) -> Path:
     return Path(db)
 
 
+def shown(db: str) -> str:
+    """`--db` as messages may print it: a server URL's password masked."""
+    return postgres.masked(db) if postgres.is_server_url(db) else db
+
+
 def database_url(db: str) -> str:
-    """`--db` as an sqlite:/// URL, after the checks of `store_path`."""
+    """`--db` as a URL: an sqlite:/// one after the checks of `store_path`, or the
+    PostgreSQL one with its password masked."""
+    if postgres.is_server_url(db):
+        return postgres.server_url(db).render_as_string(hide_password=True)
     return URL.create("sqlite", database=str(store_path(db))).render_as_string()
 
 
@@ -116,6 +129,8 @@ def make_engine(db: str, access: Access = Access.CREATE) -> Engine:
     addressed): whether it succeeds must not depend on what the store happens to hold. A
     command that builds on stored runs opens a read-only file read-only, and fails in one
     line only if it then writes."""
+    if postgres.is_server_url(db):
+        return postgres.server_engine(db, read_only=access is Access.READ)
     path = store_path(db)
     blocked = read_only_reason(path)
     if blocked and access is Access.CREATE:

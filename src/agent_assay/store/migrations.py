@@ -21,7 +21,7 @@ from sqlalchemy.schema import CreateColumn
 
 from agent_assay.errors import AssayError
 from agent_assay.hashing import canonical_json
-from agent_assay.store import chain, schema
+from agent_assay.store import chain, postgres_ddl, schema
 
 
 def _era(era: int) -> MetaData:
@@ -70,7 +70,7 @@ def chain_triggers() -> dict[str, str]:
 
 
 def expected_triggers() -> dict[str, str]:
-    """Every trigger the current schema has, by name."""
+    """Every trigger the current schema has on SQLite, by name."""
     found: dict[str, str] = {}
     for table in schema.metadata.tables:
         found.update(append_only_triggers(table))
@@ -78,8 +78,28 @@ def expected_triggers() -> dict[str, str]:
     return found
 
 
+def _on_postgresql(conn: Connection) -> bool:
+    return conn.dialect.name == "postgresql"
+
+
+def _guard_ddl(conn: Connection, table: str) -> list[str]:
+    """The append-only guards of `table` in the connection's own dialect."""
+    if _on_postgresql(conn):
+        return [trigger.ddl() for trigger in postgres_ddl.append_only_triggers(table)]
+    return list(append_only_triggers(table).values())
+
+
+def _chain_guard_ddl(conn: Connection) -> list[str]:
+    if _on_postgresql(conn):
+        return [trigger.ddl() for trigger in postgres_ddl.chain_triggers()]
+    return list(chain_triggers().values())
+
+
 def _create_tables(conn: Connection, era: int) -> None:
     """Create the tables new in `era` (with their indexes and append-only triggers)."""
+    if _on_postgresql(conn):  # the guards' functions, before any trigger calls them
+        for name in postgres_ddl.FUNCTION_BODIES:
+            conn.execute(text(postgres_ddl.function_ddl(name)))
     before = set(_era(era - 1).tables) if era > 1 else set()
     for table in _era(era).sorted_tables:
         if table.name in before:
@@ -87,7 +107,7 @@ def _create_tables(conn: Connection, era: int) -> None:
         table.create(conn, checkfirst=True)
         for index in table.indexes:
             index.create(conn, checkfirst=True)
-        for ddl in append_only_triggers(table.name).values():
+        for ddl in _guard_ddl(conn, table.name):
             conn.execute(text(ddl))
 
 
@@ -120,7 +140,7 @@ def _step_3(conn: Connection) -> None:
     for name, table in old.tables.items():
         _add_columns(conn, table, new.tables[name])
     _create_tables(conn, 3)
-    for ddl in chain_triggers().values():
+    for ddl in _chain_guard_ddl(conn):
         conn.execute(text(ddl))
     for run_id in conn.execute(select(schema.runs.c.run_id)).scalars().all():
         seal_run(conn, run_id)
@@ -185,9 +205,9 @@ def current_version(conn: Connection) -> int:
 
 def apply(engine: Engine, target: int = LATEST) -> list[int]:
     """Apply every migration above the current version up to `target`; return those applied."""
-    if engine.dialect.name != "sqlite":
+    if engine.dialect.name not in ("sqlite", "postgresql"):
         raise AssayError(
-            f"append-only triggers are implemented for SQLite only, not {engine.dialect.name}"
+            f"append-only triggers exist for SQLite and PostgreSQL only, not {engine.dialect.name}"
         )
     applied: list[int] = []
     with engine.begin() as conn:

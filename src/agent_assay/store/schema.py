@@ -11,7 +11,10 @@ block it arrived in and the digest of its content, and score rows carry the
 scoring generation they belong to.
 """
 
+from typing import Any
+
 from sqlalchemy import (
+    BigInteger,
     Boolean,
     Column,
     Float,
@@ -23,15 +26,49 @@ from sqlalchemy import (
     Table,
     Text,
     UniqueConstraint,
-    text,
 )
+from sqlalchemy.ext.compiler import compiles
+from sqlalchemy.sql.expression import ColumnElement
+from sqlalchemy.types import TypeEngine
 
 LATEST_ERA = 3
 
 
+def Name(length: int) -> TypeEngine[str]:
+    """A bounded name on SQLite (which never enforces the bound), unbounded TEXT on
+    PostgreSQL (which would): both backends must accept exactly the same rows."""
+    return String(length).with_variant(Text(), "postgresql")
+
+
+SEED = Integer().with_variant(BigInteger(), "postgresql")
+"""Seeds go up to 2**63 - 1, which SQLite's INTEGER holds and PostgreSQL's does not."""
+
+
+class SealedRowKey(ColumnElement[int]):
+    """The last key of the score-slot index: a row's own id when it was sealed at migration
+    (block NULL), else 0. Written as SQLite has always stored it, so the SQL of existing
+    stores stays byte-identical; PostgreSQL, which cannot multiply a boolean, gets a CASE."""
+
+    inherit_cache = True
+
+    def __init__(self, block: ColumnElement[Any], row_id: ColumnElement[Any]) -> None:
+        self.block, self.row_id = block, row_id
+        self.type = Integer()
+
+
+@compiles(SealedRowKey)
+def _sealed_row_key_sqlite(element: SealedRowKey, compiler: Any, **kw: Any) -> str:
+    return "(block IS NULL) * id"
+
+
+@compiles(SealedRowKey, "postgresql")
+def _sealed_row_key_postgresql(element: SealedRowKey, compiler: Any, **kw: Any) -> str:
+    return "(CASE WHEN block IS NULL THEN id ELSE 0 END)"
+
+
 def chain_columns() -> list[Column[object]]:
     """The columns era 3 adds to every run-scoped table (NULL on rows sealed at migration)."""
-    return [Column("block", Integer, nullable=True), Column("digest", String(64), nullable=True)]
+    return [Column("block", Integer, nullable=True), Column("digest", Name(64), nullable=True)]
 
 
 def define(metadata: MetaData, era: int = LATEST_ERA) -> MetaData:
@@ -42,53 +79,53 @@ def define(metadata: MetaData, era: int = LATEST_ERA) -> MetaData:
         metadata,
         Column("version", Integer, primary_key=True),
         Column("description", Text, nullable=False),
-        Column("applied_at", String(40), nullable=False),
+        Column("applied_at", Name(40), nullable=False),
     )
     Table(
         "suites",
         metadata,
-        Column("suite_hash", String(64), primary_key=True),
-        Column("adapter", String(200), nullable=False),
+        Column("suite_hash", Name(64), primary_key=True),
+        Column("adapter", Name(200), nullable=False),
         Column("source", Text, nullable=False),
         Column("n_items", Integer, nullable=False),
-        Column("created_at", String(40), nullable=False),
+        Column("created_at", Name(40), nullable=False),
     )
     Table(
         "items",
         metadata,
-        Column("suite_hash", String(64), ForeignKey("suites.suite_hash"), primary_key=True),
-        Column("item_id", String(300), primary_key=True),
+        Column("suite_hash", Name(64), ForeignKey("suites.suite_hash"), primary_key=True),
+        Column("item_id", Name(300), primary_key=True),
         Column("position", Integer, nullable=False),
-        Column("item_hash", String(64), nullable=False),
+        Column("item_hash", Name(64), nullable=False),
         Column("payload", Text, nullable=False),
     )
     Table(
         "configs",
         metadata,
-        Column("config_hash", String(64), primary_key=True),
-        Column("adapter", String(200), nullable=False),
-        Column("name", String(200), nullable=False),
+        Column("config_hash", Name(64), primary_key=True),
+        Column("adapter", Name(200), nullable=False),
+        Column("name", Name(200), nullable=False),
         Column("payload", Text, nullable=False),
     )
     Table(
         "runs",
         metadata,
-        Column("run_id", String(32), primary_key=True),
-        Column("adapter", String(200), nullable=False),
-        Column("suite_hash", String(64), ForeignKey("suites.suite_hash"), nullable=False),
-        Column("config_hash", String(64), ForeignKey("configs.config_hash"), nullable=False),
-        Column("config_name", String(200), nullable=False),
+        Column("run_id", Name(32), primary_key=True),
+        Column("adapter", Name(200), nullable=False),
+        Column("suite_hash", Name(64), ForeignKey("suites.suite_hash"), nullable=False),
+        Column("config_hash", Name(64), ForeignKey("configs.config_hash"), nullable=False),
+        Column("config_name", Name(200), nullable=False),
         Column("repeats", Integer, nullable=False),
-        Column("seed", Integer, nullable=False),
+        Column("seed", SEED, nullable=False),
         Column("item_ids", Text, nullable=False),
-        Column("created_at", String(40), nullable=False),
+        Column("created_at", Name(40), nullable=False),
         *chained(),
     )
     Table(
         "run_env",
         metadata,
-        Column("run_id", String(32), ForeignKey("runs.run_id"), primary_key=True),
-        Column("key", String(200), primary_key=True),
+        Column("run_id", Name(32), ForeignKey("runs.run_id"), primary_key=True),
+        Column("key", Name(200), primary_key=True),
         Column("value", Text, nullable=False),
         Column("affects_results", Boolean, nullable=False),
         *chained(),
@@ -97,22 +134,22 @@ def define(metadata: MetaData, era: int = LATEST_ERA) -> MetaData:
         "run_events",
         metadata,
         Column("id", Integer, primary_key=True, autoincrement=True),
-        Column("run_id", String(32), ForeignKey("runs.run_id"), nullable=False),
-        Column("event", String(40), nullable=False),
+        Column("run_id", Name(32), ForeignKey("runs.run_id"), nullable=False),
+        Column("event", Name(40), nullable=False),
         Column("detail", Text, nullable=False),
-        Column("at", String(40), nullable=False),
+        Column("at", Name(40), nullable=False),
         *chained(),
     )
     Table(
         "trajectories",
         metadata,
         Column("id", Integer, primary_key=True, autoincrement=True),
-        Column("run_id", String(32), ForeignKey("runs.run_id"), nullable=False),
-        Column("item_id", String(300), nullable=False),
+        Column("run_id", Name(32), ForeignKey("runs.run_id"), nullable=False),
+        Column("item_id", Name(300), nullable=False),
         Column("repetition", Integer, nullable=False),
         Column("crashed", Boolean, nullable=False),
         Column("payload", Text, nullable=False),
-        Column("created_at", String(40), nullable=False),
+        Column("created_at", Name(40), nullable=False),
         *chained(),
         UniqueConstraint("run_id", "item_id", "repetition", name="uq_trajectory_slot"),
     )
@@ -121,11 +158,11 @@ def define(metadata: MetaData, era: int = LATEST_ERA) -> MetaData:
         metadata,
         Column("id", Integer, primary_key=True, autoincrement=True),
         Column("trajectory_id", Integer, ForeignKey("trajectories.id"), nullable=False),
-        Column("run_id", String(32), nullable=False),
-        Column("item_id", String(300), nullable=False),
+        Column("run_id", Name(32), nullable=False),
+        Column("item_id", Name(300), nullable=False),
         Column("repetition", Integer, nullable=False),
-        Column("scorer", String(200), nullable=False),
-        Column("scorer_version", String(40), nullable=False),
+        Column("scorer", Name(200), nullable=False),
+        Column("scorer_version", Name(40), nullable=False),
         Column("value", Float, nullable=True),
         Column("detail", Text, nullable=True),
         Column("imported", Boolean, nullable=False, default=False),
@@ -146,7 +183,7 @@ def define(metadata: MetaData, era: int = LATEST_ERA) -> MetaData:
             scores.c.repetition,
             scores.c.scorer,
             scores.c.generation,
-            text("(block IS NULL) * id"),
+            SealedRowKey(scores.c.block, scores.c.id),
             unique=True,
         )
     if era < 2:
@@ -155,14 +192,14 @@ def define(metadata: MetaData, era: int = LATEST_ERA) -> MetaData:
         "control_outcomes",
         metadata,
         Column("id", Integer, primary_key=True, autoincrement=True),
-        Column("run_id", String(32), ForeignKey("runs.run_id"), nullable=False),
-        Column("kind", String(100), nullable=False),
-        Column("version", String(40), nullable=False),
-        Column("status", String(20), nullable=False),
-        Column("suite_hash", String(64), nullable=False),
-        Column("config_hash", String(64), nullable=False),
+        Column("run_id", Name(32), ForeignKey("runs.run_id"), nullable=False),
+        Column("kind", Name(100), nullable=False),
+        Column("version", Name(40), nullable=False),
+        Column("status", Name(20), nullable=False),
+        Column("suite_hash", Name(64), nullable=False),
+        Column("config_hash", Name(64), nullable=False),
         Column("payload", Text, nullable=False),
-        Column("created_at", String(40), nullable=False),
+        Column("created_at", Name(40), nullable=False),
         *chained(),
     )
     Index("ix_control_outcomes_run", outcomes.c.run_id, outcomes.c.kind)
@@ -170,10 +207,10 @@ def define(metadata: MetaData, era: int = LATEST_ERA) -> MetaData:
         "mutation_results",
         metadata,
         Column("id", Integer, primary_key=True, autoincrement=True),
-        Column("run_id", String(32), ForeignKey("runs.run_id"), nullable=False),
-        Column("operator", String(100), nullable=False),
+        Column("run_id", Name(32), ForeignKey("runs.run_id"), nullable=False),
+        Column("operator", Name(100), nullable=False),
         Column("payload", Text, nullable=False),
-        Column("created_at", String(40), nullable=False),
+        Column("created_at", Name(40), nullable=False),
         *chained(),
     )
     if era < 3:
@@ -181,22 +218,22 @@ def define(metadata: MetaData, era: int = LATEST_ERA) -> MetaData:
     Table(
         "ledger",
         metadata,
-        Column("run_id", String(32), primary_key=True),
+        Column("run_id", Name(32), primary_key=True),
         Column("seq", Integer, primary_key=True, autoincrement=False),
-        Column("kind", String(40), nullable=False),
+        Column("kind", Name(40), nullable=False),
         Column("detail", Text, nullable=False),
-        Column("prev_digest", String(64), nullable=False),
-        Column("digest", String(64), nullable=False),
-        Column("at", String(40), nullable=False),
+        Column("prev_digest", Name(64), nullable=False),
+        Column("digest", Name(64), nullable=False),
+        Column("at", Name(40), nullable=False),
     )
     Table(
         "score_generations",
         metadata,
-        Column("run_id", String(32), ForeignKey("runs.run_id"), primary_key=True),
+        Column("run_id", Name(32), ForeignKey("runs.run_id"), primary_key=True),
         Column("generation", Integer, primary_key=True, autoincrement=False),
         Column("reason", Text, nullable=False),
         Column("scorers", Text, nullable=False),
-        Column("at", String(40), nullable=False),
+        Column("at", Name(40), nullable=False),
         *chained(),
     )
     Table(
@@ -205,7 +242,7 @@ def define(metadata: MetaData, era: int = LATEST_ERA) -> MetaData:
         Column("id", Integer, primary_key=True, autoincrement=True),
         Column("restored", Text, nullable=False),
         Column("detail", Text, nullable=False),
-        Column("at", String(40), nullable=False),
+        Column("at", Name(40), nullable=False),
     )
     return metadata
 

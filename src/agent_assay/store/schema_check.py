@@ -6,11 +6,13 @@ exactly the same tables, indexes and triggers, to the byte of their SQL. A
 dropped trigger, an altered one, an extra trigger that could rewrite rows on
 insert, or a missing index are findings; `repair` restores triggers and
 indexes (never tables: a missing table means missing rows) and records what
-it restored as a row of its own.
+it restored as a row of its own. A PostgreSQL store is checked from its
+catalog instead (`postgres_schema`), with the same findings and the same record.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 
@@ -19,7 +21,7 @@ from sqlalchemy.exc import IntegrityError
 
 from agent_assay.findings import Finding
 from agent_assay.hashing import canonical_json
-from agent_assay.store import migrations, schema
+from agent_assay.store import migrations, postgres_schema, schema
 from agent_assay.store.store import now
 
 Objects = dict[tuple[str, str], tuple[str, str]]
@@ -47,8 +49,8 @@ def reference_objects() -> Objects:
 
 def schema_findings(conn: Connection) -> list[Finding]:
     """Every table, index and trigger that is missing, altered or unexpected."""
-    if conn.dialect.name != "sqlite":
-        return []
+    if conn.dialect.name == "postgresql":
+        return postgres_schema.schema_findings(conn)
     have = _objects(conn)
     want = reference_objects()
     found: list[Finding] = []
@@ -79,30 +81,15 @@ def repair(engine: Engine) -> Repair:
     duplicate score slipped in while it was gone) stays missing and is said so: those
     rows are evidence of the tampering, and `verify` names them.
     """
-    want = reference_objects()
     restored: list[str] = []
     refused: list[str] = []
     with engine.begin() as conn:
-        have = _objects(conn)
-        for (kind, name), (_table, sql) in sorted(want.items()):
-            if kind not in _REPAIRABLE:
-                continue
-            current = have.get((kind, name))
-            if current is not None and " ".join(current[1].split()) == " ".join(sql.split()):
-                continue
-            try:
-                with conn.begin_nested():
-                    if current is not None:
-                        conn.execute(text(f"DROP {kind.upper()} {name}"))
-                    conn.execute(text(sql))
-            except IntegrityError:
-                refused.append(f"{kind} {name}")
-                continue
-            restored.append(f"{kind} {name}")
-        for kind, name in sorted(have.keys() - want.keys()):
-            if kind == "trigger":
-                conn.execute(text(f"DROP TRIGGER {name}"))
-                restored.append(f"removed trigger {name}")
+        if conn.dialect.name == "postgresql":
+            restored += postgres_schema.repair(conn)
+            for index in postgres_schema.missing_indexes(conn):
+                _rebuild(conn, f"index {index.name}", [], [index.create], restored, refused)
+        else:
+            _repair_sqlite(conn, restored, refused)
         if restored or refused:
             conn.execute(
                 schema.store_repairs.insert().values(
@@ -112,3 +99,45 @@ def repair(engine: Engine) -> Repair:
                 )
             )
     return Repair(tuple(restored), tuple(refused))
+
+
+def _repair_sqlite(conn: Connection, restored: list[str], refused: list[str]) -> None:
+    have = _objects(conn)
+    for (kind, name), (_table, sql) in sorted(reference_objects().items()):
+        if kind not in _REPAIRABLE:
+            continue
+        current = have.get((kind, name))
+        if current is not None and " ".join(current[1].split()) == " ".join(sql.split()):
+            continue
+        drop = [f"DROP {kind.upper()} {name}"] if current is not None else []
+        _rebuild(conn, f"{kind} {name}", drop, [_runs(sql)], restored, refused)
+    for kind, name in sorted(have.keys() - reference_objects().keys()):
+        if kind == "trigger":
+            conn.execute(text(f"DROP TRIGGER {name}"))
+            restored.append(f"removed trigger {name}")
+
+
+def _runs(sql: str) -> Callable[[Connection], object]:
+    return lambda conn: conn.execute(text(sql))
+
+
+def _rebuild(
+    conn: Connection,
+    label: str,
+    drops: list[str],
+    creates: list[Callable[[Connection], object]],
+    restored: list[str],
+    refused: list[str],
+) -> None:
+    """Drop and recreate one object in a savepoint; an index the rows now forbid stays
+    missing and is listed as refused (those rows are the evidence)."""
+    try:
+        with conn.begin_nested():
+            for sql in drops:
+                conn.execute(text(sql))
+            for create in creates:
+                create(conn)
+    except IntegrityError:
+        refused.append(label)
+        return
+    restored.append(label)

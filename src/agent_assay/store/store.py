@@ -14,6 +14,7 @@ take the run's current generation only: there is no "newest row wins".
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import sqlite3
@@ -25,14 +26,15 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Connection, Engine, Integer, RowMapping, Table, func, inspect, select
-from sqlalchemy.exc import DatabaseError
+from sqlalchemy import Connection, Engine, RowMapping, Table, func, inspect, select
+from sqlalchemy.exc import DatabaseError, DBAPIError
 
 from agent_assay.errors import AssayError
 from agent_assay.hashing import canonical_json
 from agent_assay.model import Config, Item, Run, Suite, Trajectory
 from agent_assay.store import chain, migrations, schema
-from agent_assay.store.engine import Access, make_engine, store_path
+from agent_assay.store.engine import Access, make_engine, shown, store_path
+from agent_assay.store.postgres import connect_reason, is_server_url
 
 TERMINAL_EVENTS = frozenset({"complete", "interrupted"})
 OPENING_EVENTS = frozenset({"started", "resumed"})
@@ -495,12 +497,14 @@ class Store:
         payload = canonical_json(trajectory.to_json())
         created = now()
         item_id, repetition = trajectory.item_id, trajectory.repetition
-        t_content = (run_id, item_id, repetition, int(trajectory.crashed), payload, created)
+        t_content = (run_id, item_id, repetition, bool(trajectory.crashed), payload, created)
         t_digest = chain.row_digest("trajectories", t_content)
         conn = self._writer_connection()
+        sql = _hot_path_sql(conn.dialect.paramstyle)
         with conn.begin():
             cursor = conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
-            last, prev, generation = cursor.execute(_HEAD_SQL, (run_id, run_id)).fetchone()
+            cursor.execute(sql.head, (run_id, run_id))
+            last, prev, generation = cursor.fetchone()
             seq, prev = (last + 1, prev) if last is not None else (1, chain.GENESIS)
             generation = generation or 0
             rows = []
@@ -513,7 +517,7 @@ class Store:
                     r.scorer_version,
                     score_value(r),
                     canonical_json(dict(r.detail)) if r.detail else None,
-                    int(r.imported),
+                    bool(r.imported),
                     generation,
                 )
                 digest = digester.digest(rest)
@@ -529,10 +533,10 @@ class Store:
             )
             digest = chain.block_digest(run_id, seq, "trajectory", prev, detail, digests)
             ledger = (run_id, seq, "trajectory", detail, prev, digest, created)
-            cursor.execute(_LEDGER_INSERT, ledger)
-            cursor.execute(_TRAJECTORY_INSERT, (*t_content, seq, t_digest))
-            trajectory_id = int(cursor.lastrowid)
-            cursor.executemany(_SCORE_INSERT, [(trajectory_id, *row) for row in rows])
+            cursor.execute(sql.ledger, ledger)
+            cursor.execute(sql.trajectory, (*t_content, seq, t_digest))
+            trajectory_id = int(cursor.fetchone()[0])
+            cursor.executemany(sql.score, [(trajectory_id, *row) for row in rows])
             cursor.close()
         return trajectory_id
 
@@ -551,9 +555,7 @@ class Store:
         t = schema.trajectories
         with self.engine.connect() as conn:
             row = conn.execute(
-                select(func.count(), func.coalesce(func.sum(t.c.crashed, type_=Integer), 0)).where(
-                    t.c.run_id == run_id
-                )
+                select(func.count(), func.count().filter(t.c.crashed)).where(t.c.run_id == run_id)
             ).one()
         return int(row[0]), int(row[1])
 
@@ -805,24 +807,42 @@ def _current_generation(conn: Connection, run_id: str) -> int:
     return int(value or 0)
 
 
-def _insert_sql(table: str, columns: Sequence[str]) -> str:
-    return f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})"
+@dataclass(frozen=True, slots=True)
+class _HotPathSQL:
+    """The writer's fixed statements in one driver's placeholder style (qmark for sqlite3,
+    format for psycopg); the trajectory insert returns its id on both."""
+
+    head: str
+    ledger: str
+    trajectory: str
+    score: str
 
 
-_HEAD_SQL = (
-    "SELECT h.seq, h.digest, (SELECT MAX(generation) FROM score_generations WHERE run_id = ?) "
-    "FROM (SELECT 1) LEFT JOIN (SELECT seq, digest FROM ledger WHERE run_id = ? "
-    "ORDER BY seq DESC LIMIT 1) AS h"
-)
-_LEDGER_INSERT = _insert_sql(
-    "ledger", ("run_id", "seq", "kind", "detail", "prev_digest", "digest", "at")
-)
-_TRAJECTORY_INSERT = _insert_sql(
-    "trajectories", (*chain.CONTENT_COLUMNS["trajectories"], "block", "digest")
-)
-_SCORE_INSERT = _insert_sql(
-    "scores", ("trajectory_id", *chain.CONTENT_COLUMNS["scores"], "block", "digest")
-)
+@functools.cache
+def _hot_path_sql(paramstyle: str) -> _HotPathSQL:
+    mark = "?" if paramstyle == "qmark" else "%s"
+
+    def insert(table: str, columns: Sequence[str], returning: str = "") -> str:
+        marks = ", ".join([mark] * len(columns))
+        return f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks}){returning}"
+
+    return _HotPathSQL(
+        head=(
+            "SELECT h.seq, h.digest, (SELECT MAX(generation) FROM score_generations WHERE "
+            f"run_id = {mark}) FROM (SELECT 1 AS one) AS one LEFT JOIN (SELECT seq, digest "
+            f"FROM ledger WHERE run_id = {mark} ORDER BY seq DESC LIMIT 1) AS h ON 1 = 1"
+        ),
+        ledger=insert(
+            "ledger", ("run_id", "seq", "kind", "detail", "prev_digest", "digest", "at")
+        ),
+        trajectory=insert(
+            "trajectories",
+            (*chain.CONTENT_COLUMNS["trajectories"], "block", "digest"),
+            " RETURNING id",
+        ),
+        score=insert("scores", ("trajectory_id", *chain.CONTENT_COLUMNS["scores"], "block",
+                                "digest")),
+    )
 
 
 def open_store(db: str, *, migrate: bool = False) -> Store:
@@ -832,23 +852,42 @@ def open_store(db: str, *, migrate: bool = False) -> Store:
     have = stored_version(db)
     engine = make_engine(db)
     if have == 0 or migrate:
-        migrations.apply(engine)
+        _migrate(engine, db)
     elif have < migrations.LATEST:
         engine.dispose()
         raise _needs_migration(db, have)
     return Store(engine)
 
 
+def _migrate(engine: Engine, db: str) -> None:
+    """Apply the migrations; on a server, a role that may not create tables is told who can."""
+    try:
+        migrations.apply(engine)
+    except DBAPIError as exc:
+        engine.dispose()
+        if not is_server_url(db):
+            raise
+        raise AssayError(
+            f"--db {shown(db)}: this role cannot create or upgrade the store "
+            f"({connect_reason(exc)}); run `agent-assay store init` as the database's owner"
+        ) from exc
+
+
 def open_existing_store(db: str, *, read_only: bool = True) -> Store:
-    """Open a store that must already exist, for commands that read (`read_only`: SQLite
-    itself refuses every write) or build on stored runs. A path that does not exist is
-    refused rather than created (a typo must not look like "no runs"); a file that is not
-    an agent-assay store, or one that needs `migrate`, is refused untouched: nothing is
-    migrated and the journal mode is left as it is."""
-    if not store_path(db).exists():
+    """Open a store that must already exist, for commands that read (`read_only`: the
+    database itself refuses every write) or build on stored runs. A path that does not
+    exist is refused rather than created (a typo must not look like "no runs"); a database
+    that is not an agent-assay store, or one that needs `migrate`, is refused untouched:
+    nothing is migrated and the journal mode is left as it is."""
+    if not is_server_url(db) and not store_path(db).exists():
         raise AssayError(f"no store at --db {db} (commands that read never create one)")
     have = stored_version(db)
     if have == 0:
+        if is_server_url(db):
+            raise AssayError(
+                f"no store at --db {shown(db)}: the database holds no agent-assay tables "
+                f"(create them with `agent-assay store init --db {shown(db)}`)"
+            )
         raise _not_a_store(db, "no schema_migrations table")
     if have < migrations.LATEST:
         raise _needs_migration(db, have)
@@ -860,20 +899,24 @@ def stored_version(db: str) -> int:
     without tables. It is read through a read-only engine; a database that holds other
     tables, a schema_migrations table that is not agent-assay's, or a newer schema is
     refused in one line."""
-    path = store_path(db)
-    if not path.exists() or path.stat().st_size == 0:
-        return 0
+    if not is_server_url(db):
+        path = store_path(db)
+        if not path.exists() or path.stat().st_size == 0:
+            return 0
     engine = make_engine(db, Access.READ)
     try:
         with engine.connect() as conn:
             have = _migrations_record(conn, db)
     except DatabaseError as exc:
-        raise AssayError(f"--db {db} is not an agent-assay SQLite database: {exc.orig}") from exc
+        kind = "PostgreSQL" if is_server_url(db) else "SQLite"
+        raise AssayError(
+            f"--db {shown(db)} is not an agent-assay {kind} database: {exc.orig}"
+        ) from exc
     finally:
         engine.dispose()
     if have > migrations.LATEST:
         raise AssayError(
-            f"database {db} has schema version {have}, newer than this agent-assay "
+            f"database {shown(db)} has schema version {have}, newer than this agent-assay "
             f"({migrations.LATEST}); upgrade agent-assay"
         )
     return have
@@ -896,11 +939,13 @@ def _migrations_record(conn: Connection, db: str) -> int:
 
 
 def _not_a_store(db: str, why: str) -> AssayError:
-    return AssayError(f"--db {db} is not an agent-assay store ({why}); it was left untouched")
+    return AssayError(
+        f"--db {shown(db)} is not an agent-assay store ({why}); it was left untouched"
+    )
 
 
 def _needs_migration(db: str, have: int) -> AssayError:
     return AssayError(
-        f"database {db} has schema version {have}, this agent-assay needs "
-        f"{migrations.LATEST}: run `agent-assay migrate --db {db}`"
+        f"database {shown(db)} has schema version {have}, this agent-assay needs "
+        f"{migrations.LATEST}: run `agent-assay migrate --db {shown(db)}`"
     )

@@ -1,0 +1,173 @@
+"""Is a PostgreSQL store's schema the one this version creates? And put back its guards.
+
+PostgreSQL rewrites DDL into its own canonical text, so the check reads the
+catalog instead of comparing SQL: every guard trigger exists on its table, fires
+BEFORE the right event at the right level, calls the right function and is
+enabled; every guard function has exactly the body this version writes; no
+other trigger sits on an agent-assay table (one could rewrite rows as they
+arrive); every table and named index is there. `repair` recreates guards and
+indexes (never tables) and re-enables disabled triggers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlalchemy import Connection, Index, text
+
+from agent_assay.findings import Finding
+from agent_assay.store import postgres_ddl, schema
+from agent_assay.store.postgres_ddl import Trigger
+
+# pg_trigger.tgtype bits
+_ROW, _BEFORE, _INSERT, _DELETE, _UPDATE, _TRUNCATE = 1, 2, 4, 8, 16, 32
+_EVENT_BITS = {"INSERT": _INSERT, "DELETE": _DELETE, "UPDATE": _UPDATE, "TRUNCATE": _TRUNCATE}
+ENABLED = ("O", "A")
+"""tgenabled values under which a trigger fires for an ordinary session."""
+
+
+def expected_triggers() -> list[Trigger]:
+    tables = schema.metadata.tables
+    guards = [t for table in tables for t in postgres_ddl.append_only_triggers(table)]
+    return guards + postgres_ddl.chain_triggers()
+
+
+def _tgtype(trigger: Trigger) -> int:
+    return _BEFORE | _EVENT_BITS[trigger.event] | (_ROW if trigger.per_row else 0)
+
+
+@dataclass(frozen=True, slots=True)
+class _StoredTrigger:
+    table: str
+    tgtype: int
+    function: str
+    enabled: str
+
+
+def _stored_triggers(conn: Connection) -> dict[str, _StoredTrigger]:
+    rows = conn.execute(
+        text(
+            "SELECT t.tgname, c.relname, t.tgtype, p.proname, t.tgenabled FROM pg_trigger t "
+            "JOIN pg_class c ON c.oid = t.tgrelid JOIN pg_namespace n ON n.oid = c.relnamespace "
+            "JOIN pg_proc p ON p.oid = t.tgfoid "
+            "WHERE NOT t.tgisinternal AND n.nspname = current_schema()"
+        )
+    ).all()
+    return {r[0]: _StoredTrigger(r[1], int(r[2]), r[3], str(r[4])) for r in rows}
+
+
+def _function_bodies(conn: Connection) -> dict[str, str]:
+    rows = conn.execute(
+        text(
+            "SELECT p.proname, p.prosrc FROM pg_proc p JOIN pg_namespace n "
+            "ON n.oid = p.pronamespace WHERE n.nspname = current_schema() "
+            "AND p.proname = ANY(:names)"
+        ),
+        {"names": list(postgres_ddl.FUNCTION_BODIES)},
+    ).all()
+    return {r[0]: r[1] for r in rows}
+
+
+def _tables(conn: Connection) -> set[str]:
+    rows = conn.execute(
+        text("SELECT tablename FROM pg_tables WHERE schemaname = current_schema()")
+    ).scalars()
+    return set(rows)
+
+
+def _indexes(conn: Connection) -> dict[str, bool]:
+    """Named indexes of the schema, and whether each is unique."""
+    rows = conn.execute(
+        text(
+            "SELECT c.relname, i.indisunique FROM pg_index i JOIN pg_class c "
+            "ON c.oid = i.indexrelid JOIN pg_namespace n ON n.oid = c.relnamespace "
+            "WHERE n.nspname = current_schema()"
+        )
+    ).all()
+    return {r[0]: bool(r[1]) for r in rows}
+
+
+def _expected_indexes() -> list[Index]:
+    return [index for table in schema.metadata.tables.values() for index in table.indexes]
+
+
+def _trigger_problem(want: Trigger, have: _StoredTrigger | None) -> str | None:
+    if have is None:
+        return "is missing (`agent-assay migrate --repair`)"
+    if (have.table, have.tgtype, have.function) != (want.table, _tgtype(want), want.function):
+        return "differs from the one this version creates"
+    if have.enabled not in ENABLED:
+        return "is disabled, so it refuses nothing (`agent-assay migrate --repair`)"
+    return None
+
+
+def schema_findings(conn: Connection) -> list[Finding]:
+    """Every table, index, guard function and trigger that is missing, altered, disabled
+    or unexpected."""
+    found: list[Finding] = []
+    tables = _tables(conn)
+    for name in sorted(schema.metadata.tables.keys() - tables):
+        found.append(Finding(f"table {name}", "is missing"))
+    for name in sorted(tables - schema.metadata.tables.keys()):
+        found.append(Finding(f"table {name}", "is not part of the agent-assay schema"))
+    bodies = _function_bodies(conn)
+    for name, body in postgres_ddl.FUNCTION_BODIES.items():
+        if name not in bodies:
+            found.append(Finding(f"function {name}", "is missing (`agent-assay migrate --repair`)"))
+        elif bodies[name] != body:
+            found.append(Finding(f"function {name}", "differs from the one this version creates"))
+    stored = _stored_triggers(conn)
+    wanted = {t.name: t for t in expected_triggers()}
+    for name, trigger in sorted(wanted.items()):
+        problem = _trigger_problem(trigger, stored.get(name))
+        if problem:
+            found.append(Finding(f"trigger {name}", problem))
+    for name in sorted(stored.keys() - wanted.keys()):
+        if stored[name].table in schema.metadata.tables:
+            found.append(Finding(f"trigger {name}", "is not part of the agent-assay schema"))
+    indexes = _indexes(conn)
+    for index in _expected_indexes():
+        name = str(index.name)
+        if name not in indexes:
+            found.append(Finding(f"index {name}", "is missing (`agent-assay migrate --repair`)"))
+        elif indexes[name] != bool(index.unique):
+            found.append(Finding(f"index {name}", "differs from the one this version creates"))
+    return found
+
+
+def repair(conn: Connection) -> list[str]:
+    """Recreate what `schema_findings` finds missing or altered, inside the caller's
+    transaction; return what was restored (an index that cannot be rebuilt is left to the
+    caller, which sees the error)."""
+    restored: list[str] = []
+    bodies = _function_bodies(conn)
+    for name, body in postgres_ddl.FUNCTION_BODIES.items():
+        if bodies.get(name) != body:
+            conn.execute(text(postgres_ddl.function_ddl(name)))
+            restored.append(f"function {name}")
+    stored = _stored_triggers(conn)
+    for trigger in expected_triggers():
+        have = stored.get(trigger.name)
+        problem = _trigger_problem(trigger, have)
+        if problem is None:
+            continue
+        if have is not None and have.enabled not in ENABLED and problem.startswith("is disabled"):
+            conn.execute(text(f"ALTER TABLE {trigger.table} ENABLE TRIGGER {trigger.name}"))
+        else:
+            if have is not None:
+                conn.execute(text(f"DROP TRIGGER {trigger.name} ON {have.table}"))
+            conn.execute(text(trigger.ddl()))
+        restored.append(f"trigger {trigger.name}")
+    wanted = {t.name for t in expected_triggers()}
+    for name, have in sorted(stored.items()):
+        if name not in wanted and have.table in schema.metadata.tables:
+            quoted = postgres_ddl.quote_identifier(name)
+            conn.execute(text(f"DROP TRIGGER {quoted} ON {have.table}"))
+            restored.append(f"removed trigger {name}")
+    return restored
+
+
+def missing_indexes(conn: Connection) -> list[Index]:
+    """The named indexes this version creates that the store lacks."""
+    have = _indexes(conn)
+    return [index for index in _expected_indexes() if str(index.name) not in have]
