@@ -12,6 +12,7 @@ import pytest
 from agent_assay.store import Store, open_store
 from tests.support.demo import build_demo_db
 from tests.support.invoke import on_path
+from tests.support.postgres import PgServer, start_server
 from tests.support.toy import ToyAdapter
 from tests.support.toyrun import toy_run, write_toy_dist
 
@@ -52,6 +53,19 @@ def demo_db(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> tuple[P
         if not run_file.exists():
             run_file.write_text(build_demo_db(db))
     return db, run_file.read_text()
+
+
+@pytest.fixture(scope="session")
+def pg_server(worker_id: str) -> Iterator[PgServer]:
+    """A PostgreSQL server for this test process (see tests/support/postgres.py); the
+    tests that need one are skipped, with the reason printed, only when none can run."""
+    server = start_server(worker_id.replace("-", "_"))
+    if isinstance(server, str):
+        pytest.skip(server)
+    try:
+        yield server
+    finally:
+        server.close()
 
 
 @pytest.fixture

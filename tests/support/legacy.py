@@ -3,41 +3,47 @@
 The rows are real: a current store is filled through the normal API (runs,
 controls), then each table's rows are copied, with only the columns that
 existed at `version`, into a database migrated to `version` and no further.
+Either store may be an SQLite file or a PostgreSQL database (given as its owner).
 """
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
-from agent_assay.store import migrations
-from agent_assay.store.engine import make_engine
+from sqlalchemy import MetaData, func, select, text
+
+from agent_assay.store import migrations, schema
+from agent_assay.store.engine import Access, make_engine
 
 
-def columns(con: sqlite3.Connection, table: str) -> list[str]:
-    return [r[1] for r in con.execute(f"PRAGMA table_info({table})")]
-
-
-def copy_as_version(current_db: Path, legacy_db: Path, version: int) -> None:
+def copy_as_version(current_db: str | Path, legacy_db: str | Path, version: int) -> None:
     """Copy `current_db`'s rows into a new store at schema `version` (its columns only)."""
-    engine = make_engine(str(legacy_db))
-    migrations.apply(engine, target=version)
+    target = make_engine(str(legacy_db))
+    migrations.apply(target, target=version)
+    source = make_engine(str(current_db), Access.READ)
+    era = schema.define(MetaData(), version)
+    with source.connect() as src, target.begin() as dst:
+        for table in era.sorted_tables:
+            if table.name == "schema_migrations":
+                continue
+            current = schema.metadata.tables[table.name]
+            query = select(*(current.c[column.name] for column in table.columns))
+            rows = [dict(row) for row in src.execute(query).mappings()]
+            if rows:
+                dst.execute(table.insert(), rows)
+            if dst.dialect.name == "postgresql" and "id" in table.c:
+                # explicit ids do not advance a serial: the next append must not reuse one
+                dst.execute(text(
+                    f"SELECT setval(pg_get_serial_sequence('{table.name}', 'id'), "
+                    f"COALESCE((SELECT MAX(id) FROM {table.name}), 0) + 1, false)"
+                ))
+    source.dispose()
+    target.dispose()
+
+
+def schema_version(db: str | Path) -> int:
+    engine = make_engine(str(db), Access.READ)
+    with engine.connect() as conn:
+        version = conn.execute(select(func.max(schema.schema_migrations.c.version))).scalar()
     engine.dispose()
-    source = sqlite3.connect(current_db)
-    target = sqlite3.connect(legacy_db)
-    with target:
-        for (table,) in target.execute(
-            "SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%' "
-            "AND name != 'schema_migrations'"
-        ).fetchall():
-            cols = columns(target, table)
-            rows = source.execute(f"SELECT {', '.join(cols)} FROM {table}").fetchall()
-            marks = ", ".join("?" * len(cols))
-            target.executemany(f"INSERT INTO {table} ({', '.join(cols)}) VALUES ({marks})", rows)
-    source.close()
-    target.close()
-
-
-def schema_version(db: Path) -> int:
-    with sqlite3.connect(db) as con:
-        return int(con.execute("SELECT max(version) FROM schema_migrations").fetchone()[0])
+    return int(version or 0)

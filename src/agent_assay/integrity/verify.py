@@ -31,6 +31,7 @@ from agent_assay.rescoring import fresh_scores
 from agent_assay.store import schema
 from agent_assay.store.chain_check import ChainCheck, check_run_chain
 from agent_assay.store.damage import damage_report
+from agent_assay.store.postgres_schema import guard_holder_notes
 from agent_assay.store.schema_check import schema_findings
 from agent_assay.store.store import TERMINAL_EVENTS, Store, decode_json
 
@@ -59,6 +60,8 @@ class Verification:
     database: list[Finding] = field(default_factory=list)
     runs: list[RunVerification] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    below_sql: str = "integrity_check ok"
+    """What was checked beneath the rows: SQLite's page-level check, or PostgreSQL's catalog."""
 
     @property
     def findings(self) -> list[Finding]:
@@ -103,6 +106,9 @@ def _database_checks(store: Store, result: Verification) -> bool:
     with store.engine.connect() as conn:
         result.database += schema_findings(conn)
         repairs = conn.execute(select(schema.store_repairs)).all()
+        if conn.dialect.name == "postgresql":
+            result.below_sql = "PostgreSQL, checked from its catalog"
+            result.notes += guard_holder_notes(conn)
     for row in repairs:
         result.notes.append(f"store repaired at {row.at}: restored {row.restored}")
     return True

@@ -171,3 +171,25 @@ def missing_indexes(conn: Connection) -> list[Index]:
     """The named indexes this version creates that the store lacks."""
     have = _indexes(conn)
     return [index for index in _expected_indexes() if str(index.name) not in have]
+
+
+def guard_holder_notes(conn: Connection) -> list[str]:
+    """Who, among those this connection speaks as, could switch the guards off unseen: a
+    superuser or a table's owner. Said as a note, since the chain still catches any edit
+    they make; a harness role set up by `store init` gets none."""
+    row = conn.execute(
+        text(
+            "SELECT current_user, r.rolsuper, (SELECT string_agg(c.relname, ', ' ORDER BY "
+            "c.relname) FROM pg_class c WHERE c.relowner = r.oid AND c.relkind = 'r' AND "
+            "c.relnamespace = current_schema()::regnamespace) FROM pg_roles r "
+            "WHERE r.rolname = current_user"
+        )
+    ).one()
+    user, superuser, owned = row
+    if superuser:
+        return [f"connected as {user}, a superuser, who can switch every guard off "
+                "(the chain is what this verification rests on)"]
+    if owned:
+        return [f"connected as {user}, who owns the tables and can disable their triggers "
+                "(the chain is what this verification rests on)"]
+    return []

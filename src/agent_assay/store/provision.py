@@ -76,7 +76,7 @@ def _grant_role(conn: Connection, role: str, password: str | None) -> bool:
         text(
             "SELECT c.relname FROM pg_class c JOIN pg_roles r ON r.oid = c.relowner "
             "WHERE r.rolname = :role AND c.relnamespace = current_schema()::regnamespace "
-            "LIMIT 1"
+            "AND c.relkind IN ('r', 'p', 'S') ORDER BY c.relkind DESC, c.relname LIMIT 1"
         ),
         {"role": role},
     ).scalar()

@@ -11,7 +11,7 @@ from agent_assay.integrity.verify import Verification
 def verify_text(result: Verification, *, rescored: bool) -> str:
     lines: list[str] = []
     if not result.database:
-        lines.append("database: integrity_check ok; schema, triggers and indexes as created")
+        lines.append(f"database: {result.below_sql}; schema, triggers and indexes as created")
     lines += [f"FINDING {f.line()}" for f in result.database]
     lines += [f"note: {note}" for note in result.notes]
     for run in result.runs:

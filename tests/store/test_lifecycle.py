@@ -1,0 +1,186 @@
+"""Migrations, concurrent writers and resume, on both backends."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from sqlalchemy import inspect, text
+
+from agent_assay.errors import AssayError
+from agent_assay.store import migrations, open_store
+from agent_assay.store.chain_check import check_run_chain
+from agent_assay.store.schema_check import schema_findings
+from tests.store.conftest import Backend
+from tests.support.invoke import invoke, on_path
+from tests.support.legacy import copy_as_version, schema_version
+from tests.support.misbehaving import SLOW_SECONDS_ENV, write_misbehaving_dist
+from tests.support.postgres import PgServer
+from tests.support.toy import ToyAdapter
+from tests.support.toyrun import AGENT_ASSAY, ROOT, cli_env, toy_run
+
+TOY_SLOTS = 4
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    site = write_misbehaving_dist(tmp_path_factory.mktemp("misbehaving"))
+    with on_path(site):
+        yield site
+
+
+def row_counts(backend: Backend, db: str) -> dict[str, int]:
+    engine = Backend(backend.name, db, db).engine()
+    with engine.connect() as conn:
+        names = inspect(conn).get_table_names()
+        counts = {n: int(conn.execute(text(f"SELECT count(*) FROM {n}")).scalar_one())
+                  for n in names}
+    engine.dispose()
+    return counts
+
+
+@pytest.mark.parametrize("version", [1, 2])
+def test_migration_keeps_every_row_and_seals_each_run(
+    backend: Backend, version: int, request: pytest.FixtureRequest, tmp_path: Path
+) -> None:
+    store = open_store(backend.db)
+    toy = ToyAdapter()
+    runs = [toy_run(store, toy, "crashy", repeats=2), toy_run(store, toy, "good")]
+    store.close()
+    server: PgServer | None = (
+        request.getfixturevalue("pg_server") if backend.on_postgresql else None
+    )
+    old = (server.url(server.new_database()) if server is not None
+           else str(tmp_path / "old.db"))
+    copy_as_version(backend.db, old, version)
+    before = row_counts(backend, old)
+    assert schema_version(old) == version
+    assert all(before[t] > 0 for t in before if t not in ("control_outcomes", "mutation_results"))
+
+    with pytest.raises(AssayError) as refused:
+        open_store(old)
+    message = str(refused.value)
+    assert "agent-assay migrate --db" in message and f"schema version {version}" in message
+    assert "\n" not in message and "assay-admin" not in message  # the password is masked
+
+    done = invoke("migrate", "--db", old)
+    assert done.code == 0 and done.traceback is None, done.err
+    applied = ", ".join(str(v) for v in range(version + 1, migrations.LATEST + 1))
+    assert f"applied migration(s) {applied}; schema now {migrations.LATEST}" in done.out
+
+    after = row_counts(backend, old)
+    assert after.pop("ledger") == len(runs)  # one seal per run
+    for new in ("score_generations", "store_repairs", "control_outcomes", "mutation_results"):
+        assert after.pop(new) == before.pop(new, 0)
+    assert after.pop("schema_migrations") == migrations.LATEST
+    before.pop("schema_migrations")
+    assert after == before
+
+    migrated = open_store(old)
+    with migrated.engine.connect() as conn:
+        assert schema_findings(conn) == []
+    assert migrations.apply(migrated.engine) == []
+    for run in runs:
+        check = check_run_chain(migrated, run.run_id)
+        assert check.findings == ()
+        assert [e.kind for e in check.ledger] == ["seal"]
+    migrated.append_event(runs[0].run_id, "resumed", {})  # a sealed run keeps growing
+    assert check_run_chain(migrated, runs[0].run_id).findings == ()
+    migrated.close()
+
+
+def test_two_processes_write_concurrently(backend: Backend) -> None:
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "tests.support.concurrent_writer", backend.db, "4"],
+            cwd=ROOT, env=cli_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )
+        for _ in range(2)
+    ]
+    outputs = [p.communicate(timeout=180) for p in procs]
+    for p, (out, err) in zip(procs, outputs, strict=True):
+        assert p.returncode == 0, err
+        assert len(out.split()) == 4
+    run_ids = {rid for out, _ in outputs for rid in out.split()}
+    assert len(run_ids) == 8
+    store = open_store(backend.db)
+    assert {r.run_id for r in store.list_runs()} == run_ids
+    assert store.count_rows("suites") == 1
+    assert store.count_rows("trajectories") == 8 * 4 * 2
+    assert store.count_rows("scores") == 8 * 4 * 2 * 13
+    for run_id in run_ids:
+        assert len(store.stored_slots(run_id)) == 8
+        assert [e.event for e in store.events(run_id)] == ["started", "complete"]
+        assert check_run_chain(store, run_id).findings == ()
+    store.close()
+
+
+def stored(db: str, run_id: str) -> tuple[int, list[str]]:
+    store = open_store(db)
+    try:
+        return store.trajectory_counts(run_id)[0], [e.event for e in store.events(run_id)]
+    finally:
+        store.close()
+
+
+def test_an_interrupted_run_resumes_without_a_duplicate(backend: Backend, site: Path) -> None:
+    done = invoke("run", "--adapter", "interrupted", "--config", "good", "--db", backend.db)
+    assert done.code == 130 and done.traceback is None, done.err
+    line = done.err.strip().splitlines()[-1]
+    run_id = line.split("run ", 1)[1].split()[0]
+    assert "s3cret" not in done.err  # the resume hint names the store, password masked
+    assert stored(backend.db, run_id) == (2, ["started", "interrupted"])
+    resumed = invoke("run", "--resume", run_id, "--db", backend.db)
+    assert resumed.code == 0, resumed.err
+    assert "wrote 2 trajectories (0 crashed), skipped 2 already stored" in resumed.err
+    count, events = stored(backend.db, run_id)
+    assert count == TOY_SLOTS and events == ["started", "interrupted", "resumed", "complete"]
+    store = open_store(backend.db)
+    assert check_run_chain(store, run_id).findings == ()
+    store.close()
+
+
+def test_a_killed_writer_leaves_a_run_that_resumes(backend: Backend, site: Path) -> None:
+    writer = subprocess.Popen(
+        [str(AGENT_ASSAY), "run", "--adapter", "slowtoy", "--config", "good", "--repeats", "3",
+         "--db", backend.db],
+        env=cli_env(site) | {SLOW_SECONDS_ENV: "0.5"}, cwd=ROOT,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    run_id = wait_for_a_trajectory(backend.db)
+    writer.send_signal(signal.SIGKILL)
+    writer.wait(timeout=30)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(SLOW_SECONDS_ENV, "0")
+        resumed = invoke("run", "--resume", run_id, "--db", backend.db)
+    assert resumed.code == 0, resumed.err
+    count, events = stored(backend.db, run_id)
+    assert count == 3 * TOY_SLOTS
+    assert events[0] == "started" and events[-2:] == ["resumed", "complete"]
+    store = open_store(backend.db)
+    assert len(store.stored_slots(run_id)) == 3 * TOY_SLOTS
+    assert check_run_chain(store, run_id).findings == ()
+    store.close()
+
+
+def wait_for_a_trajectory(db: str, timeout: float = 60) -> str:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            store = open_store(db)
+        except AssayError:
+            store = None  # the writer is still creating the schema
+        if store is not None:
+            try:
+                for run_id in store.run_ids():
+                    if store.trajectory_counts(run_id)[0] >= 1:
+                        return run_id
+            finally:
+                store.close()
+        time.sleep(0.1)
+    raise AssertionError(f"no trajectory in {db} after {timeout} s")
