@@ -10,7 +10,7 @@ PYTHON ?= $(shell for c in python3.12 python3.13 python3; do \
 	if PYENV_VERSION=3.12.1 $$c -c 'import sys; sys.exit(0 if sys.version_info >= (3, 12) else 1)' 2>/dev/null; \
 	then echo "env PYENV_VERSION=3.12.1 $$c"; break; fi; done)
 
-.PHONY: install demo test verify lint typecheck bench bench-chain bench-startup bench-html bench-tests rare-slip random-agent-flips coverage core-check clean artifacts readme-check number-audit evidence docs-check report-check docs docs-serve
+.PHONY: install demo test store-test verify lint typecheck bench bench-chain bench-startup bench-html bench-scale bench-tests rare-slip random-agent-flips coverage core-check clean artifacts readme-check number-audit evidence docs-check report-check docs docs-serve
 
 # The venv is (re)installed whenever pyproject.toml is newer than the last install, so a
 # new dependency or entry point reaches an existing checkout too.
@@ -20,7 +20,7 @@ $(STAMP): pyproject.toml
 	@test -n "$(PYTHON)" || { echo "error: no Python >= 3.12 found; set PYTHON=/path/to/python3.12" >&2; exit 1; }
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[dev,synthworld,llm]'
+	$(PY) -m pip install --quiet -e '.[dev,synthworld,llm,postgres,dask]'
 	touch $(STAMP)
 
 install: $(STAMP)
@@ -90,6 +90,11 @@ bench-startup: $(STAMP)
 bench-html: $(STAMP)
 	$(PY) tools/bench_html.py --out reports/bench/html.json
 
+# 100,000 no-op trajectories through SQLite + a process pool and through PostgreSQL + a Dask
+# LocalCluster (2 workers each): throughput, peak memory, and report time at that size.
+bench-scale: $(STAMP)
+	$(PY) tools/bench_scale.py --out reports/bench/scale.json
+
 # How long `make test` takes on clean clones of HEAD (median of 3; ~15 minutes in all).
 bench-tests: $(STAMP)
 	$(PY) tools/bench_test_suite.py --runs 3 --out reports/bench/test_suite.json
@@ -105,6 +110,11 @@ random-agent-flips: $(STAMP)
 # The simulated coverage of the printed intervals, against Wilson's (2,000 draws a cell).
 coverage: $(STAMP)
 	$(PY) tools/coverage_table.py --out reports/stats
+
+# The store suite alone, on SQLite and on PostgreSQL (a throwaway cluster is started when
+# AA_TEST_PG_URL names no server; the PostgreSQL half skips, saying why, when none can be).
+store-test: $(STAMP)
+	$(BIN)/pytest -n auto --dist loadfile tests/store
 
 # A fresh venv with the core only (no extras) certifies the example adapter.
 core-check:

@@ -39,13 +39,18 @@ def one_line(done: Invocation) -> str:
 
 @pytest.mark.parametrize("command", WRITERS + READERS, ids=" ".join)
 @pytest.mark.parametrize(
-    "url", ["postgresql://u@h/db", "mysql://u@h/db", "postgresql+psycopg2://u@h/d"]
+    "url, refusal",
+    [
+        ("mysql://u@h/db", "agent-assay stores are SQLite files or PostgreSQL databases, "
+                           "mysql is refused"),
+        ("postgresql+psycopg2://u:pw@h/d", "only the psycopg 3 driver is supported"),
+    ],
 )
-def test_another_database_is_refused_before_a_driver_loads(
-    command: tuple[str, ...], url: str
+def test_another_database_or_driver_is_refused_before_a_driver_loads(
+    command: tuple[str, ...], url: str, refusal: str
 ) -> None:
     line = one_line(invoke(*command, "--db", url))
-    assert line.startswith(f"error: --db {url}: agent-assay stores are SQLite only")
+    assert line.startswith(f"error: --db {url.replace(':pw@', ':***@')}: {refusal}")
 
 
 def test_a_malformed_url_is_one_line() -> None:

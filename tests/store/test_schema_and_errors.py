@@ -87,6 +87,43 @@ def test_a_disabled_or_foreign_trigger_is_a_finding(pg: Backend) -> None:
     assert findings(pg) == []
 
 
+def test_quieter_ways_to_defang_the_store_are_findings(pg: Backend) -> None:
+    """A guard kept by name but made never to fire, a function pointed at other tables, a
+    rule, row-level security, a dropped uniqueness, a narrowed column: each is named."""
+    open_store(pg.db).close()
+    owner_runs(
+        pg,
+        "DROP TRIGGER scores_no_update ON scores",
+        "CREATE TRIGGER scores_no_update BEFORE UPDATE ON scores FOR EACH ROW WHEN (false) "
+        "EXECUTE FUNCTION assay_append_only()",
+        "DROP TRIGGER runs_no_delete ON runs",
+        "CREATE TRIGGER runs_no_delete BEFORE DELETE ON runs FOR EACH ROW "
+        "EXECUTE FUNCTION assay_append_only('ignored')",
+        "ALTER FUNCTION assay_ledger_links() SET search_path = pg_temp",
+        "CREATE RULE swallow AS ON INSERT TO trajectories WHERE NEW.crashed DO INSTEAD NOTHING",
+        "ALTER TABLE runs ENABLE ROW LEVEL SECURITY",
+        "ALTER TABLE trajectories DROP CONSTRAINT uq_trajectory_slot",
+        "ALTER TABLE scores ALTER COLUMN value TYPE real",
+    )
+    assert findings(pg) == [
+        "function assay_ledger_links: differs from the one this version creates",
+        "trigger runs_no_delete: differs from the one this version creates",
+        "trigger scores_no_update: differs from the one this version creates",
+        "table scores: has columns other than the ones this version creates",
+        "constraint uq_trajectory_slot: is missing",
+        "rule swallow: on trajectories is not part of the agent-assay schema",
+        "table runs: has row-level security on, so a policy can hide rows from a reader",
+    ]
+    repaired = invoke("migrate", "--repair", "--db", pg.owner)
+    assert repaired.code == 2, repaired.out  # what a repair cannot put back stays a finding
+    assert findings(pg) == [
+        "table scores: has columns other than the ones this version creates",
+        "constraint uq_trajectory_slot: is missing",
+        "rule swallow: on trajectories is not part of the agent-assay schema",
+        "table runs: has row-level security on, so a policy can hide rows from a reader",
+    ]
+
+
 def test_a_reader_cannot_write(backend: Backend) -> None:
     open_store(backend.db).close()
     engine = make_engine(backend.db, Access.READ)

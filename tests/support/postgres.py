@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from sqlalchemy.engine import make_url
-
 from tools import pg_cluster
 
 ENV = "AA_TEST_PG_URL"

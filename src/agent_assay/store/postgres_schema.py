@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlalchemy import Connection, Index, text
+from sqlalchemy import Connection, ForeignKeyConstraint, Index, UniqueConstraint, text
+from sqlalchemy.dialects import postgresql
 
 from agent_assay.findings import Finding
 from agent_assay.store import postgres_ddl, schema
@@ -42,30 +43,40 @@ class _StoredTrigger:
     tgtype: int
     function: str
     enabled: str
+    definition: str
+    """pg_get_triggerdef: catches a WHEN clause, an UPDATE OF column list, arguments."""
 
 
 def _stored_triggers(conn: Connection) -> dict[str, _StoredTrigger]:
     rows = conn.execute(
         text(
-            "SELECT t.tgname, c.relname, t.tgtype, p.proname, t.tgenabled FROM pg_trigger t "
+            "SELECT t.tgname, c.relname, t.tgtype, p.proname, t.tgenabled, "
+            "pg_get_triggerdef(t.oid) FROM pg_trigger t "
             "JOIN pg_class c ON c.oid = t.tgrelid JOIN pg_namespace n ON n.oid = c.relnamespace "
             "JOIN pg_proc p ON p.oid = t.tgfoid "
             "WHERE NOT t.tgisinternal AND n.nspname = current_schema()"
         )
     ).all()
-    return {r[0]: _StoredTrigger(r[1], int(r[2]), r[3], str(r[4])) for r in rows}
+    return {r[0]: _StoredTrigger(r[1], int(r[2]), r[3], str(r[4]), r[5]) for r in rows}
 
 
 def _function_bodies(conn: Connection) -> dict[str, str]:
+    """Each guard function's body; one in another language, or with settings of its own (a
+    `SET search_path` would point its lookups at other tables), reads as altered."""
     rows = conn.execute(
         text(
-            "SELECT p.proname, p.prosrc FROM pg_proc p JOIN pg_namespace n "
-            "ON n.oid = p.pronamespace WHERE n.nspname = current_schema() "
+            "SELECT p.proname, p.prosrc, l.lanname, p.proconfig IS NULL FROM pg_proc p "
+            "JOIN pg_namespace n ON n.oid = p.pronamespace JOIN pg_language l "
+            "ON l.oid = p.prolang WHERE n.nspname = current_schema() "
             "AND p.proname = ANY(:names)"
         ),
         {"names": list(postgres_ddl.FUNCTION_BODIES)},
     ).all()
-    return {r[0]: r[1] for r in rows}
+    return {r[0]: r[1] if r[2] == "plpgsql" and r[3] else "" for r in rows}
+
+
+def _schema_name(conn: Connection) -> str:
+    return str(conn.execute(text("SELECT current_schema()")).scalar_one())
 
 
 def _tables(conn: Connection) -> set[str]:
@@ -87,14 +98,112 @@ def _indexes(conn: Connection) -> dict[str, bool]:
     return {r[0]: bool(r[1]) for r in rows}
 
 
+_TYPE_NAMES = {
+    "TEXT": "text",
+    "INTEGER": "integer",
+    "BIGINT": "bigint",
+    "FLOAT": "double precision",
+    "BOOLEAN": "boolean",
+}
+
+
+def expected_columns() -> dict[str, dict[str, tuple[str, bool]]]:
+    """table -> column -> (PostgreSQL type, NOT NULL), as the migrations create them."""
+    dialect = postgresql.dialect()  # type: ignore[no-untyped-call]
+    return {
+        name: {
+            column.name: (_TYPE_NAMES[column.type.compile(dialect=dialect)], not column.nullable)
+            for column in table.columns
+        }
+        for name, table in schema.metadata.tables.items()
+    }
+
+
+def _columns(conn: Connection) -> dict[str, dict[str, tuple[str, bool]]]:
+    rows = conn.execute(
+        text(
+            "SELECT c.relname, a.attname, format_type(a.atttypid, a.atttypmod), a.attnotnull "
+            "FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid WHERE c.relkind = 'r' "
+            "AND c.relnamespace = current_schema()::regnamespace AND a.attnum > 0 "
+            "AND NOT a.attisdropped"
+        )
+    ).all()
+    found: dict[str, dict[str, tuple[str, bool]]] = {}
+    for table, column, kind, not_null in rows:
+        found.setdefault(table, {})[column] = (kind, bool(not_null))
+    return found
+
+
+def expected_constraints() -> dict[str, tuple[str, str]]:
+    """name -> (table, kind p/u/f): keys, the trajectory slot's uniqueness, references,
+    under the names PostgreSQL gives them."""
+    found: dict[str, tuple[str, str]] = {}
+    for name, table in schema.metadata.tables.items():
+        found[f"{name}_pkey"] = (name, "p")
+        for constraint in table.constraints:
+            if isinstance(constraint, UniqueConstraint) and constraint.name:
+                found[str(constraint.name)] = (name, "u")
+            elif isinstance(constraint, ForeignKeyConstraint):
+                columns = "_".join(constraint.column_keys)
+                found[f"{name}_{columns}_fkey"] = (name, "f")
+    return found
+
+
+def _constraints(conn: Connection) -> dict[str, tuple[str, str]]:
+    rows = conn.execute(
+        text(
+            "SELECT con.conname, c.relname, con.contype FROM pg_constraint con JOIN pg_class c "
+            "ON c.oid = con.conrelid WHERE con.connamespace = current_schema()::regnamespace"
+        )
+    ).all()
+    return {r[0]: (r[1], str(r[2])) for r in rows}
+
+
+def _rewriting_objects(conn: Connection) -> list[Finding]:
+    """What could change what a reader sees without touching a row: a rule (which can
+    rewrite or swallow an INSERT, or answer a SELECT with something else), and row-level
+    security (whose policies can hide rows from the harness's role)."""
+    tables = list(schema.metadata.tables)
+    rules = conn.execute(
+        text(
+            "SELECT rulename, tablename FROM pg_rules WHERE schemaname = current_schema() "
+            "AND tablename = ANY(:tables) ORDER BY rulename"
+        ),
+        {"tables": tables},
+    ).all()
+    found = [Finding(f"rule {r[0]}", f"on {r[1]} is not part of the agent-assay schema")
+             for r in rules]
+    secured = conn.execute(
+        text(
+            "SELECT relname FROM pg_class WHERE relnamespace = current_schema()::regnamespace "
+            "AND relname = ANY(:tables) AND (relrowsecurity OR relforcerowsecurity) "
+            "ORDER BY relname"
+        ),
+        {"tables": tables},
+    ).scalars()
+    found += [Finding(f"table {name}", "has row-level security on, so a policy can hide rows "
+                      "from a reader") for name in secured]
+    return found
+
+
 def _expected_indexes() -> list[Index]:
     return [index for table in schema.metadata.tables.values() for index in table.indexes]
 
 
-def _trigger_problem(want: Trigger, have: _StoredTrigger | None) -> str | None:
+def canonical_definition(trigger: Trigger, schema_name: str) -> str:
+    """The trigger as pg_get_triggerdef prints it when nothing was added to it."""
+    level = "ROW" if trigger.per_row else "STATEMENT"
+    return (
+        f"CREATE TRIGGER {trigger.name} BEFORE {trigger.event} ON {schema_name}.{trigger.table} "
+        f"FOR EACH {level} EXECUTE FUNCTION {trigger.function}()"
+    )
+
+
+def _trigger_problem(want: Trigger, have: _StoredTrigger | None, schema_name: str) -> str | None:
     if have is None:
         return "is missing (`agent-assay migrate --repair`)"
-    if (have.table, have.tgtype, have.function) != (want.table, _tgtype(want), want.function):
+    if (have.table, have.tgtype, have.function) != (want.table, _tgtype(want), want.function) \
+            or have.definition != canonical_definition(want, schema_name):
         return "differs from the one this version creates"
     if have.enabled not in ENABLED:
         return "is disabled, so it refuses nothing (`agent-assay migrate --repair`)"
@@ -117,14 +226,25 @@ def schema_findings(conn: Connection) -> list[Finding]:
         elif bodies[name] != body:
             found.append(Finding(f"function {name}", "differs from the one this version creates"))
     stored = _stored_triggers(conn)
+    here = _schema_name(conn)
     wanted = {t.name: t for t in expected_triggers()}
     for name, trigger in sorted(wanted.items()):
-        problem = _trigger_problem(trigger, stored.get(name))
+        problem = _trigger_problem(trigger, stored.get(name), here)
         if problem:
             found.append(Finding(f"trigger {name}", problem))
     for name in sorted(stored.keys() - wanted.keys()):
         if stored[name].table in schema.metadata.tables:
             found.append(Finding(f"trigger {name}", "is not part of the agent-assay schema"))
+    have_columns = _columns(conn)
+    for name, columns in sorted(expected_columns().items()):
+        if name in tables and have_columns.get(name) != columns:
+            found.append(Finding(f"table {name}",
+                                 "has columns other than the ones this version creates"))
+    have_constraints = _constraints(conn)
+    for name, where in sorted(expected_constraints().items()):
+        if have_constraints.get(name) != where and where[0] in tables:
+            found.append(Finding(f"constraint {name}", "is missing"))
+    found += _rewriting_objects(conn)
     indexes = _indexes(conn)
     for index in _expected_indexes():
         name = str(index.name)
@@ -146,9 +266,10 @@ def repair(conn: Connection) -> list[str]:
             conn.execute(text(postgres_ddl.function_ddl(name)))
             restored.append(f"function {name}")
     stored = _stored_triggers(conn)
+    here = _schema_name(conn)
     for trigger in expected_triggers():
         have = stored.get(trigger.name)
-        problem = _trigger_problem(trigger, have)
+        problem = _trigger_problem(trigger, have, here)
         if problem is None:
             continue
         if have is not None and have.enabled not in ENABLED and problem.startswith("is disabled"):
