@@ -20,6 +20,7 @@ import json
 import os
 import platform
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -105,7 +106,7 @@ def measure(setup: str, db: str, trajectories: int) -> dict[str, Any]:
     return row
 
 
-def postgres_database(tmp: Path) -> tuple[str, Path | None]:
+def postgres_database() -> tuple[str, Path | None]:
     """A new database with the store provisioned; (the harness role's URL, a cluster to stop)."""
     import psycopg
     from sqlalchemy.engine import make_url
@@ -113,8 +114,9 @@ def postgres_database(tmp: Path) -> tuple[str, Path | None]:
     from agent_assay.store.provision import provision
 
     given = os.environ.get("AA_BENCH_PG_URL")
-    cluster = None if given else tmp / "pg"
-    owner = given or pg_cluster.start(tmp / "pg")
+    # a directory of its own under /tmp: the server's user must be able to reach it
+    cluster = None if given else Path(tempfile.mkdtemp(prefix="aa-scale-pg-"))
+    owner = given or pg_cluster.start(cluster)  # type: ignore[arg-type]
     name = f"assay_scale_{uuid.uuid4().hex[:8]}"
     plain = make_url(owner).set(drivername="postgresql", database="postgres")
     with psycopg.connect(plain.render_as_string(hide_password=False), autocommit=True) as con:
@@ -136,7 +138,7 @@ def main() -> int:
         print(json.dumps(one(args.one, args.db, args.trajectories)))
         return 0
     with tempfile.TemporaryDirectory() as tmp:
-        pg_db, cluster = postgres_database(Path(tmp))
+        pg_db, cluster = postgres_database()
         try:
             rows = [
                 measure("sqlite-process", str(Path(tmp) / "scale.db"), args.trajectories),
@@ -145,6 +147,7 @@ def main() -> int:
         finally:
             if cluster is not None:
                 pg_cluster.stop(cluster)
+                shutil.rmtree(cluster, ignore_errors=True)
     result = {
         "command": "make bench-scale",
         "machine": {"python": platform.python_version(), "cpus": os.cpu_count()},
