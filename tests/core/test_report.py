@@ -12,7 +12,7 @@ from agent_assay.hashing import stable_seed
 from agent_assay.runner import execute_run
 from agent_assay.stats import exact_interval
 from agent_assay.store import Store
-from agent_assay.views.render import render_json, render_text, summary_json
+from agent_assay.views.render import fmt, fmt_ci, fmt_signed, render_json, render_text, summary_json
 from agent_assay.views.summary import summarise
 from tests.support.toy import ToyAdapter
 from tests.support.toyrun import new_toy_run, toy_run
@@ -160,3 +160,10 @@ def test_crashy_status_and_running_status(store: Store, toy: ToyAdapter) -> None
     assert waiting.reasons[1].startswith(f"being written by pid {os.getpid()} on ")
     execute_run(store, toy, pending, progress=False)
     assert summarise(store, pending).status.state == "complete"
+
+
+def test_a_value_that_rounds_to_nought_is_shown_without_a_sign() -> None:
+    assert fmt(-1e-12) == "0.0000" and fmt(-0.0) == "0.0000"
+    assert fmt_signed(-4e-5) == "+0.0000" and fmt_signed(-6e-5) == "-0.0001"
+    assert fmt_ci((-1e-9, 0.25)) == "[0.0000, 0.2500]"
+    assert fmt(-0.12344) == "-0.1234"

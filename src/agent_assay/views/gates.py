@@ -28,6 +28,7 @@ from agent_assay.views.render import (
     console_text,
     fmt,
     fmt_ci,
+    fmt_signed,
     interval_json,
     render_text,
     summary_json,
@@ -127,7 +128,7 @@ def comparison_text(c: Comparison, *, forced: bool) -> str:
         lines.append(f"metric {metric} present in B only; not compared{stamp}")
     for m in c.metrics:
         lines.append(
-            f"{m.metric}: A {fmt(m.mean_a)}  B {fmt(m.mean_b)}  B-A {m.difference:+.4f} "
+            f"{m.metric}: A {fmt(m.mean_a)}  B {fmt(m.mean_b)}  B-A {fmt_signed(m.difference)} "
             f"{fmt_ci(m.ci)}"
             + (f" clustered {fmt_ci(m.clustered_ci)}" if m.clustered_ci else "")
             + f"  p={m.p_value:.4g} ({m.test}, n={m.n_items}){stamp}"

@@ -41,7 +41,7 @@ from agent_assay.stats import (
     pass_hat_k,
 )
 from agent_assay.store.store import ScoreRecord, Store
-from agent_assay.views.render import console_text, fmt, fmt_ci, interval_json
+from agent_assay.views.render import console_text, fmt, fmt_ci, fmt_signed, interval_json
 
 
 @dataclass(frozen=True)
@@ -315,10 +315,6 @@ def _table(*columns: str) -> Table:
     return table
 
 
-def _signed(value: float) -> str:
-    return f"{value:+.4f}"
-
-
 def render_passk(report: PassKReport) -> str:
     k = report.trials
     parts: list[Any] = [
@@ -383,7 +379,7 @@ def render_passk(report: PassKReport) -> str:
                 fmt_ci(t.run_ci),
                 fmt(twin.value),
                 fmt_ci(twin.ci),
-                _signed(t.margin),
+                fmt_signed(t.margin),
                 "n/a" if t.overlap is None else ("yes" if t.overlap else "no"),
             )
         parts.append(table)

@@ -23,12 +23,22 @@ WIDTH = 150
 SMALL_N = 30
 
 
+def _shown(value: float) -> float:
+    """`value` as four decimals show it, a negative that rounds to nought made plain nought
+    (a difference of -0.0000 reads as a direction that is not there)."""
+    return round(value, 4) + 0.0
+
+
 def fmt(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:.4f}"
+    return "n/a" if value is None else f"{_shown(value):.4f}"
+
+
+def fmt_signed(value: float) -> str:
+    return f"{_shown(value):+.4f}"
 
 
 def fmt_ci(ci: Interval | None) -> str:
-    return "" if ci is None else f"[{ci[0]:.4f}, {ci[1]:.4f}]"
+    return "" if ci is None else f"[{_shown(ci[0]):.4f}, {_shown(ci[1]):.4f}]"
 
 
 def console_text(*renderables: Any) -> str:
