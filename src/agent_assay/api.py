@@ -25,6 +25,7 @@ from agent_assay.adapters.registry import load_adapter
 from agent_assay.aggregates import clusters_of
 from agent_assay.controls.execute import check_allowed, controls_exit_code, run_controls
 from agent_assay.errors import AssayError
+from agent_assay.executors import ExecutorSpec, open_backend
 from agent_assay.integrity.admissibility import Admissibility, assess
 from agent_assay.integrity.comparability import Comparison, compare_runs
 from agent_assay.integrity.verify import Verification, verify_store
@@ -115,17 +116,25 @@ def evaluate(
     tags: Sequence[str] = (),
     limit: int | None = None,
     workers: int = 1,
+    executor: str = "process",
+    scheduler: str | None = None,
     progress: bool | None = False,
     notice: Notice = _quiet,
 ) -> Evaluation:
-    """Run `config` over the system's items x `repeats` into the store."""
-    db, loaded = open_db(store), system_of(system)
+    """Run `config` over the system's items x `repeats` into the store. The agents run in
+    this process (`workers` 1), in `workers` spawned processes, or with `executor` "dask"
+    on the scheduler at `scheduler` (else a local cluster of `workers` processes), which
+    is reached before the store is touched."""
+    spec = ExecutorSpec(executor, workers, scheduler)
+    loaded = system_of(system)
     chosen_config = resolve_config(loaded, config)
-    suite = build_and_store_suite(db, loaded, source)
-    items = select_items(suite, tags=tags, limit=limit)
-    run = start_run(db, loaded, suite, chosen_config, repeats=repeats, seed=seed, items=items)
-    notice(f"run {run.run_id}")
-    return Evaluation(run, execute_run(db, loaded, run, workers=workers, progress=progress))
+    with open_backend(spec) as backend:
+        db = open_db(store)
+        suite = build_and_store_suite(db, loaded, source)
+        items = select_items(suite, tags=tags, limit=limit)
+        run = start_run(db, loaded, suite, chosen_config, repeats=repeats, seed=seed, items=items)
+        notice(f"run {run.run_id}")
+        return Evaluation(run, execute_run(db, loaded, run, backend=backend, progress=progress))
 
 
 def resume(
@@ -133,16 +142,22 @@ def resume(
     *,
     store: StoreLike,
     workers: int = 1,
+    executor: str = "process",
+    scheduler: str | None = None,
     progress: bool | None = False,
     notice: Notice = _quiet,
 ) -> Evaluation:
-    """Run what `run_id` has not stored yet, with the adapter that made it."""
+    """Run what `run_id` has not stored yet, with the adapter that made it, on any executor
+    (`evaluate` says which); the slots already stored are skipped whichever one stored
+    them."""
+    spec = ExecutorSpec(executor, workers, scheduler)
     db = open_db(store, must_exist=True)
     run = db.get_run(run_id)
     loaded = load_adapter(run.adapter)
-    db.claim_run(run.run_id, this_process().to_json(), busy=still_writing)
-    notice(f"run {run.run_id}")
-    return Evaluation(run, execute_run(db, loaded, run, workers=workers, progress=progress))
+    with open_backend(spec) as backend:
+        db.claim_run(run.run_id, this_process().to_json(), busy=still_writing)
+        notice(f"run {run.run_id}")
+        return Evaluation(run, execute_run(db, loaded, run, backend=backend, progress=progress))
 
 
 def run_to_certify(
@@ -156,11 +171,16 @@ def run_to_certify(
     limit: int | None = None,
     repeats: int = 1,
     seed: int = 0,
+    workers: int = 1,
+    executor: str = "process",
+    scheduler: str | None = None,
     notice: Notice = _quiet,
 ) -> Run:
     """The run named, else the newest complete run of `config` over the same items, else a
-    new run made now (and said so). A config given with a run must be the run's: silently
-    certifying another config's run would report the wrong system."""
+    new run made now (and said so), on the executor asked for (see `evaluate`), which is
+    reached only then. A config given with a run must be the run's: silently certifying
+    another config's run would report the wrong system."""
+    spec = ExecutorSpec(executor, workers, scheduler)
     if run:
         named = db.get_run(run)
         if config and config != named.config_name:
@@ -177,12 +197,16 @@ def run_to_certify(
     found = certifiable_run(db, loaded.name, chosen_config.config_hash, chosen)
     if found is not None:
         return found
-    notice(f"no complete run of {config} over these {len(chosen)} items; running one (k={repeats})")
-    made = start_run(
-        db, loaded, suite, chosen_config, repeats=repeats, seed=seed,
-        items=[suite.by_id()[i] for i in chosen],
-    )
-    execute_run(db, loaded, made)
+    with open_backend(spec) as backend:
+        notice(
+            f"no complete run of {config} over these {len(chosen)} items; running one "
+            f"(k={repeats})"
+        )
+        made = start_run(
+            db, loaded, suite, chosen_config, repeats=repeats, seed=seed,
+            items=[suite.by_id()[i] for i in chosen],
+        )
+        execute_run(db, loaded, made, backend=backend)
     return made
 
 
@@ -225,21 +249,28 @@ def certify(
     allow_not_run: Sequence[str] = (),
     random_seeds: int | None = None,
     bands: Path | None = None,
+    workers: int = 1,
+    executor: str = "process",
+    scheduler: str | None = None,
     notice: Notice = _quiet,
 ) -> Certification:
-    """Run every control on a run and say whether it is admissible."""
+    """Run every control on a run and say whether it is admissible. A run made for it runs
+    on the executor asked for (see `evaluate`); identical_config's twins run in `workers`
+    spawned processes whatever the executor (each needs a fresh one)."""
     allowed = check_allowed(allow_not_run)
     db, loaded = open_db(store), system_of(system)
     target = run_to_certify(
         db, loaded, run=run, config=config, source=source, tags=tags, limit=limit,
-        repeats=repeats, seed=seed, notice=notice,
+        repeats=repeats, seed=seed, workers=workers, executor=executor, scheduler=scheduler,
+        notice=notice,
     )
     notice(
         f"certifying run {target.run_id} ({target.adapter}/{target.config_name}, "
         f"{len(target.item_ids)} items, k={target.repeats})"
     )
     result = run_controls(
-        db, loaded, target, allowed=allowed, random_seeds=random_seeds, bands_file=bands
+        db, loaded, target, allowed=allowed, random_seeds=random_seeds, bands_file=bands,
+        workers=workers,
     )
     stored = db.control_outcomes(target.run_id)
     payloads = tuple(stored[o.kind].payload for o in result.outcomes)

@@ -11,7 +11,6 @@ from __future__ import annotations
 import sys
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,7 +20,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from agent_assay.adapters.loaded import LoadedSystem, load_system
 from agent_assay.aggregates import scorer_versions
 from agent_assay.errors import AssayError
-from agent_assay.executors import Task, make_executor
+from agent_assay.executors import SEQUENTIAL, Backend, ExecutorLost, Task
 from agent_assay.hashing import stable_seed
 from agent_assay.llm.configs import is_model_config
 from agent_assay.llm.endpoint import resolve_endpoint
@@ -260,12 +259,12 @@ def execute_run(
     system: SystemLike,
     run: Run,
     *,
-    workers: int = 1,
+    backend: Backend = SEQUENTIAL,
     progress: bool | None = None,
-    fresh_hash_seed: int | None = None,
 ) -> RunResult:
-    """Run every (item, repetition) not yet stored for `run`; safe to call again to resume.
-    With `fresh_hash_seed`, the agent runs in a spawned process with that PYTHONHASHSEED."""
+    """Run every (item, repetition) not yet stored for `run`; safe to call again to resume,
+    with any backend (the stored slots are skipped whichever executor stored them). The
+    agents run where `backend` puts them; every trajectory is scored and stored here."""
     require_intact(store, run.run_id, "run")
     context = run_context(store, system, run)
     adapter, suite, items = context.system, context.suite, context.items
@@ -284,9 +283,7 @@ def execute_run(
     first_crashes: list[str] = []
     try:
         with terminal_progress(f"run {run.run_id[:8]}", len(todo), show) as tick:
-            for trajectory in make_executor(
-                adapter, workers, suite.public(), fresh_hash_seed=fresh_hash_seed
-            ).run(tasks):
+            for trajectory in backend.executor(adapter, suite.public()).run(tasks):
                 store.write_trajectory(run.run_id, trajectory, context.score(trajectory))
                 written += 1
                 if trajectory.crashed:
@@ -313,12 +310,18 @@ def execute_run(
         stopped = _why_stopped(run, written, exc)
         # if the store itself failed, the failure that stopped the run says more
         with suppress(Exception):
-            store.append_event(run.run_id, "interrupted", {"written": written, "why": str(stopped)})
+            store.append_event(
+                run.run_id,
+                "interrupted",
+                {"written": written, "why": str(stopped), **backend.recorded},
+            )
         if stopped is exc:
             raise
         raise stopped from exc
     store.append_event(
-        run.run_id, "complete", {"written": written, "skipped": len(slots) - len(todo)}
+        run.run_id,
+        "complete",
+        {"written": written, "skipped": len(slots) - len(todo), **backend.recorded},
     )
     return RunResult(
         run=run,
@@ -355,17 +358,17 @@ class RunInterrupted(RunStopped, KeyboardInterrupt):
 
 
 def _why_stopped(run: Run, written: int, exc: BaseException) -> BaseException:
-    """What a run that stopped early raises: Ctrl-C and a worker process that died become
-    one line saying how to resume; anything else (a bug) goes on as it is."""
+    """What a run that stopped early raises: Ctrl-C and an executor that went away (a worker
+    process that died, a lost scheduler) become one line saying how to resume; anything
+    else (a bug) goes on as it is."""
     if isinstance(exc, KeyboardInterrupt) and not isinstance(exc, RunStopped):
         return RunInterrupted(
             run.run_id, f"interrupted: run {run.run_id} stopped after {written} new "
             "trajectories", exit_code=130,
         )
-    if isinstance(exc, BrokenProcessPool):
+    if isinstance(exc, ExecutorLost):
         return RunStopped(
-            run.run_id, f"a worker process died (killed, or out of memory) after {written} "
-            f"new trajectories of run {run.run_id}",
+            run.run_id, f"{exc} after {written} new trajectories of run {run.run_id}"
         )
     return exc
 

@@ -11,6 +11,7 @@ from agent_assay.cli.options import (
     db_option,
     default_db_dir,
     emit_json,
+    executor_options,
     json_option,
     limit_option,
     repeats_option,
@@ -56,6 +57,7 @@ def controls_group() -> None:
     default=None,
     help="A bands file applied over the defaults and the adapter's own (same format).",
 )
+@executor_options
 @json_option("the outcomes and the verdict")
 @db_option
 def controls_run(
@@ -70,10 +72,17 @@ def controls_run(
     allow: tuple[str, ...],
     random_seeds: int | None,
     bands_file: Path | None,
+    workers: int,
+    executor: str,
+    scheduler: str | None,
     as_json: bool,
     db: str,
 ) -> int:
-    """Run every control; exit 0 admissible, 3 on a disallowed NOT_RUN, else 2 on FAILED/ERROR."""
+    """Run every control; exit 0 admissible, 3 on a disallowed NOT_RUN, else 2 on FAILED/ERROR.
+
+    A run made for it (none stored) runs on --executor; identical_config's twins run in
+    --workers spawned processes whatever the executor, each twin needing a fresh process.
+    """
     from agent_assay import api
     from agent_assay.controls.bands import load_bands
     from agent_assay.views.gates import control_table, controls_json
@@ -84,11 +93,13 @@ def controls_run(
         load_bands(system.facts.bands, bands_file)  # a bad file is refused before a run is made
         run = api.run_to_certify(
             store, system, run=run_id, config=config_name, source=source, tags=tags,
-            limit=limit, repeats=repeats, seed=seed, notice=stderr,
+            limit=limit, repeats=repeats, seed=seed, workers=workers, executor=executor,
+            scheduler=scheduler, notice=stderr,
         )
         done = api.certify(
             system, store=store, run=run.run_id, allow_not_run=allow, random_seeds=random_seeds,
-            bands=bands_file, notice=stderr if as_json else click.echo,
+            bands=bands_file, workers=workers, executor=executor, scheduler=scheduler,
+            notice=stderr if as_json else click.echo,
         )
     if as_json:
         emit_json(controls_json(done.run, done.outcomes, done.verdict, done.exit_code))

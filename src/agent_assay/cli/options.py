@@ -66,6 +66,42 @@ seed_option = click.option(
 )
 
 
+def executor_options[F: Callable[..., Any]](function: F) -> F:
+    """--workers, --executor and --scheduler: where the agents run (the store is written in
+    this process whichever is chosen). A combination that cannot work (--scheduler without
+    --executor dask) is refused before the command does anything."""
+
+    @functools.wraps(function)
+    def checked(*args: Any, **kwargs: Any) -> Any:
+        from agent_assay.executors import ExecutorSpec
+
+        ExecutorSpec(kwargs["executor"], kwargs["workers"], kwargs["scheduler"])
+        return function(*args, **kwargs)
+
+    options = (
+        click.option(
+            "--workers", default=1, show_default=True, type=click.IntRange(min=1),
+            help="Agent processes, or worker processes of the local Dask cluster "
+                 "(1 = sequential).",
+        ),
+        click.option(
+            "--executor", default="process", show_default=True,
+            type=click.Choice(("process", "dask")),
+            help="Where agents run: this process or spawned ones, or a Dask cluster "
+                 "(pip install 'agent-assay[dask]').",
+        ),
+        click.option(
+            "--scheduler", default=None, metavar="tcp://HOST:PORT",
+            help="A running Dask scheduler for --executor dask (default: start a local "
+                 "cluster of --workers processes on 127.0.0.1).",
+        ),
+    )
+    decorated: Callable[..., Any] = checked
+    for option in reversed(options):
+        decorated = option(decorated)
+    return decorated  # type: ignore[return-value]
+
+
 def json_option(what: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """--json: stdout holds one JSON document (its schema: agent_assay/schemas/, docs/json.md)
     and nothing else; notices stay on stderr."""

@@ -12,6 +12,7 @@ from agent_assay.cli.options import (
     db_option,
     default_db_dir,
     emit_json,
+    executor_options,
     json_option,
     limit_option,
     repeats_option,
@@ -57,8 +58,7 @@ def suite_build(adapter: str, source: Path | None, as_json: bool, db: str) -> No
 @limit_option
 @seed_option
 @click.option("--tag", "tags", multiple=True, help="Only items carrying this tag (repeatable).")
-@click.option("--workers", default=1, show_default=True, type=click.IntRange(min=1),
-              help="Agent processes (1 = sequential).")
+@executor_options
 @click.option("--resume", "resume_id", default=None, help="Resume RUN_ID, skipping stored work.")
 @click.option(
     "--run-id-file",
@@ -77,6 +77,8 @@ def run_command(
     seed: int,
     tags: tuple[str, ...],
     workers: int,
+    executor: str,
+    scheduler: str | None,
     resume_id: str | None,
     run_id_file: Path | None,
     as_json: bool,
@@ -99,14 +101,16 @@ def run_command(
         with stdout_to_stderr(as_json):
             if resume_id:
                 done = api.resume(
-                    resume_id, store=db, workers=workers, progress=None, notice=stderr
+                    resume_id, store=db, workers=workers, executor=executor,
+                    scheduler=scheduler, progress=None, notice=stderr,
                 )
             elif not config_name:
                 raise AssayError("run needs --config NAME (or --resume RUN_ID)")
             else:
                 done = api.evaluate(
                     adapter, config_name, store=db, source=source, repeats=repeats, seed=seed,
-                    tags=tags, limit=limit, workers=workers, progress=None, notice=stderr,
+                    tags=tags, limit=limit, workers=workers, executor=executor,
+                    scheduler=scheduler, progress=None, notice=stderr,
                 )
     except RunStopped as stopped:
         raise stopped.for_cli(None if db == DEFAULT_DB else db) from None

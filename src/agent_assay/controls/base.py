@@ -73,6 +73,8 @@ class ControlContext:
     real_means: Mapping[str, float | None]
     seed: int
     random_seeds: int = 10
+    workers: int = 1
+    """Processes a control that executes the agent again (identical_config) may use."""
 
     def kind_of(self, metric: str) -> ScoreKind:
         for scorer in self.scorers:

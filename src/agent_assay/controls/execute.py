@@ -65,10 +65,11 @@ def allowed_not_run(
 
 
 def control_context(
-    store: Store, system: LoadedSystem | object, run: Run, random_seeds: int
+    store: Store, system: LoadedSystem | object, run: Run, random_seeds: int, workers: int = 1
 ) -> ControlContext:
     """What every control of `run` is given; its seed is a function of the run's suite,
-    config and seed, so certifying the same run twice draws the same probes."""
+    config and seed, so certifying the same run twice draws the same probes. `workers`:
+    the processes a control that executes the agent again may use."""
     adapter = load_system(system)
     context = run_context(store, adapter, run)
     return ControlContext(
@@ -85,6 +86,7 @@ def control_context(
         real_means=real_means(store, run),
         seed=stable_seed(run.suite_hash, run.config_hash, run.seed, "controls"),
         random_seeds=int(random_seeds),
+        workers=workers,
     )
 
 
@@ -96,15 +98,19 @@ def run_controls(
     allowed: frozenset[str] = frozenset(),
     random_seeds: int | None = None,
     bands_file: Path | None = None,
+    workers: int = 1,
 ) -> ControlsResult:
     """Every control on `run`, judged against the defaults, the system's bands and then
-    `bands_file`; each outcome is stored with its certificate."""
+    `bands_file`; each outcome is stored with its certificate. A control that executes the
+    agent again runs it in `workers` spawned processes (outcomes do not depend on it)."""
     adapter = load_system(system)
     check_adapter_made(store, adapter, run)
     evidence = require_intact(store, run.run_id, "certified")
     bands = load_bands(adapter.facts.bands, bands_file)
     declared, declared_allowed = bands.not_applicable, bands.allow_not_applicable
-    ctx = control_context(store, adapter, run, random_seeds or bands.get("random_agent")["seeds"])
+    ctx = control_context(
+        store, adapter, run, random_seeds or bands.get("random_agent")["seeds"], workers
+    )
     if random_seeds is not None and random_seeds < 2:
         raise AssayError(f"--random-seeds must be at least 2, got {random_seeds}")
     scorers = ctx.scorers

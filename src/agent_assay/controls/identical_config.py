@@ -3,11 +3,14 @@
 Each twin is a real run, stored like any other (its environment names the run it
 certifies), executed in its own freshly spawned process with its own PYTHONHASHSEED,
 one after the other: nothing an agent cached during the certified run, nothing on the
-harness's call stack and no hash order is shared with it. Each twin is compared with
-the certified run itself (its first repetition, which ran under the same seeds) and
-with the other twin, on every stored value (each trajectory's fields and each score)
-except the fields the system declares nondeterministic. Those may only be fields that
-decide no headline metric, and that is checked on the certified run's own trajectories.
+harness's call stack and no hash order is shared with it. That holds whichever executor
+made the certified run: a twin always runs in spawned processes of this host (as many
+as `--workers`), never on a long-lived Dask worker (executors.dask_cluster says why).
+Each twin is compared with the certified run itself (its first repetition, which ran
+under the same seeds) and with the other twin, on every stored value (each trajectory's
+fields and each score) except the fields the system declares nondeterministic. Those
+may only be fields that decide no headline metric, and that is checked on the certified
+run's own trajectories.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from typing import Any
 
 from agent_assay.adapters.system import NONDETERMINISTIC_TRAJECTORY_FIELDS
 from agent_assay.controls.base import ControlContext, ControlOutcome, Requirement, outcome
+from agent_assay.executors import Processes
 from agent_assay.hashing import stable_seed
 from agent_assay.model import Cost, Trajectory
 from agent_assay.runner import execute_run, start_run
@@ -149,7 +153,7 @@ class IdenticalConfig:
             ctx.store,
             ctx.adapter,
             twin,
+            backend=Processes(ctx.workers, hash_seed=twin_hash_seed(ctx.run.run_id, execution)),
             progress=False,
-            fresh_hash_seed=twin_hash_seed(ctx.run.run_id, execution),
         )
         return twin.run_id

@@ -1,21 +1,25 @@
-"""Where agents run: in this process, or in fresh worker processes.
+"""Where agents run: in this process, in fresh worker processes, or on a Dask cluster.
 
 An executor only turns tasks into trajectories; it never scores and never
-writes. The runner stays the single writer, so a distributed executor can be
-added later by implementing `Executor` without touching scorers or the store.
+writes. The runner stays the single writer, so an executor is added by
+implementing `Executor` (and a `Backend` that makes it) without touching scorers
+or the store.
 
 Worker processes are spawned, never forked: each starts a new interpreter, rebuilds
 the system from its recipe and receives the suite's public items only, so nothing
 the parent holds (gold, a cache an agent filled during an earlier run) reaches them.
 A fresh process can also be given its own hash seed (identical_config's twins).
+The Dask executor (`dask_cluster`) keeps the same rules; it is imported only when
+asked for, so the default path never loads dask.
 """
 
 from __future__ import annotations
 
 import multiprocessing
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from dataclasses import dataclass
 from time import perf_counter
@@ -57,12 +61,12 @@ def run_task(system: LoadedSystem, task: Task) -> Trajectory:
     try:
         trajectory = act(system, task)
     except Exception as exc:
-        return _crashed(
+        return crashed(
             task, started, described(exc),
             {"agent_unreachable": True} if isinstance(exc, AgentUnreachable) else {},
         )
     breach = contract_breach(task, trajectory)
-    return trajectory if breach is None else _crashed(task, started, breach, {})
+    return trajectory if breach is None else crashed(task, started, breach, {})
 
 
 def contract_breach(task: Task, trajectory: object) -> str | None:
@@ -81,7 +85,8 @@ def contract_breach(task: Task, trajectory: object) -> str | None:
     return None
 
 
-def _crashed(task: Task, started: float, error: str, meta: dict[str, JSON]) -> Trajectory:
+def crashed(task: Task, started: float, error: str, meta: dict[str, JSON]) -> Trajectory:
+    """The crashed trajectory of `task`'s slot, timed from `started` (a perf_counter)."""
     return Trajectory(
         item_id=task.item.item_id,
         repetition=task.repetition,
@@ -99,6 +104,11 @@ class Executor(Protocol):
         ...
 
 
+class ExecutorLost(Exception):
+    """What ran the agents went away mid-run (a worker process that died, a scheduler that
+    was lost). Nothing in flight was stored, so resuming the run runs those slots again."""
+
+
 class SequentialExecutor:
     def __init__(self, adapter: LoadedSystem) -> None:
         self.adapter = adapter
@@ -112,21 +122,31 @@ _worker_adapter: LoadedSystem | None = None
 _worker_failure: str | None = None
 
 
-def _init_worker(recipe: Recipe, suite: PublicSuite) -> None:
-    """Build the system afresh; a failure is kept and raised by the first task, so the
-    parent gets one line instead of a broken pool."""
-    global _worker_adapter, _worker_failure
+def worker_system(recipe: Recipe, suite: PublicSuite) -> LoadedSystem:
+    """The system built afresh from its recipe and prepared for the public suite, as a
+    worker runs it; a failure is one line, raised to the parent by the worker's task."""
     try:
-        _worker_adapter = rebuild(recipe)
-        _worker_adapter.prepare(suite)
+        system = rebuild(recipe)
+        system.prepare(suite)
     except Exception as exc:
         why = str(exc) if isinstance(exc, AssayError) else f"{type(exc).__name__}: {exc}"
-        _worker_failure = why
+        raise AssayError(f"a worker process could not start the system: {why}") from exc
+    return system
+
+
+def _init_worker(recipe: Recipe, suite: PublicSuite) -> None:
+    """Build the system; a failure is kept and raised by the first task, so the parent
+    gets one line instead of a broken pool."""
+    global _worker_adapter, _worker_failure
+    try:
+        _worker_adapter = worker_system(recipe, suite)
+    except AssayError as exc:
+        _worker_failure = str(exc)
 
 
 def _run_in_worker(task: Task) -> Trajectory:
     if _worker_failure is not None or _worker_adapter is None:
-        raise AssayError(f"a worker process could not start the system: {_worker_failure}")
+        raise AssayError(str(_worker_failure))
     return run_task(_worker_adapter, task)
 
 
@@ -159,7 +179,12 @@ class ProcessPoolExecutorBackend:
         self.hash_seed = hash_seed
 
     def run(self, tasks: Iterable[Task]) -> Iterator[Trajectory]:
-        pending_tasks = iter(tasks)
+        try:
+            yield from self._run(iter(tasks))
+        except BrokenProcessPool as exc:
+            raise ExecutorLost("a worker process died (killed, or out of memory)") from exc
+
+    def _run(self, pending_tasks: Iterator[Task]) -> Iterator[Trajectory]:
         with hash_seed(self.hash_seed), ProcessPoolExecutor(
             max_workers=self.workers,
             mp_context=multiprocessing.get_context("spawn"),
@@ -184,3 +209,74 @@ def make_executor(
     if workers <= 1 and fresh_hash_seed is None:
         return SequentialExecutor(adapter)
     return ProcessPoolExecutorBackend(recipe_of(adapter), max(workers, 1), suite, fresh_hash_seed)
+
+
+EXECUTOR_NAMES = ("process", "dask")
+
+
+@dataclass(frozen=True, slots=True)
+class ExecutorSpec:
+    """Where agents run, as asked for: `process` runs them in this process (one worker) or
+    in `workers` spawned processes; `dask` on a Dask cluster, the scheduler at `scheduler`,
+    else a local cluster of `workers` processes started for the occasion."""
+
+    name: str = "process"
+    workers: int = 1
+    scheduler: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.name not in EXECUTOR_NAMES:
+            known = ", ".join(EXECUTOR_NAMES)
+            raise AssayError(f"unknown executor {self.name!r} (known: {known})")
+        if self.workers < 1:
+            raise AssayError(f"--workers must be at least 1, got {self.workers}")
+        if self.scheduler is not None and self.name != "dask":
+            raise AssayError("--scheduler needs --executor dask")
+
+
+class Backend(Protocol):
+    """Where executors come from. It is opened before a run is created, so a scheduler that
+    cannot be reached is refused before anything is written, and closed after the run."""
+
+    @property
+    def recorded(self) -> Mapping[str, JSON]:
+        """What a run's terminal event records of where its agents ran."""
+        ...
+
+    def executor(self, adapter: LoadedSystem, suite: PublicSuite) -> Executor: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Processes:
+    """This process for one worker, else `workers` spawned processes; with `hash_seed`,
+    always spawned processes started with that PYTHONHASHSEED."""
+
+    workers: int = 1
+    hash_seed: int | None = None
+
+    @property
+    def recorded(self) -> Mapping[str, JSON]:
+        """Nothing: processes run on the writer's host, which the session's events name."""
+        return {}
+
+    def executor(self, adapter: LoadedSystem, suite: PublicSuite) -> Executor:
+        return make_executor(adapter, self.workers, suite, fresh_hash_seed=self.hash_seed)
+
+
+SEQUENTIAL = Processes()
+
+
+@contextmanager
+def open_backend(spec: ExecutorSpec) -> Iterator[Backend]:
+    """The backend `spec` asks for, open for the block; dask is imported only here."""
+    if spec.name == "process":
+        yield Processes(spec.workers)
+        return
+    try:
+        from agent_assay.executors.dask_cluster import dask_backend
+    except ImportError as exc:
+        raise AssayError(
+            f"--executor dask needs dask.distributed ({exc}): pip install 'agent-assay[dask]'"
+        ) from exc
+    with dask_backend(spec) as backend:
+        yield backend

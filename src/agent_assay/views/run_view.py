@@ -74,11 +74,12 @@ def _crashes(events: Sequence[RunEvent]) -> tuple[Crash, ...]:
 
 
 def _event_note(event: RunEvent) -> str:
-    """What an event adds in one line: its writer, why it stopped, what it wrote."""
+    """What an event adds in one line: its writer, why it stopped, what it wrote, and where
+    its agents ran when that was not this host's processes (a Dask scheduler)."""
     detail = event.detail if isinstance(event.detail, Mapping) else {}
     writer = recorded_writer(detail)
     parts = [f"by {writer.describe()}"] if writer is not None else []
-    for key in ("written", "skipped", "why"):
+    for key in ("written", "skipped", "why", "executor", "scheduler"):
         if detail.get(key) not in (None, ""):
             parts.append(f"{key}: {detail[key]}")
     if event.event == "item_crashed":

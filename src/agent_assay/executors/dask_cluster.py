@@ -1,0 +1,331 @@
+# distributed types its futures but not Client, LocalCluster or as_completed
+# mypy: allow-untyped-calls
+"""Agents on a Dask cluster: the scheduler at an address, or a local cluster started on
+127.0.0.1 for the run and closed after it. Imported only for `--executor dask`.
+
+The spawned process pool's rules hold here too:
+* One writer. A worker turns tasks into trajectories and sends them back; only the
+  submitting process scores and stores them, so a worker that dies mid-batch has
+  stored nothing, and its batch runs again on another worker.
+* No gold on a worker. A worker is sent the system's recipe (rebuilt there, checked
+  by name and version) and the suite's public items; each worker thread builds the
+  system once per recipe and suite and keeps it for the batches that follow.
+* A bounded window: two batches per worker thread are in flight, so memory stays
+  flat however many tasks a run has.
+
+Retries. The scheduler runs a task again when the worker holding it dies, until the
+task has seen ALLOWED_FAILURES + 1 workers die (the local cluster's setting; a remote
+scheduler applies its own `distributed.scheduler.allowed-failures`). It counts a death
+against every task the dead worker held, so a batch it gives up on may be innocent: its
+items become suspects, each run again alone on the cluster. A suspect that succeeds is
+stored like any trajectory; one the scheduler gives up on while alone killed its
+worker every time, and is stored as a crashed trajectory of its slot that says so. An
+item that kills its process never takes its neighbours with it. No slot is stored
+twice: each batch's result is read once, from the one future that ran it.
+
+Tasks are submitted impure: two runs that ask one cluster for the same slot under the
+same seed each execute it, so a nondeterministic agent's repetition is never another
+run's result.
+
+Twins never run here. identical_config needs each twin in a fresh process with its
+own PYTHONHASHSEED, sharing nothing with the certified run; a Dask worker is
+long-lived (its hash seed was fixed when it started, and it keeps the system it built,
+with whatever the agent cached in it), a remote scheduler cannot start an interpreter
+with a chosen environment, and a local cluster started per twin would be a spawned
+process with extra steps. So a twin runs in the submitting host's spawned process pool
+(`Processes(workers, hash_seed)`) whichever executor made the certified run, and a
+certified Dask run is then also checked against a re-execution outside Dask.
+"""
+
+from __future__ import annotations
+
+import logging
+import signal
+import threading
+import uuid
+from collections import deque
+from collections.abc import Iterable, Iterator, Mapping
+from concurrent.futures import CancelledError
+from contextlib import contextmanager, suppress
+from itertools import islice
+from time import perf_counter
+from types import TracebackType
+
+import dask.config
+from distributed import (
+    Client,
+    Future,
+    KilledWorker,
+    LocalCluster,
+    Worker,
+    WorkerPlugin,
+    as_completed,
+    get_worker,
+)
+
+from agent_assay.adapters.loaded import LoadedSystem
+from agent_assay.adapters.recipe import Recipe, recipe_of
+from agent_assay.errors import AssayError
+from agent_assay.executors import (
+    Executor,
+    ExecutorLost,
+    ExecutorSpec,
+    Task,
+    crashed,
+    run_task,
+    worker_system,
+)
+from agent_assay.model import JSON, PublicSuite, Trajectory
+
+CONNECT_TIMEOUT = 10.0
+"""Seconds for a scheduler to answer, and then to have a worker."""
+ALLOWED_FAILURES = 2
+"""Dead workers a task may see on the local cluster before the scheduler gives up on it."""
+IN_FLIGHT_PER_THREAD = 2
+"""Batches in flight per worker thread: one running, one waiting, so no worker idles."""
+TARGET_BATCH_SECONDS = 0.2
+"""About how long a batch should take: long beside what Dask spends on a task (some 10 ms
+on 2 cores), short enough that the last batches balance across workers and a killed
+worker loses little."""
+FIRST_BATCH = 1
+"""Until a batch has been measured, an item may take minutes (a model agent): one at a time."""
+MAX_BATCH = 64
+"""The largest batch, whatever the agent's speed (see the measurement in `next_size`)."""
+
+LOCAL_CLUSTER = {
+    "distributed.scheduler.allowed-failures": ALLOWED_FAILURES,
+    # workers get this process's environment, as the process pool's do; by default the
+    # nanny first sets thread-count variables, in this process's own environment too
+    "distributed.nanny.pre-spawn-environ": {},
+    # an agent may start processes of its own, as it may in the process pool
+    "distributed.worker.daemon": False,
+}
+
+Batch = tuple[list[Trajectory], float]
+"""What a worker sends back for a batch: its trajectories, and the seconds it took."""
+
+_built = threading.local()
+
+
+def dask_setup(worker: Worker) -> None:
+    """Run in each local worker process as it starts (this module is its preload): Ctrl-C
+    reaches the whole process group, and it is the submitting process's to handle (it
+    stops the run and closes the cluster), not a traceback from every worker."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _system(recipe: Recipe, suite: PublicSuite) -> LoadedSystem:
+    """This worker thread's system for `recipe` and `suite`, built on first use."""
+    key = (recipe, suite.suite_hash)
+    if getattr(_built, "key", None) != key:
+        _built.system, _built.key = worker_system(recipe, suite), key
+    system: LoadedSystem = _built.system
+    return system
+
+
+class HeldSuite(WorkerPlugin):
+    """The suite's public items, held by every worker of the cluster (one that joins or
+    restarts later is sent them too): a worker gets them once per run, not with every
+    batch. A task that depended on data instead would be sent where that data is, every
+    batch to one worker; and scattered data dies with the workers holding it."""
+
+    def __init__(self, suite: PublicSuite) -> None:
+        self.suite = suite
+
+
+def _run_batch(recipe: Recipe, held: str, tasks: list[Task]) -> Batch:
+    """On a worker: the batch's trajectories, and the seconds it took."""
+    started = perf_counter()
+    plugin = get_worker().plugins[held]
+    assert isinstance(plugin, HeldSuite), f"worker plugin {held} is not a suite"
+    system = _system(recipe, plugin.suite)
+    return [run_task(system, task) for task in tasks], perf_counter() - started
+
+
+def next_size(size: int, seconds: float, tasks: int) -> int:
+    """The next batch's size: about TARGET_BATCH_SECONDS of work at the pace the last batch
+    measured, at most twice the current size (one quick item says little about the next),
+    and at most MAX_BATCH.
+
+    Measured on 2 cores, no-op trajectories through a 2-worker local cluster at fixed
+    sizes: 92 a second one at a time, 430 in eights, 730 in 32s; from 64 on the single
+    writer is the limit (100,000 trajectories: 975-1,017 a second at 64, 948-1,110 at
+    256, 953 at 1,024, 1,070 sequentially). So 64: as fast as any larger size, with the
+    least in flight and the least to run again when a worker dies."""
+    per_task = seconds / tasks
+    fits = int(TARGET_BATCH_SECONDS / per_task) if per_task > 0 else MAX_BATCH
+    return max(1, min(fits, 2 * size, MAX_BATCH))
+
+
+class _Window:
+    """The batches in flight, refilled from `pending` up to `limit`; leaving the block
+    cancels whatever is still in flight (a stopped run must not keep the cluster busy).
+
+    A task whose batch the scheduler gave up on is a suspect: the window drains, and the
+    suspects run one at a time with nothing else in flight. The scheduler counts a death
+    against every task a dead worker held, queued ones too, so only a task that kills its
+    worker while alone on the cluster is known to be the one that did."""
+
+    def __init__(
+        self, client: Client, recipe: Recipe, suite: PublicSuite, pending: Iterator[Task]
+    ) -> None:
+        self.client, self.recipe, self.pending = client, recipe, pending
+        self.limit = IN_FLIGHT_PER_THREAD * max(1, sum(client.nthreads().values()))
+        self.held = f"agent-assay-suite-{uuid.uuid4().hex}"
+        client.register_plugin(HeldSuite(suite), name=self.held)
+        self.in_flight: dict[Future[Batch], list[Task]] = {}
+        self.finished = as_completed(loop=client.loop)
+        self.size = FIRST_BATCH
+        self.suspects: deque[Task] = deque()
+        self.alone: Future[Batch] | None = None
+
+    def __enter__(self) -> _Window:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        # a lost scheduler cannot cancel anything; the failure that stopped the run says more
+        with suppress(Exception):
+            self.client.cancel(list(self.in_flight), force=True)
+            self.client.unregister_worker_plugin(self.held)
+
+    def submit(self, batch: list[Task]) -> Future[Batch]:
+        future = self.client.submit(_run_batch, self.recipe, self.held, batch, pure=False)
+        self.in_flight[future] = batch
+        self.finished.add(future)
+        return future
+
+    def take(self, future: Future[Batch]) -> tuple[list[Task], bool]:
+        """A finished future's batch, and whether it ran alone."""
+        alone = future is self.alone
+        if alone:
+            self.alone = None
+        return self.in_flight.pop(future), alone
+
+    def fill(self) -> None:
+        if self.suspects or self.alone is not None:
+            if not self.in_flight:
+                self.alone = self.submit([self.suspects.popleft()])
+            return
+        while len(self.in_flight) < self.limit and (
+            batch := list(islice(self.pending, self.size))
+        ):
+            self.submit(batch)
+
+
+class DaskExecutor:
+    """Runs tasks in batches on the cluster behind `client` (see the module docstring);
+    `where` names its scheduler."""
+
+    def __init__(self, client: Client, where: str, recipe: Recipe, suite: PublicSuite) -> None:
+        self.client, self.where, self.recipe, self.suite = client, where, recipe, suite
+
+    def run(self, tasks: Iterable[Task]) -> Iterator[Trajectory]:
+        with _Window(self.client, self.recipe, self.suite, iter(tasks)) as window:
+            window.fill()
+            for future in window.finished:
+                batch, alone = window.take(future)
+                try:
+                    trajectories, seconds = future.result()
+                except KilledWorker:
+                    if alone:
+                        yield gave_up(batch[0])
+                    else:
+                        window.suspects.extend(batch)
+                except CancelledError as exc:
+                    raise ExecutorLost(f"the Dask scheduler ({self.where}) was lost") from exc
+                else:
+                    window.size = next_size(window.size, seconds, len(batch))
+                    yield from trajectories
+                window.fill()
+
+
+def gave_up(task: Task) -> Trajectory:
+    """The slot of a task every worker that ran it died on: a crash the item most likely
+    caused (it kills the process it runs in), stored like any other crash."""
+    return crashed(
+        task,
+        perf_counter(),
+        "every Dask worker that ran this item died (killed, or out of memory); the scheduler "
+        "stopped retrying it",
+        {"worker_died": True},
+    )
+
+
+class DaskBackend:
+    """Executors on the cluster behind `client`; `where` is its scheduler's address, or
+    'local' for a cluster started for the run."""
+
+    def __init__(self, client: Client, where: str) -> None:
+        self.client, self.where = client, where
+        # counted now: a run stopped by a lost scheduler still records where it ran
+        threads = sum(client.nthreads().values())
+        self._recorded = {"executor": "dask", "scheduler": where, "worker_threads": threads}
+
+    @property
+    def recorded(self) -> Mapping[str, JSON]:
+        return self._recorded
+
+    def executor(self, adapter: LoadedSystem, suite: PublicSuite) -> Executor:
+        return DaskExecutor(self.client, self.where, recipe_of(adapter), suite)
+
+
+@contextmanager
+def dask_backend(spec: ExecutorSpec) -> Iterator[DaskBackend]:
+    """Connected (or started) before a run is created, closed after it; distributed's own
+    logging is silenced meanwhile, so the command line's output stays its own."""
+    with _quiet(), _client(spec) as client:
+        yield DaskBackend(client, spec.scheduler or "local")
+
+
+@contextmanager
+def _client(spec: ExecutorSpec) -> Iterator[Client]:
+    if spec.scheduler is None:
+        with dask.config.set(LOCAL_CLUSTER), _local_cluster(spec.workers) as cluster, Client(
+            cluster, set_as_default=False
+        ) as client:
+            yield client
+        return
+    try:
+        client = Client(spec.scheduler, timeout=CONNECT_TIMEOUT, set_as_default=False)
+    except Exception as exc:  # any failure to connect is the address's or the cluster's
+        raise AssayError(f"cannot reach the Dask scheduler at {spec.scheduler}: {exc}") from exc
+    with client:
+        try:
+            client.wait_for_workers(1, timeout=CONNECT_TIMEOUT)
+        except TimeoutError as exc:
+            raise AssayError(
+                f"the Dask scheduler at {spec.scheduler} has no worker (none joined within "
+                f"{CONNECT_TIMEOUT:g} s)"
+            ) from exc
+        yield client
+
+
+def _local_cluster(workers: int) -> LocalCluster:
+    """`workers` single-threaded worker processes on 127.0.0.1, no dashboard, no memory
+    limit (the process pool has none either), logging silenced in the workers too."""
+    try:
+        return LocalCluster(
+            n_workers=workers,
+            threads_per_worker=1,
+            processes=True,
+            host="127.0.0.1",
+            dashboard_address=None,
+            memory_limit=0,
+            silence_logs=logging.CRITICAL,
+            preload=[__name__],
+        )
+    except Exception as exc:  # whatever stops the cluster starting, the run cannot
+        raise AssayError(f"could not start a local Dask cluster: {exc}") from exc
+
+
+@contextmanager
+def _quiet() -> Iterator[None]:
+    logger = logging.getLogger("distributed")
+    before = logger.level
+    logger.setLevel(logging.CRITICAL)
+    try:
+        yield
+    finally:
+        logger.setLevel(before)
