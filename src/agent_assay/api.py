@@ -342,7 +342,10 @@ class Report:
 
     @property
     def db_hint(self) -> str:
-        where = str(self.store.engine.url.database or "")
+        url = self.store.engine.url
+        if url.get_backend_name() == "postgresql":
+            return f" --db {url.render_as_string(hide_password=True)}"
+        where = str(url.database or "")
         plain = not where or where == ":memory:" or where.endswith("run/assay.db")
         return "" if plain else f" --db {where}"
 

@@ -28,6 +28,7 @@ from agent_assay.model import Config, Item, Run, Suite, Trajectory
 from agent_assay.scoring.base import ScoreKind, Scorer, ScoringContext
 from agent_assay.scoring.registry import score_all
 from agent_assay.store.chain_check import require_intact
+from agent_assay.store.engine import shown
 from agent_assay.store.store import ScoreRecord, Store
 from agent_assay.version import harness_version
 from agent_assay.writers import this_process
@@ -343,7 +344,7 @@ class RunStopped(AssayError):
         super().__init__(self.resume_line(None), exit_code=exit_code)
 
     def resume_line(self, db: str | None) -> str:
-        where = f" --db {db}" if db else ""
+        where = f" --db {shown(db)}" if db else ""
         return f"{self.what}; resume it with `agent-assay run --resume {self.run_id}{where}`"
 
     def for_cli(self, db: str | None) -> AssayError:

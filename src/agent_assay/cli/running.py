@@ -124,7 +124,9 @@ def run_command(
     if result.crashed > len(result.first_crashes):
         stderr(f"  ... and {result.crashed - len(result.first_crashes)} more")
     if result.first_crashes:
-        where = "" if db == DEFAULT_DB else f" --db {db}"
+        from agent_assay.store.engine import shown
+
+        where = "" if db == DEFAULT_DB else f" --db {shown(db)}"
         stderr(f"  -> all of them: agent-assay runs show {done.run_id}{where}")
     if as_json:
         emit_json(run_result_json(result, resumed=bool(resume_id)))
