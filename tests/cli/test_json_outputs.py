@@ -40,6 +40,7 @@ DOCS = ROOT / "docs" / "json.md"
 NOT_RESULTS = {
     "adapters list": "lists the installed plugins; reads no store",
     "migrate": "upgrades a store in place",
+    "store init": "creates a store's schema and its role, once, as the owner",
     "export": "writes an evidence bundle to a file",
 }
 
