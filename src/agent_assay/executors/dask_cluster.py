@@ -312,6 +312,9 @@ def _local_cluster(workers: int) -> LocalCluster:
             processes=True,
             host="127.0.0.1",
             dashboard_address=None,
+            # the scheduler's health endpoint still listens: on a free port, so two runs on
+            # one machine never contend for the default one (and warn on stderr)
+            scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
             memory_limit=0,
             silence_logs=logging.CRITICAL,
             preload=[__name__],

@@ -536,7 +536,8 @@ class Store:
             cursor.execute(sql.ledger, ledger)
             cursor.execute(sql.trajectory, (*t_content, seq, t_digest))
             trajectory_id = int(cursor.fetchone()[0])
-            cursor.executemany(sql.score, [(trajectory_id, *row) for row in rows])
+            if rows:  # one statement for all of them: one round trip to a server
+                cursor.execute(*sql.scores([(trajectory_id, *row) for row in rows]))
             cursor.close()
         return trajectory_id
 
@@ -815,16 +816,28 @@ class _HotPathSQL:
     head: str
     ledger: str
     trajectory: str
-    score: str
+    score_row: str
+    """The placeholders of one score row, `(?, ?, ...)`."""
+
+    def scores(self, rows: Sequence[tuple[Any, ...]]) -> tuple[str, list[Any]]:
+        """One INSERT of all `rows` (one round trip to a server) and its parameters."""
+        values = ", ".join([self.score_row] * len(rows))
+        return f"{_SCORE_INSERT_HEAD} VALUES {values}", [v for row in rows for v in row]
+
+
+_SCORE_COLUMNS = ("trajectory_id", *chain.CONTENT_COLUMNS["scores"], "block", "digest")
+_SCORE_INSERT_HEAD = f"INSERT INTO scores ({', '.join(_SCORE_COLUMNS)})"
 
 
 @functools.cache
 def _hot_path_sql(paramstyle: str) -> _HotPathSQL:
     mark = "?" if paramstyle == "qmark" else "%s"
 
+    def marks(n: int) -> str:
+        return "(" + ", ".join([mark] * n) + ")"
+
     def insert(table: str, columns: Sequence[str], returning: str = "") -> str:
-        marks = ", ".join([mark] * len(columns))
-        return f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks}){returning}"
+        return f"INSERT INTO {table} ({', '.join(columns)}) VALUES {marks(len(columns))}{returning}"
 
     return _HotPathSQL(
         head=(
@@ -840,8 +853,7 @@ def _hot_path_sql(paramstyle: str) -> _HotPathSQL:
             (*chain.CONTENT_COLUMNS["trajectories"], "block", "digest"),
             " RETURNING id",
         ),
-        score=insert("scores", ("trajectory_id", *chain.CONTENT_COLUMNS["scores"], "block",
-                                "digest")),
+        score_row=marks(len(_SCORE_COLUMNS)),
     )
 
 
