@@ -91,6 +91,12 @@ def test_migration_keeps_every_row_and_seals_each_run(
         assert [e.kind for e in check.ledger] == ["seal"]
     migrated.append_event(runs[0].run_id, "resumed", {})  # a sealed run keeps growing
     assert check_run_chain(migrated, runs[0].run_id).findings == ()
+    with migrated.engine.begin() as conn:  # and an edit to a sealed row is seen
+        on = " ON scores" if backend.on_postgresql else ""
+        conn.execute(text(f"DROP TRIGGER scores_no_update{on}"))
+        conn.execute(text("UPDATE scores SET value = 0.5 WHERE id = 1"))
+    problems = [f.line() for f in check_run_chain(migrated, runs[0].run_id).findings]
+    assert problems == ["scores rows sealed at migration: content changed since the seal"]
     migrated.close()
 
 
