@@ -201,16 +201,6 @@ class ProcessPoolExecutorBackend:
                 yield future.result()
 
 
-def make_executor(
-    adapter: LoadedSystem, workers: int, suite: PublicSuite, *, fresh_hash_seed: int | None = None
-) -> Executor:
-    """In this process, unless several workers are asked for or a fresh process with its
-    own hash seed is (then every item runs in a spawned process)."""
-    if workers <= 1 and fresh_hash_seed is None:
-        return SequentialExecutor(adapter)
-    return ProcessPoolExecutorBackend(recipe_of(adapter), max(workers, 1), suite, fresh_hash_seed)
-
-
 EXECUTOR_NAMES = ("process", "dask")
 
 
@@ -260,7 +250,12 @@ class Processes:
         return {}
 
     def executor(self, adapter: LoadedSystem, suite: PublicSuite) -> Executor:
-        return make_executor(adapter, self.workers, suite, fresh_hash_seed=self.hash_seed)
+        """In this process, unless several workers or a fresh hash seed are asked for (then
+        every item runs in a spawned process)."""
+        if self.workers <= 1 and self.hash_seed is None:
+            return SequentialExecutor(adapter)
+        workers = max(self.workers, 1)
+        return ProcessPoolExecutorBackend(recipe_of(adapter), workers, suite, self.hash_seed)
 
 
 SEQUENTIAL = Processes()

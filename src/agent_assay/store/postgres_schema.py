@@ -199,15 +199,21 @@ def canonical_definition(trigger: Trigger, schema_name: str) -> str:
     )
 
 
-def _trigger_problem(want: Trigger, have: _StoredTrigger | None, schema_name: str) -> str | None:
+TRIGGER_PROBLEMS = {
+    "missing": "is missing (`agent-assay migrate --repair`)",
+    "altered": "differs from the one this version creates",
+    "disabled": "is disabled, so it refuses nothing (`agent-assay migrate --repair`)",
+}
+
+
+def _trigger_state(want: Trigger, have: _StoredTrigger | None, schema_name: str) -> str | None:
+    """What is wrong with a guard (a key of TRIGGER_PROBLEMS), or None."""
     if have is None:
-        return "is missing (`agent-assay migrate --repair`)"
+        return "missing"
     if (have.table, have.tgtype, have.function) != (want.table, _tgtype(want), want.function) \
             or have.definition != canonical_definition(want, schema_name):
-        return "differs from the one this version creates"
-    if have.enabled not in ENABLED:
-        return "is disabled, so it refuses nothing (`agent-assay migrate --repair`)"
-    return None
+        return "altered"
+    return "disabled" if have.enabled not in ENABLED else None
 
 
 def schema_findings(conn: Connection) -> list[Finding]:
@@ -229,9 +235,9 @@ def schema_findings(conn: Connection) -> list[Finding]:
     here = _schema_name(conn)
     wanted = {t.name: t for t in expected_triggers()}
     for name, trigger in sorted(wanted.items()):
-        problem = _trigger_problem(trigger, stored.get(name), here)
-        if problem:
-            found.append(Finding(f"trigger {name}", problem))
+        state = _trigger_state(trigger, stored.get(name), here)
+        if state:
+            found.append(Finding(f"trigger {name}", TRIGGER_PROBLEMS[state]))
     for name in sorted(stored.keys() - wanted.keys()):
         if stored[name].table in schema.metadata.tables:
             found.append(Finding(f"trigger {name}", "is not part of the agent-assay schema"))
@@ -269,10 +275,10 @@ def repair(conn: Connection) -> list[str]:
     here = _schema_name(conn)
     for trigger in expected_triggers():
         have = stored.get(trigger.name)
-        problem = _trigger_problem(trigger, have, here)
-        if problem is None:
+        state = _trigger_state(trigger, have, here)
+        if state is None:
             continue
-        if have is not None and have.enabled not in ENABLED and problem.startswith("is disabled"):
+        if state == "disabled":
             conn.execute(text(f"ALTER TABLE {trigger.table} ENABLE TRIGGER {trigger.name}"))
         else:
             if have is not None:
