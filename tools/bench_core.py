@@ -176,7 +176,7 @@ def timed_run(adapter: Any, config_name: str, repeats: int, db: str) -> dict[str
         "trajectories_per_second": round(n / wall, 1),
         "agent_ms_per_trajectory": round(agent_ms / n, 4),
         "harness_ms_per_trajectory": round((wall * 1000 - agent_ms) / n, 4),
-        "score_rows_per_trajectory": store.count_rows("scores") / n,
+        "scores_per_trajectory": store.count_scores() / n,
     }
 
 

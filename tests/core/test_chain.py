@@ -41,13 +41,6 @@ def test_values_no_writer_produces_are_refused(bad: object) -> None:
         chain.row_digest("t", ("ok", bad))
 
 
-@given(rows, st.integers(min_value=0, max_value=9))
-def test_the_shared_prefix_digester_equals_the_plain_digest(values: list[object], k: int) -> None:
-    k = min(k, len(values))
-    digester = chain.RowDigester("scores", values[:k])
-    assert digester.digest(values[k:]) == chain.row_digest("scores", values)
-
-
 @given(rows, rows)
 def test_different_rows_digest_differently(a: list[object], b: list[object]) -> None:
     if chain.encode_row("t", a) != chain.encode_row("t", b):

@@ -114,7 +114,7 @@ def test_cli_run_report_and_resume(registered: tuple[dict[str, str], Path]) -> N
     store = open_store(db)
     assert [r.run_id for r in store.list_runs()] == [run_id]
     assert store.count_rows("trajectories") == 8
-    assert store.count_rows("scores") == 8 * 13
+    assert store.count_scores() == 8 * 13
     store.close()
 
     report = run_ok("report", run_id, "--db", db, site=site)

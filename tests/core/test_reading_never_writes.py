@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_assay.store import Store
+from agent_assay.store import Store, migrations
 from tests.support.invoke import invoke
 from tests.support.legacy import copy_as_version, schema_version
 from tests.support.toy import ToyAdapter
@@ -209,7 +209,7 @@ def test_a_reader_never_migrates(
     done = invoke(*reading(command, banking_db[1], old, tmp_path))
     assert done.traceback is None and done.code != 0
     assert done.err.splitlines() == [
-        f"error: database {old} has schema version 2, this agent-assay needs 3: "
+        f"error: database {old} has schema version 2, this agent-assay needs {migrations.LATEST}: "
         f"run `agent-assay migrate --db {old}`"]
     gc.collect()
     assert digest(old) == before

@@ -19,11 +19,11 @@ from tests.support.toyrun import toy_run
 @pytest.mark.parametrize("config", ["good", "crashy", "noisy", "wrong_arg"])
 def test_rescore_unchanged_run_appends_nothing(store: Store, toy: ToyAdapter, config: str) -> None:
     run = toy_run(store, toy, config, repeats=2)
-    before = store.count_rows("scores")
+    before = store.count_scores()
     result = rescore(store, toy, run.run_id)
     assert (result.generation, result.written, result.changed) == (0, 0, 0)
     assert result.unchanged == 8 * 13 == before
-    assert store.count_rows("scores") == before
+    assert store.count_scores() == before
     assert store.count_rows("score_generations") == 0
 
 
@@ -32,12 +32,12 @@ def test_new_scorer_version_writes_a_new_generation(
 ) -> None:
     run = toy_run(store, toy, "crashy", repeats=2)
     other = toy_run(store, toy, "good")
-    before = store.count_rows("scores")
+    before = store.count_scores()
     monkeypatch.setattr(OutcomeMatch, "version", "2")
     result = rescore(store, toy, run.run_id)
     assert (result.generation, result.changed, result.unchanged) == (1, 8, 8 * 12)
     assert result.written == 8 * 13
-    assert store.count_rows("scores") == before + 8 * 13
+    assert store.count_scores() == before + 8 * 13
     assert store.current_generation(run.run_id) == 1
     assert {s["name"]: s["version"] for s in store.manifest(run.run_id)["scorers"]}[
         "outcome.match"] == "2"
@@ -52,7 +52,7 @@ def test_new_scorer_version_writes_a_new_generation(
     assert {r.scorer_version for r in store.current_scores(other.run_id)} == {"1"}
     # idempotent at the new version
     assert rescore(store, toy, run.run_id).written == 0
-    assert store.count_rows("scores") == before + 8 * 13
+    assert store.count_scores() == before + 8 * 13
 
 
 def test_changed_value_is_a_new_generation_that_readers_take(

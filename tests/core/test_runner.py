@@ -39,7 +39,7 @@ def test_toy_run_stores_every_slot_with_thirteen_scores(store: Store, toy: ToyAd
     assert list(run.item_ids) == ITEMS
     assert store.stored_slots(run.run_id) == {(i, r) for i in ITEMS for r in (1, 2, 3)}
     assert store.count_rows("trajectories") == 12
-    assert store.count_rows("scores") == 12 * 13
+    assert store.count_scores() == 12 * 13
     per_slot: dict[tuple[str, int], set[str]] = {}
     for record in store.current_scores(run.run_id):
         per_slot.setdefault((record.item_id, record.repetition), set()).add(record.scorer)
@@ -47,8 +47,9 @@ def test_toy_run_stores_every_slot_with_thirteen_scores(store: Store, toy: ToyAd
     assert all(names == SCORER_NAMES for names in per_slot.values())
     with sqlite3.connect(store.engine.url.database or "") as con:
         counts = con.execute(
-            "SELECT count(*) FROM scores GROUP BY trajectory_id").fetchall()
-    assert [n for (n,) in counts] == [13] * 12
+            "SELECT count(*), min(length(packed_values)) FROM score_sets "
+            "GROUP BY trajectory_id").fetchall()
+    assert counts == [(1, 13 * 16)] * 12  # one set per trajectory, 13 values of 16 hex digits
     assert [e.event for e in store.events(run.run_id)] == ["started", "complete"]
     complete = dict(store.events(run.run_id)[-1].detail)
     # the terminal event records the chain head it closes on: block 1 (the run), 12 trajectories
@@ -127,7 +128,7 @@ def test_resume_after_interrupt_stores_exactly_the_missing_slots(store: Store) -
     stored = store.stored_slots(run.run_id)
     assert stored == set(first.calls[:2])
     assert len(stored) == 2
-    assert store.count_rows("scores") == 2 * 13
+    assert store.count_scores() == 2 * 13
     events = store.events(run.run_id)
     assert events[-1].event == "interrupted" and events[-1].detail["written"] == 2
     assert summarise(store, run).status.state == "interrupted"
@@ -139,7 +140,7 @@ def test_resume_after_interrupt_stores_exactly_the_missing_slots(store: Store) -
     assert (result.written, result.skipped) == (6, 2)
     assert store.stored_slots(run.run_id) == all_slots
     assert store.count_rows("trajectories") == 8
-    assert store.count_rows("scores") == 8 * 13
+    assert store.count_scores() == 8 * 13
     per_slot = Counter((r.item_id, r.repetition) for r in store.current_scores(run.run_id))
     assert set(per_slot.values()) == {13}
     assert summarise(store, run).status.state == "complete"
@@ -187,7 +188,7 @@ def test_scorer_error_interrupts_run_without_half_written_slot(store: Store) -> 
     with pytest.raises(AssayError, match="scorer boom v1 raised on item on-L3 repetition 1"):
         execute_run(store, adapter, run, progress=False)
     assert store.stored_slots(run.run_id) == {("off-L4", 1), ("on-L1", 1), ("on-L2", 1)}
-    assert store.count_rows("scores") == 3 * 14
+    assert store.count_scores() == 3 * 14
     assert store.events(run.run_id)[-1].event == "interrupted"
 
 

@@ -28,7 +28,7 @@ def reference_objects_tables() -> list[str]:
 
 def test_metadata_lists_every_table_a_migration_creates() -> None:
     assert set(reference_objects_tables()) == set(TABLES)
-    assert len(TABLES) == 14
+    assert len(TABLES) == 15
 
 
 def test_store_has_no_update_or_delete_method() -> None:
@@ -98,7 +98,7 @@ def test_a_score_must_be_finite(store: Store) -> None:
 
 def test_open_store_creates_latest_schema(store: Store) -> None:
     with store.engine.connect() as conn:
-        assert migrations.current_version(conn) == migrations.LATEST == 3
+        assert migrations.current_version(conn) == migrations.LATEST == 4
         assert schema_findings(conn) == []
 
 
@@ -136,7 +136,8 @@ def test_open_store_refuses_a_newer_schema(tmp_path: Path) -> None:
     db = tmp_path / "future.db"
     open_store(str(db)).engine.dispose()
     with sqlite3.connect(db) as con:
-        con.execute("INSERT INTO schema_migrations VALUES (4, 'from the future', 'now')")
+        con.execute("INSERT INTO schema_migrations VALUES (?, 'from the future', 'now')",
+                    (migrations.LATEST + 1,))
     with pytest.raises(AssayError, match="newer than this agent-assay"):
         open_store(str(db))
 

@@ -35,11 +35,12 @@ from tests.support.certify import certify
 from tests.support.invoke import Invocation, invoke
 from tests.support.toy import RichToyAdapter, ToyAdapter
 
+# Copies of a run's score sets with the first value (trajectory.exact) made 0.5.
 FORGERY = (
-    "INSERT INTO scores (trajectory_id, run_id, item_id, repetition, scorer, scorer_version, "
-    "value, detail, imported{extra_cols}) SELECT trajectory_id, run_id, item_id, repetition, "
-    "scorer, scorer_version, 1.0, detail, imported{extra_vals} FROM scores "
-    "WHERE run_id = ? AND value = 0"
+    "INSERT INTO score_sets (trajectory_id, run_id, item_id, repetition, scorers, "
+    "packed_values, details{extra_cols}) SELECT trajectory_id, run_id, item_id, repetition, "
+    "scorers, '000000000000e03f' || substr(packed_values, 17), details{extra_vals} "
+    "FROM score_sets WHERE run_id = ?"
 )
 
 
@@ -143,43 +144,43 @@ def test_the_untouched_store_verifies_and_reports_admissible(
 def test_the_plain_insert_forgery_is_refused_by_the_database(
     db: Path, certified: Certified
 ) -> None:
-    before = count(db, "SELECT count(*) FROM scores")
+    before = count(db, "SELECT count(*) FROM score_sets")
     shown = report(db, certified.run).out
     for extra_cols, extra_vals in (
         ("", ""),  # as a forger who never read the schema would write it
         (", block, digest, generation", ", block, digest, generation"),
         (", block, digest, generation",
-         ", (SELECT max(seq) FROM ledger WHERE run_id = scores.run_id), digest, 1"),
+         ", (SELECT max(seq) FROM ledger WHERE run_id = score_sets.run_id), digest, 1"),
     ):
         with pytest.raises(sqlite3.DatabaseError):
             sql(db, FORGERY.format(extra_cols=extra_cols, extra_vals=extra_vals),
                 params=(certified.run,))
-    assert count(db, "SELECT count(*) FROM scores") == before
+    assert count(db, "SELECT count(*) FROM score_sets") == before
     assert report(db, certified.run).out == shown
 
 
 def test_the_insert_forgery_past_dropped_guards_is_named_and_tampered(
     db: Path, certified: Certified
 ) -> None:
-    first_forged = count(db, "SELECT max(id) FROM scores") + 1
+    first_forged = count(db, "SELECT max(id) FROM score_sets") + 1
     sql(
         db,
-        "DROP TRIGGER scores_chained",
-        "DROP INDEX ux_scores_slot",
+        "DROP TRIGGER score_sets_chained",
+        "DROP INDEX ux_score_sets_slot",
         FORGERY.format(extra_cols=", block, digest, generation",
                        extra_vals=", block, digest, generation"),
         params=(certified.run,),
     )
-    forged = count(db, "SELECT count(*) FROM scores WHERE id >= ?", (first_forged,))
+    forged = count(db, "SELECT count(*) FROM score_sets WHERE id >= ?", (first_forged,))
     assert forged > 0
     assert_tampered(report(db, certified.run))
     checked = verify(db, certified.run, "--skip-rescore")
     assert checked.code == 2
     lines = findings(checked)
     for row_id in range(first_forged, first_forged + forged):
-        assert any(f"scores row {row_id} (" in line for line in lines), row_id
-    assert any("trigger scores_chained: is missing" in line for line in lines)
-    assert any("index ux_scores_slot: is missing" in line for line in lines)
+        assert any(f"score_sets row {row_id} (" in line for line in lines), row_id
+    assert any("trigger score_sets_chained: is missing" in line for line in lines)
+    assert any("index ux_score_sets_slot: is missing" in line for line in lines)
 
 
 def test_a_verdict_copied_with_sql_makes_the_target_tampered(
@@ -225,36 +226,36 @@ def test_a_verdict_copied_through_the_api_is_void_and_compare_refuses(
 
 
 def test_a_dropped_trigger_is_named_and_restored_by_repair(db: Path, certified: Certified) -> None:
-    sql(db, "DROP TRIGGER scores_no_update")
+    sql(db, "DROP TRIGGER score_sets_no_update")
     checked = verify(db, "--skip-rescore")
     assert findings(checked) == [
-        "FINDING trigger scores_no_update: is missing (`agent-assay migrate --repair`)"]
+        "FINDING trigger score_sets_no_update: is missing (`agent-assay migrate --repair`)"]
     assert_tampered(report(db, certified.run))
     migrated = invoke("migrate", "--db", str(db))
-    assert migrated.code == 2 and "trigger scores_no_update: is missing" in migrated.out
+    assert migrated.code == 2 and "trigger score_sets_no_update: is missing" in migrated.out
     repaired = invoke("migrate", "--repair", "--db", str(db))
     assert repaired.code == 0, repaired.out
-    assert "restored trigger scores_no_update" in repaired.out
+    assert "restored trigger score_sets_no_update" in repaired.out
     assert count(db, "SELECT count(*) FROM store_repairs") == 1
     again = verify(db)
     assert again.code == 0, again.out
     assert "note: store repaired at " in again.out
     assert report(db, certified.run).code == 0
-    with pytest.raises(sqlite3.DatabaseError, match="scores is append-only: UPDATE refused"):
-        sql(db, "UPDATE scores SET value = 1")
+    with pytest.raises(sqlite3.DatabaseError, match="score_sets is append-only: UPDATE refused"):
+        sql(db, "UPDATE score_sets SET details = NULL")
 
 
 def test_an_update_while_the_trigger_was_gone_stays_visible(db: Path, certified: Certified) -> None:
     sql(
         db,
-        "DROP TRIGGER scores_no_update",
-        "UPDATE scores SET value = 0.0 WHERE value = 1 AND scorer = 'trajectory.exact' "
-        f"AND run_id = '{certified.run}'",
+        "DROP TRIGGER score_sets_no_update",
+        "UPDATE score_sets SET packed_values = '0000000000000000' || substr(packed_values, 17) "
+        f"WHERE packed_values LIKE '000000000000f03f%' AND run_id = '{certified.run}'",
     )
     assert invoke("migrate", "--repair", "--db", str(db)).code == 0
     assert_tampered(report(db, certified.run))
     lines = findings(verify(db, certified.run))
-    edited = [line for line in lines if "trajectory.exact): content does not match" in line]
+    edited = [line for line in lines if "generation 0): content does not match" in line]
     rederived = [line for line in lines if "trajectory.exact: stored 0.0, re-derived 1.0" in line]
     void = [line for line in lines if "certificate" in line and "scores changed" in line]
     assert len(edited) == len(rederived) > 0
@@ -347,13 +348,14 @@ def test_a_relabelled_config_hash_is_named(db: Path, certified: Certified) -> No
 
 
 def test_deleted_score_rows_are_named(db: Path, certified: Certified) -> None:
-    deleted = count(db, "SELECT count(*) FROM scores WHERE run_id = ? AND value = 0",
-                    (certified.run,))
+    deleted = count(db, "SELECT count(*) FROM score_sets WHERE run_id = ? AND "
+                    "packed_values LIKE '000000000000f03f%'", (certified.run,))
     assert deleted > 0
-    sql(db, "DROP TRIGGER scores_no_delete",
-        "DELETE FROM scores WHERE run_id = ? AND value = 0", params=(certified.run,))
+    sql(db, "DROP TRIGGER score_sets_no_delete",
+        "DELETE FROM score_sets WHERE run_id = ? AND packed_values LIKE '000000000000f03f%'",
+        params=(certified.run,))
     lines = findings(verify(db, certified.run, "--skip-rescore"))
-    short = [line for line in lines if "its entry records 13" in line]
+    short = [line for line in lines if "holds 0 score_sets row(s), its entry records 1" in line]
     assert len(short) == len({line.split("(")[0] for line in short}) > 0
     assert any("lacking ['" in line for line in lines)
     assert_tampered(report(db, certified.run))

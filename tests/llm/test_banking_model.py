@@ -176,4 +176,4 @@ def test_run_against_a_stopped_server_stores_crashes_and_exits_1(tmp_path: Path)
     assert all(t.meta == {"agent_unreachable": True} for t in trajectories)
     crashes = [e.detail for e in store.events(run_id) if e.event == "item_crashed"]
     assert len(crashes) == 2 and all("APIConnectionError" in d["error"] for d in crashes)
-    assert store.count_rows("scores") == 2 * 13  # crashed items are scored like any other
+    assert store.count_scores() == 2 * 13  # crashed items are scored like any other

@@ -13,6 +13,7 @@ from agent_assay.store import open_store, schema
 from agent_assay.store.schema_check import schema_findings
 from agent_assay.store.store import ScoreRecord
 from tests.store.conftest import Backend
+from tests.support.legacy import score_rows_layout
 from tests.support.toy import ToyAdapter
 from tests.support.toyrun import toy_run
 
@@ -23,6 +24,8 @@ def populate(backend: Backend) -> str:
     """Every table gets at least one row, each written by the harness; the run id."""
     store = open_store(backend.db)
     run = toy_run(store, ToyAdapter(), "crashy", repeats=2)
+    with score_rows_layout():  # a run as schema 3 stored it, so `scores` has rows too
+        toy_run(store, ToyAdapter(), "good")
     store.put_control_outcome(
         run.run_id, run.suite_hash, run.config_hash,
         {"kind": "shuffled_gold", "version": "1", "status": "PASSED"},
@@ -92,27 +95,46 @@ def test_the_harness_role_may_not_rewrite_even_with_the_guards_gone(pg: Backend,
     assert refused(pg, sql, as_owner=False) == f"permission denied for table {table}"
 
 
-def test_the_chain_guards_refuse_what_no_writer_produces(backend: Backend) -> None:
-    store = open_store(backend.db)
-    toy_run(store, ToyAdapter(), "good")
-    store.close()
-    copy = (
+# A copy of every stored score row (or set) with its block or generation replaced.
+SCORE_COPIES = {
+    "scores": (
         "INSERT INTO scores (trajectory_id, run_id, item_id, repetition, scorer, scorer_version, "
         "value, detail, imported, block, digest, generation) SELECT trajectory_id, run_id, "
         "item_id, repetition, scorer, scorer_version, 1.0, detail, imported, {block}, digest, "
         "{generation} FROM scores WHERE value = 0"
-    )
+    ),
+    "score_sets": (
+        "INSERT INTO score_sets (trajectory_id, run_id, item_id, repetition, generation, "
+        "scorers, packed_values, details, block, digest) SELECT trajectory_id, run_id, item_id, "
+        "repetition, {generation}, scorers, packed_values, details, {block}, digest "
+        "FROM score_sets"
+    ),
+}
+
+
+@pytest.mark.parametrize("table", sorted(SCORE_COPIES))
+def test_the_chain_guards_refuse_what_no_writer_produces(backend: Backend, table: str) -> None:
+    store = open_store(backend.db)
+    if table == "scores":
+        with score_rows_layout():
+            toy_run(store, ToyAdapter(), "good")
+    else:
+        toy_run(store, ToyAdapter(), "good")
+    store.close()
+    before = backend.scalar(f"SELECT count(*) FROM {table}")
     unique = "duplicate key value violates unique constraint" if backend.on_postgresql else \
         "UNIQUE constraint failed"
     for block, generation, message in (
         ("block", "generation", unique),
-        ("block", "1", "scores: a re-scoring generation must be recorded before its rows"),
-        ("NULL", "generation", "scores: a row must carry its ledger block and its digest"),
+        ("block", "1", f"{table}: a re-scoring generation must be recorded before its rows"),
+        ("NULL", "generation", f"{table}: a row must carry its ledger block and its digest"),
     ):
-        assert message in refused(backend, copy.format(block=block, generation=generation))
+        sql = SCORE_COPIES[table].format(block=block, generation=generation)
+        assert message in refused(backend, sql)
+    assert backend.scalar(f"SELECT count(*) FROM {table}") == before == (
+        4 * 13 if table == "scores" else 4)
     link = (
         "INSERT INTO ledger (run_id, seq, kind, detail, prev_digest, digest, at) SELECT run_id, "
         "seq + 5, kind, detail, prev_digest, digest, at FROM ledger WHERE seq = 1"
     )
     assert refused(backend, link) == "ledger: a block must extend its run's chain"
-    assert backend.scalar("SELECT count(*) FROM scores") == 4 * 13

@@ -18,7 +18,7 @@ from agent_assay.store.chain_check import check_run_chain
 from agent_assay.store.schema_check import schema_findings
 from tests.store.conftest import Backend
 from tests.support.invoke import invoke, on_path
-from tests.support.legacy import copy_as_version, schema_version
+from tests.support.legacy import copy_as_version, schema_version, score_rows_layout
 from tests.support.misbehaving import SLOW_SECONDS_ENV, write_misbehaving_dist
 from tests.support.postgres import PgServer
 from tests.support.toy import ToyAdapter
@@ -50,7 +50,8 @@ def test_migration_keeps_every_row_and_seals_each_run(
 ) -> None:
     store = open_store(backend.db)
     toy = ToyAdapter()
-    runs = [toy_run(store, toy, "crashy", repeats=2), toy_run(store, toy, "good")]
+    with score_rows_layout():  # as the older agent-assay wrote them: a row per score
+        runs = [toy_run(store, toy, "crashy", repeats=2), toy_run(store, toy, "good")]
     store.close()
     server: PgServer | None = (
         request.getfixturevalue("pg_server") if backend.on_postgresql else None
@@ -75,7 +76,8 @@ def test_migration_keeps_every_row_and_seals_each_run(
 
     after = row_counts(backend, old)
     assert after.pop("ledger") == len(runs)  # one seal per run
-    for new in ("score_generations", "store_repairs", "control_outcomes", "mutation_results"):
+    for new in ("score_generations", "store_repairs", "control_outcomes", "mutation_results",
+                "score_sets"):
         assert after.pop(new) == before.pop(new, 0)
     assert after.pop("schema_migrations") == migrations.LATEST
     before.pop("schema_migrations")
@@ -118,7 +120,7 @@ def test_two_processes_write_concurrently(backend: Backend) -> None:
     assert {r.run_id for r in store.list_runs()} == run_ids
     assert store.count_rows("suites") == 1
     assert store.count_rows("trajectories") == 8 * 4 * 2
-    assert store.count_rows("scores") == 8 * 4 * 2 * 13
+    assert store.count_scores() == 8 * 4 * 2 * 13
     for run_id in run_ids:
         assert len(store.stored_slots(run_id)) == 8
         assert [e.event for e in store.events(run_id)] == ["started", "complete"]

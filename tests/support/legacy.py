@@ -4,16 +4,23 @@ The rows are real: a current store is filled through the normal API (runs,
 controls), then each table's rows are copied, with only the columns that
 existed at `version`, into a database migrated to `version` and no further.
 Either store may be an SQLite file or a PostgreSQL database (given as its owner).
+`score_rows_layout` makes the writer store scores as schema 3 did, a row per score,
+so a copy to an older version holds every score it had.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 from sqlalchemy import MetaData, func, select, text
 
-from agent_assay.store import migrations, schema
+from agent_assay.hashing import canonical_json
+from agent_assay.model import Trajectory
+from agent_assay.store import Store, chain, migrations, schema
 from agent_assay.store.engine import Access, make_engine
+from agent_assay.store.store import ScoreRecord, now, score_value
 
 
 def copy_as_version(current_db: str | Path, legacy_db: str | Path, version: int) -> None:
@@ -47,3 +54,58 @@ def schema_version(db: str | Path) -> int:
         version = conn.execute(select(func.max(schema.schema_migrations.c.version))).scalar()
     engine.dispose()
     return int(version or 0)
+
+
+def _write_score_rows(
+    self: Store, run_id: str, trajectory: Trajectory, scores: Sequence[ScoreRecord]
+) -> int:
+    """Store.write_trajectory as schema 3 had it: one chained row per score."""
+    payload = canonical_json(trajectory.to_json())
+    created = now()
+    slot = (run_id, trajectory.item_id, trajectory.repetition)
+    t_content = (*slot, bool(trajectory.crashed), payload, created)
+    with self.engine.begin() as conn:
+        head = conn.execute(
+            select(schema.ledger.c.seq, schema.ledger.c.digest)
+            .where(schema.ledger.c.run_id == run_id)
+            .order_by(schema.ledger.c.seq.desc()).limit(1)
+        ).first()
+        seq, prev = (head.seq + 1, head.digest) if head else (1, chain.GENESIS)
+        rows = [
+            dict(zip(chain.CONTENT_COLUMNS["scores"], (
+                *slot, r.scorer, r.scorer_version, score_value(r),
+                canonical_json(dict(r.detail)) if r.detail else None, bool(r.imported), 0,
+            ), strict=True))
+            for r in scores
+        ]
+        digests = [chain.row_digest("trajectories", t_content)]
+        digests += [chain.row_digest("scores", chain.content_of("scores", r)) for r in rows]
+        counts = {"scores": len(rows), "trajectories": 1} if rows else {"trajectories": 1}
+        detail = canonical_json({"rows": counts, "slot": list(slot[1:]),
+                                 "steps": len(trajectory.steps)})
+        conn.execute(schema.ledger.insert().values(
+            run_id=run_id, seq=seq, kind="trajectory", detail=detail, prev_digest=prev,
+            digest=chain.block_digest(run_id, seq, "trajectory", prev, detail, digests),
+            at=created,
+        ))
+        inserted = conn.execute(schema.trajectories.insert().values(
+            **dict(zip(chain.CONTENT_COLUMNS["trajectories"], t_content, strict=True)),
+            block=seq, digest=digests[0],
+        )).inserted_primary_key
+        trajectory_id = int(inserted[0]) if inserted else 0
+        for row, digest in zip(rows, digests[1:], strict=True):
+            conn.execute(schema.scores.insert().values(
+                **row, trajectory_id=trajectory_id, block=seq, digest=digest))
+    return trajectory_id
+
+
+@contextmanager
+def score_rows_layout() -> Iterator[None]:
+    """Inside, every store writes trajectories as schema 3 did (a row per score): how a run
+    written by an older agent-assay looks, for tests of stores upgraded past schema 4."""
+    original = Store.write_trajectory
+    Store.write_trajectory = _write_score_rows  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        Store.write_trajectory = original  # type: ignore[method-assign]

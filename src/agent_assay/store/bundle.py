@@ -21,7 +21,7 @@ from sqlalchemy.pool import StaticPool
 
 from agent_assay.errors import AssayError
 from agent_assay.hashing import canonical_json
-from agent_assay.store import migrations, schema
+from agent_assay.store import chain, migrations, schema
 from agent_assay.store.store import Store, now
 from agent_assay.version import harness_version
 
@@ -37,11 +37,12 @@ _RUN_TABLES = (
     "trajectories",
     "score_generations",
     "scores",
+    "score_sets",
     "control_outcomes",
     "mutation_results",
 )
 _SKIPPED_COLUMNS = {"id", "trajectory_id"}
-_LOAD_GUARDS = ("_chained", "ledger_links", "scores_generation_recorded")
+_LOAD_GUARDS = ("_chained", "ledger_links", "_generation_recorded")
 
 
 def _columns(table: str) -> list[str]:
@@ -175,7 +176,7 @@ def load_bundle(path: Path) -> tuple[Store, dict[str, Any]]:
             conn.execute(text(f"DROP TRIGGER {name}"))
         for number, line in enumerate(lines, start=2):
             table, row = _bundle_row(path, number, line)
-            if table == "scores":
+            if table in chain.SCORE_TABLES:
                 key = (row["run_id"], row["item_id"], row["repetition"])
                 if key not in trajectory_ids:
                     raise AssayError(f"bundle {path}:{number}: a score for a trajectory it lacks")

@@ -33,8 +33,8 @@ EVIDENCE: Final = "aa.evidence.1"
 
 # The columns whose values a row's digest covers, in order. Surrogate ids and
 # the chain columns themselves are left out, so a row digests the same in any
-# store it is copied into; the scores row's trajectory_id is checked separately
-# against the trajectory slot its content names.
+# store it is copied into; a score row's (or score set's) trajectory_id is checked
+# separately against the trajectory slot its content names.
 CONTENT_COLUMNS: Final[Mapping[str, tuple[str, ...]]] = {
     "runs": (
         "run_id",
@@ -61,6 +61,15 @@ CONTENT_COLUMNS: Final[Mapping[str, tuple[str, ...]]] = {
         "imported",
         "generation",
     ),
+    "score_sets": (
+        "run_id",
+        "item_id",
+        "repetition",
+        "generation",
+        "scorers",
+        "packed_values",
+        "details",
+    ),
     "score_generations": ("run_id", "generation", "reason", "scorers", "at"),
     "control_outcomes": (
         "run_id",
@@ -76,6 +85,9 @@ CONTENT_COLUMNS: Final[Mapping[str, tuple[str, ...]]] = {
 }
 
 CHAINED_TABLES: Final = tuple(CONTENT_COLUMNS)
+
+# The tables that hold scores: rows per score (runs written before schema 4) and sets.
+SCORE_TABLES: Final = ("scores", "score_sets")
 
 # Blocks whose arrival changes what a certificate judged: new trajectories or new scores.
 EVIDENCE_KINDS: Final = frozenset({"trajectory", "rescore"})
@@ -122,21 +134,6 @@ def _encode(parts: Sequence[str]) -> bytes:
 def encode_row(table: str, values: Sequence[Any]) -> bytes:
     """The canonical bytes of one row: its table and each content value, typed."""
     return _encode([ROW, table, *map(_field, values)])
-
-
-class RowDigester:
-    """Digests of rows of one table whose content starts with the same values (the scores of
-    one trajectory share run, item and repetition): the shared part is hashed once. The
-    digest is exactly `row_digest(table, (*leading, *rest))`."""
-
-    def __init__(self, table: str, leading: Sequence[Any] = ()) -> None:
-        self._base = hashlib.sha256(_encode([ROW, table, *map(_field, leading)]))
-
-    def digest(self, rest: Sequence[Any]) -> str:
-        hasher = self._base.copy()
-        if rest:
-            hasher.update(b"\x1f" + _encode([*map(_field, rest)]))
-        return hasher.hexdigest()
 
 
 def row_digest(table: str, values: Sequence[Any]) -> str:

@@ -70,10 +70,13 @@ class ChainCheck:
 
 
 def _row_name(table: str, row: RowMapping) -> str:
-    if table == "trajectories" or table == "scores":
+    if table in ("trajectories", "scores", "score_sets"):
         slot = f"{row['item_id']}/{row['repetition']}"
-        extra = f" {row['scorer']}" if table == "scores" else ""
-        return f"{table} row {row['id']} ({slot}{extra})"
+        if table == "scores":
+            slot += f" {row['scorer']}"
+        elif table == "score_sets":
+            slot += f" generation {row['generation']}"
+        return f"{table} row {row['id']} ({slot})"
     if "id" in row:
         return f"{table} row {row['id']}"
     if table == "run_env":
@@ -149,7 +152,8 @@ def check_run_chain(store: Store, run_id: str) -> ChainCheck:
     trajectory_digests = [d for d in digests["trajectories"] if d is not None]
     current = [
         d
-        for row, d in zip(rows["scores"], digests["scores"], strict=True)
+        for table in chain.SCORE_TABLES
+        for row, d in zip(rows[table], digests[table], strict=True)
         if d is not None and row["generation"] == generation
     ]
     evidence = Evidence(
@@ -258,8 +262,9 @@ def _check_seal(walk: _Walk, entry: LedgerEntry, detail: Mapping[str, Any]) -> N
 
 
 def _check_slots(walk: _Walk, rows: Mapping[str, list[RowMapping]]) -> None:
-    """Each trajectory slot once; each score row names its own trajectory's slot, once per
-    scorer and generation (the database refuses otherwise, unless its guards were removed)."""
+    """Each trajectory slot once; each score row and score set names its own trajectory's
+    slot; a trajectory has one set, or one row per scorer, in each generation (the
+    database refuses otherwise, unless its guards were removed), never both."""
     slot_of: dict[Any, tuple[str, int]] = {}
     seen: Counter[tuple[str, int]] = Counter()
     for row in rows["trajectories"]:
@@ -270,11 +275,21 @@ def _check_slots(walk: _Walk, rows: Mapping[str, list[RowMapping]]) -> None:
         if n > 1:
             walk.add(f"trajectory {slot[0]}/{slot[1]}", f"stored {n} times")
     per_key: Counter[tuple[Any, str, int]] = Counter()
-    for row in rows["scores"]:
-        if slot_of.get(row["trajectory_id"]) != (row["item_id"], row["repetition"]):
-            walk.add(_row_name("scores", row), "belongs to another trajectory than its slot says")
-        if row["block"] is not None:
-            per_key[(row["trajectory_id"], row["scorer"], row["generation"])] += 1
+    in_rows: set[tuple[Any, int]] = set()
+    for table in chain.SCORE_TABLES:
+        for row in rows[table]:
+            if slot_of.get(row["trajectory_id"]) != (row["item_id"], row["repetition"]):
+                walk.add(_row_name(table, row), "belongs to another trajectory than its slot says")
+            if row["block"] is None:
+                continue
+            if table == "scores":
+                per_key[(row["trajectory_id"], row["scorer"], row["generation"])] += 1
+                in_rows.add((row["trajectory_id"], row["generation"]))
+                continue
+            key = (row["trajectory_id"], "a score set", row["generation"])
+            per_key[key] += 1
+            if key[::2] in in_rows:
+                walk.add(_row_name(table, row), "scores a trajectory that also has score rows")
     for (trajectory_id, scorer, generation), n in sorted(per_key.items(), key=str):
         if n > 1:
             walk.add(
@@ -302,9 +317,11 @@ def _check_terminal_heads(
 
 def _check_generations(walk: _Walk, rows: Mapping[str, list[RowMapping]]) -> int:
     recorded = {int(r["generation"]) for r in rows["score_generations"]}
-    for row in rows["scores"]:
-        if row["generation"] != 0 and row["generation"] not in recorded:
-            walk.add(_row_name("scores", row), f"in generation {row['generation']}, never recorded")
+    for table in chain.SCORE_TABLES:
+        for row in rows[table]:
+            if row["generation"] != 0 and row["generation"] not in recorded:
+                walk.add(_row_name(table, row),
+                         f"in generation {row['generation']}, never recorded")
     return max(recorded, default=0)
 
 

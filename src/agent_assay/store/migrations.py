@@ -7,7 +7,8 @@ columns, the ledger and the scoring generations, the triggers that refuse
 unchained rows, broken links and unrecorded generations, and it *seals* every
 run that already exists: one ledger block per run records the digests of its
 rows as they stood at the upgrade (rows cannot be rewritten, so they keep a
-NULL block and are checked against the seal).
+NULL block and are checked against the seal). Migration 4 adds score sets, with
+the same guards; the rows of runs written before stay where they are.
 """
 
 from __future__ import annotations
@@ -39,10 +40,17 @@ def append_only_triggers(table: str) -> dict[str, str]:
     }
 
 
-def chain_triggers() -> dict[str, str]:
-    """Era 3's insert guards: a chained row carries its block and digest (which block it may
-    join is the chain check's to judge, at no cost to the writer); a block extends its run's
-    chain; a score generation above 0 must have been recorded."""
+def chain_tables(era: int) -> tuple[str, ...]:
+    """The chained tables that exist at schema `era`."""
+    return tuple(t for t in chain.CHAINED_TABLES if t in _era(era).tables)
+
+
+def chain_triggers(era: int = schema.LATEST_ERA) -> dict[str, str]:
+    """The chain's insert guards at schema `era` (3 or later): a chained row carries its
+    block and digest (which block it may join is the chain check's to judge, at no cost to
+    the writer); a block extends its run's chain; a score generation above 0 must have been
+    recorded before its scores."""
+    tables = chain_tables(era)
     guards = {
         f"{table}_chained": (
             f"CREATE TRIGGER {table}_chained BEFORE INSERT ON {table} "
@@ -50,7 +58,7 @@ def chain_triggers() -> dict[str, str]:
             f"BEGIN SELECT RAISE(ABORT, '{table}: a row must carry its ledger block and its "
             "digest'); END"
         )
-        for table in chain.CHAINED_TABLES
+        for table in tables
     }
     guards["ledger_links"] = (
         "CREATE TRIGGER ledger_links BEFORE INSERT ON ledger "
@@ -59,13 +67,15 @@ def chain_triggers() -> dict[str, str]:
         f"WHERE run_id = NEW.run_id AND seq = NEW.seq - 1), '{chain.GENESIS}') "
         "BEGIN SELECT RAISE(ABORT, 'ledger: a block must extend its run''s chain'); END"
     )
-    guards["scores_generation_recorded"] = (
-        "CREATE TRIGGER scores_generation_recorded BEFORE INSERT ON scores "
-        "WHEN NEW.generation > 0 AND NOT EXISTS (SELECT 1 FROM score_generations g "
-        "WHERE g.run_id = NEW.run_id AND g.generation = NEW.generation) "
-        "BEGIN SELECT RAISE(ABORT, 'scores: a re-scoring generation must be recorded "
-        "before its rows'); END"
-    )
+    for table in chain.SCORE_TABLES:
+        if table in tables:
+            guards[f"{table}_generation_recorded"] = (
+                f"CREATE TRIGGER {table}_generation_recorded BEFORE INSERT ON {table} "
+                "WHEN NEW.generation > 0 AND NOT EXISTS (SELECT 1 FROM score_generations g "
+                "WHERE g.run_id = NEW.run_id AND g.generation = NEW.generation) "
+                f"BEGIN SELECT RAISE(ABORT, '{table}: a re-scoring generation must be "
+                "recorded before its rows'); END"
+            )
     return guards
 
 
@@ -89,10 +99,15 @@ def _guard_ddl(conn: Connection, table: str) -> list[str]:
     return list(append_only_triggers(table).values())
 
 
-def _chain_guard_ddl(conn: Connection) -> list[str]:
+def _chain_guard_ddl(conn: Connection, era: int) -> list[str]:
+    """The chain guards that schema `era` adds to the one before it."""
     if _on_postgresql(conn):
-        return [trigger.ddl() for trigger in postgres_ddl.chain_triggers()]
-    return list(chain_triggers().values())
+        had = postgres_ddl.chain_triggers(chain_tables(era - 1)) if era > 3 else []
+        older = {t.name for t in had}
+        return [t.ddl() for t in postgres_ddl.chain_triggers(chain_tables(era))
+                if t.name not in older]
+    older = set(chain_triggers(era - 1)) if era > 3 else set()
+    return [ddl for name, ddl in chain_triggers(era).items() if name not in older]
 
 
 def _create_tables(conn: Connection, era: int) -> None:
@@ -140,16 +155,22 @@ def _step_3(conn: Connection) -> None:
     for name, table in old.tables.items():
         _add_columns(conn, table, new.tables[name])
     _create_tables(conn, 3)
-    for ddl in _chain_guard_ddl(conn):
+    for ddl in _chain_guard_ddl(conn, 3):
         conn.execute(text(ddl))
     for run_id in conn.execute(select(schema.runs.c.run_id)).scalars().all():
         seal_run(conn, run_id)
 
 
+def _step_4(conn: Connection) -> None:
+    _create_tables(conn, 4)
+    for ddl in _chain_guard_ddl(conn, 4):
+        conn.execute(text(ddl))
+
+
 def seal_run(conn: Connection, run_id: str) -> None:
     """Record, as block 1 of `run_id`'s chain, the digests of its rows as they stand now."""
     sealed: dict[str, dict[str, object]] = {}
-    for name in chain.CHAINED_TABLES:
+    for name in chain_tables(3):  # the tables a store had when it was sealed
         table = schema.metadata.tables[name]
         rows = conn.execute(select(table).where(table.c.run_id == run_id)).mappings()
         digests = [chain.row_digest(name, chain.content_of(name, r)) for r in rows]
@@ -188,6 +209,11 @@ MIGRATIONS: tuple[Migration, ...] = (
         3,
         "evidence chain: a ledger per run, row digests, scoring generations; older runs sealed",
         _step_3,
+    ),
+    Migration(
+        4,
+        "score sets: a trajectory's scores in one row; runs written before keep theirs",
+        _step_4,
     ),
 )
 

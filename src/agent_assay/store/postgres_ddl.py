@@ -16,6 +16,7 @@ and holds SELECT and INSERT only, and why the chain, not the trigger, is what
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
@@ -46,8 +47,8 @@ FUNCTION_BODIES: Final[dict[str, str]] = {
     GENERATION_FUNCTION: (
         "BEGIN IF NEW.generation > 0 AND NOT EXISTS (SELECT 1 FROM score_generations g "
         "WHERE g.run_id = NEW.run_id AND g.generation = NEW.generation) THEN RAISE "
-        "EXCEPTION 'scores: a re-scoring generation must be recorded before its rows' "
-        "USING ERRCODE = 'integrity_constraint_violation'; END IF; RETURN NEW; END;"
+        "EXCEPTION '%: a re-scoring generation must be recorded before its rows', "
+        "TG_TABLE_NAME USING ERRCODE = 'integrity_constraint_violation'; END IF; RETURN NEW; END;"
     ),
 }
 
@@ -89,16 +90,15 @@ def append_only_triggers(table: str) -> list[Trigger]:
     ]
 
 
-def chain_triggers() -> list[Trigger]:
-    """Era 3's insert guards, as on SQLite."""
-    guards = [
-        Trigger(f"{table}_chained", table, "INSERT", CHAINED_FUNCTION)
-        for table in chain.CHAINED_TABLES
-    ]
+def chain_triggers(tables: Sequence[str] = chain.CHAINED_TABLES) -> list[Trigger]:
+    """The chain's insert guards on `tables` (the chained tables of one era), as on SQLite."""
+    guards = [Trigger(f"{table}_chained", table, "INSERT", CHAINED_FUNCTION) for table in tables]
     guards.append(Trigger("ledger_links", "ledger", "INSERT", LINKS_FUNCTION))
-    guards.append(
-        Trigger("scores_generation_recorded", "scores", "INSERT", GENERATION_FUNCTION)
-    )
+    guards += [
+        Trigger(f"{table}_generation_recorded", table, "INSERT", GENERATION_FUNCTION)
+        for table in chain.SCORE_TABLES
+        if table in tables
+    ]
     return guards
 
 

@@ -31,7 +31,7 @@ from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.expression import ColumnElement
 from sqlalchemy.types import TypeEngine
 
-LATEST_ERA = 3
+LATEST_ERA = 4
 
 
 def Name(length: int) -> TypeEngine[str]:
@@ -236,6 +236,31 @@ def define(metadata: MetaData, era: int = LATEST_ERA) -> MetaData:
         Column("at", Name(40), nullable=False),
         *chained(),
     )
+    if era >= 4:
+        Table(
+            "score_sets",
+            metadata,
+            Column("id", Integer, primary_key=True, autoincrement=True),
+            Column("trajectory_id", Integer, ForeignKey("trajectories.id"), nullable=False),
+            Column("run_id", Name(32), nullable=False),
+            Column("item_id", Name(300), nullable=False),
+            Column("repetition", Integer, nullable=False),
+            Column("generation", Integer, nullable=False),
+            Column("scorers", Text, nullable=False),
+            Column("packed_values", Text, nullable=False),
+            Column("details", Text, nullable=True),
+            *chained(),
+        )
+        # one set per trajectory slot and scoring generation, in the order sets are written
+        # and read (a named index, like the score rows', so the schema check can name it)
+        Index(
+            "ux_score_sets_slot",
+            metadata.tables["score_sets"].c.run_id,
+            metadata.tables["score_sets"].c.item_id,
+            metadata.tables["score_sets"].c.repetition,
+            metadata.tables["score_sets"].c.generation,
+            unique=True,
+        )
     Table(
         "store_repairs",
         metadata,
@@ -258,6 +283,7 @@ run_env = metadata.tables["run_env"]
 run_events = metadata.tables["run_events"]
 trajectories = metadata.tables["trajectories"]
 scores = metadata.tables["scores"]
+score_sets = metadata.tables["score_sets"]
 control_outcomes = metadata.tables["control_outcomes"]
 mutation_results = metadata.tables["mutation_results"]
 ledger = metadata.tables["ledger"]

@@ -32,7 +32,7 @@ from sqlalchemy.exc import DatabaseError, DBAPIError
 from agent_assay.errors import AssayError
 from agent_assay.hashing import canonical_json
 from agent_assay.model import Config, Item, Run, Suite, Trajectory
-from agent_assay.store import chain, migrations, schema
+from agent_assay.store import chain, migrations, schema, score_pack
 from agent_assay.store.engine import Access, make_engine, shown, store_path
 from agent_assay.store.postgres import connect_reason, is_server_url
 
@@ -131,6 +131,22 @@ def decode_json(table: str, row_id: object, text: str | None) -> Any:
         raise AssayError(
             f"{table} row {row_id}: stored JSON does not decode ({exc})", exit_code=2
         ) from exc
+
+
+def _score_set_content(
+    run_id: str, item_id: str, repetition: int, generation: int,
+    records: Sequence[ScoreRecord],
+) -> tuple[Any, ...] | None:
+    """The content of one score set row, in `chain.CONTENT_COLUMNS` order; None when the
+    trajectory has no score to store."""
+    if not records:
+        return None
+    packed = score_pack.pack(
+        [(r.scorer, r.scorer_version, bool(r.imported), score_value(r), r.detail)
+         for r in records]
+    )
+    return (run_id, item_id, repetition, generation, packed.scorers, packed.packed_values,
+            packed.details)
 
 
 def score_value(record: ScoreRecord) -> float | None:
@@ -507,25 +523,14 @@ class Store:
             last, prev, generation = cursor.fetchone()
             seq, prev = (last + 1, prev) if last is not None else (1, chain.GENESIS)
             generation = generation or 0
-            rows = []
+            score_set = _score_set_content(run_id, item_id, repetition, generation, scores)
             digests = [t_digest]
-            slot = (run_id, item_id, repetition)
-            digester = chain.RowDigester("scores", slot)
-            for r in scores:
-                rest = (
-                    r.scorer,
-                    r.scorer_version,
-                    score_value(r),
-                    canonical_json(dict(r.detail)) if r.detail else None,
-                    bool(r.imported),
-                    generation,
-                )
-                digest = digester.digest(rest)
-                digests.append(digest)
-                rows.append((*slot, *rest, seq, digest))
+            if score_set is not None:
+                set_digest = chain.row_digest("score_sets", score_set)
+                digests.append(set_digest)
             detail = canonical_json(
                 {
-                    "rows": {"scores": len(rows), "trajectories": 1} if rows
+                    "rows": {"score_sets": 1, "trajectories": 1} if score_set is not None
                     else {"trajectories": 1},
                     "slot": [item_id, repetition],
                     "steps": len(trajectory.steps),
@@ -536,8 +541,8 @@ class Store:
             cursor.execute(sql.ledger, ledger)
             cursor.execute(sql.trajectory, (*t_content, seq, t_digest))
             trajectory_id = int(cursor.fetchone()[0])
-            if rows:  # one statement for all of them: one round trip to a server
-                cursor.execute(*sql.scores([(trajectory_id, *row) for row in rows]))
+            if score_set is not None:
+                cursor.execute(sql.score_set, (trajectory_id, *score_set, seq, set_digest))
             cursor.close()
         return trajectory_id
 
@@ -588,37 +593,24 @@ class Store:
         return list(decode_json("score_generations", f"{run_id}/{row.generation}", row.scorers))
 
     def current_scores(self, run_id: str, item_id: str | None = None) -> list[ScoreRecord]:
-        """One row per (item, repetition, scorer): the run's current scoring generation
-        (only `item_id`'s rows if given).
-
-        Inside a generation the database allows one row per (trajectory, scorer); rows
-        sealed from an older store may repeat, and there the newest sealed row counts.
-        """
-        table = schema.scores
+        """One record per (item, repetition, scorer) of the run's current scoring generation
+        (only `item_id`'s if given), from its score sets and, for runs written before score
+        sets, its score rows; in (item, repetition, scorer) order."""
         with self.engine.connect() as conn:
             generation = _current_generation(conn, run_id)
-            where = [table.c.run_id == run_id, table.c.generation == generation]
+            records = _legacy_scores(conn, run_id, generation, item_id)
+            sets = schema.score_sets
+            where = [sets.c.run_id == run_id, sets.c.generation == generation]
             if item_id is not None:
-                where.append(table.c.item_id == item_id)
-            newest = (
-                select(func.max(table.c.id))
-                .where(*where)
-                .group_by(table.c.item_id, table.c.repetition, table.c.scorer)
-            )
-            c = table.c  # only what a ScoreRecord holds: large runs read 100,000s of rows
+                where.append(sets.c.item_id == item_id)
             rows = conn.execute(
-                select(c.id, c.item_id, c.repetition, c.scorer, c.scorer_version, c.value,
-                       c.detail, c.imported)
-                .where(c.id.in_(newest))
-                .order_by(c.item_id, c.repetition, c.scorer)
+                select(sets.c.id, sets.c.item_id, sets.c.repetition, sets.c.scorers,
+                       sets.c.packed_values, sets.c.details).where(*where)
             ).all()
-        # unpacked by position: named access on 100,000s of rows costs a second
-        return [
-            ScoreRecord(item_id, repetition, scorer, version, value,
-                        decode_json("scores", row_id, detail), bool(imported))
-            for row_id, item_id, repetition, scorer, version, value, detail, imported
-            in rows
-        ]
+        for row in rows:
+            records.extend(_unpacked(*row))
+        records.sort(key=ScoreRecord.slot_key)
+        return records
 
     def append_generation(
         self,
@@ -652,28 +644,22 @@ class Store:
                     },
                 )
             ]
+            by_slot: dict[tuple[str, int], list[ScoreRecord]] = {}
             for r in records:
                 if (r.item_id, r.repetition) not in slots:
                     raise AssayError(
                         f"run {run_id} has no trajectory {r.item_id}/{r.repetition} to re-score"
                     )
-                rows.append(
-                    (
-                        schema.scores,
-                        {
-                            "trajectory_id": slots[(r.item_id, r.repetition)],
-                            "run_id": run_id,
-                            "item_id": r.item_id,
-                            "repetition": r.repetition,
-                            "scorer": r.scorer,
-                            "scorer_version": r.scorer_version,
-                            "value": score_value(r),
-                            "detail": canonical_json(dict(r.detail)) if r.detail else None,
-                            "imported": bool(r.imported),
-                            "generation": generation,
-                        },
-                    )
-                )
+                by_slot.setdefault((r.item_id, r.repetition), []).append(r)
+            for (item_id, repetition), slot_records in by_slot.items():
+                content = _score_set_content(run_id, item_id, repetition, generation,
+                                             slot_records)
+                assert content is not None  # a slot is listed only with a record
+                rows.append((
+                    schema.score_sets,
+                    {"trajectory_id": slots[(item_id, repetition)],
+                     **dict(zip(chain.CONTENT_COLUMNS["score_sets"], content, strict=True))},
+                ))
             self._append_block(conn, run_id, "rescore", {"generation": generation}, rows)
         return generation
 
@@ -756,6 +742,16 @@ class Store:
         newest = payloads[-1]["pass_id"]
         return [p for p in payloads if p["pass_id"] == newest]
 
+    def count_scores(self) -> int:
+        """How many score values the store holds, in every generation of every run: a score
+        row holds one, a score set one per scorer (16 hex digits each)."""
+        sets = schema.score_sets
+        with self.engine.connect() as conn:
+            packed = conn.execute(
+                select(func.coalesce(func.sum(func.length(sets.c.packed_values)), 0))
+            ).scalar_one()
+        return self.count_rows("scores") + int(packed) // (2 * score_pack.VALUE_BYTES)
+
     def count_rows(self, table: str) -> int:
         with self.engine.connect() as conn:
             return int(
@@ -800,6 +796,51 @@ def _head(conn: Connection, run_id: str) -> Head | None:
     return Head(int(row.seq), str(row.digest)) if row else None
 
 
+def _legacy_scores(
+    conn: Connection, run_id: str, generation: int, item_id: str | None
+) -> list[ScoreRecord]:
+    """The `generation` rows of a run stored a row per score (before schema 4).
+
+    Inside a generation the database allows one row per (trajectory, scorer); rows sealed
+    from an older store may repeat, and there the newest sealed row counts.
+    """
+    table = schema.scores
+    where = [table.c.run_id == run_id, table.c.generation == generation]
+    if item_id is not None:
+        where.append(table.c.item_id == item_id)
+    newest = (
+        select(func.max(table.c.id))
+        .where(*where)
+        .group_by(table.c.item_id, table.c.repetition, table.c.scorer)
+    )
+    c = table.c  # only what a ScoreRecord holds
+    rows = conn.execute(
+        select(c.id, c.item_id, c.repetition, c.scorer, c.scorer_version, c.value,
+               c.detail, c.imported)
+        .where(c.id.in_(newest))
+    ).all()
+    # unpacked by position: named access on 100,000s of rows costs a second
+    return [
+        ScoreRecord(item_id, repetition, scorer, version, value,
+                    decode_json("scores", row_id, detail), bool(imported))
+        for row_id, item_id, repetition, scorer, version, value, detail, imported in rows
+    ]
+
+
+def _unpacked(
+    row_id: int, item_id: str, repetition: int, scorers: str, packed: str, details: str | None
+) -> list[ScoreRecord]:
+    """The records of one stored score set."""
+    where = f"score_sets row {row_id}"
+    columns = score_pack.scorer_columns(where, scorers)
+    values = score_pack.values_of(where, packed, len(columns))
+    notes = score_pack.details_of(where, details, len(columns))
+    return [
+        ScoreRecord(item_id, repetition, c.name, c.version, value, note, c.imported)
+        for c, value, note in zip(columns, values, notes, strict=True)
+    ]
+
+
 def _current_generation(conn: Connection, run_id: str) -> int:
     table = schema.score_generations
     value = conn.execute(
@@ -816,17 +857,7 @@ class _HotPathSQL:
     head: str
     ledger: str
     trajectory: str
-    score_row: str
-    """The placeholders of one score row, `(?, ?, ...)`."""
-
-    def scores(self, rows: Sequence[tuple[Any, ...]]) -> tuple[str, list[Any]]:
-        """One INSERT of all `rows` (one round trip to a server) and its parameters."""
-        values = ", ".join([self.score_row] * len(rows))
-        return f"{_SCORE_INSERT_HEAD} VALUES {values}", [v for row in rows for v in row]
-
-
-_SCORE_COLUMNS = ("trajectory_id", *chain.CONTENT_COLUMNS["scores"], "block", "digest")
-_SCORE_INSERT_HEAD = f"INSERT INTO scores ({', '.join(_SCORE_COLUMNS)})"
+    score_set: str
 
 
 @functools.cache
@@ -853,7 +884,10 @@ def _hot_path_sql(paramstyle: str) -> _HotPathSQL:
             (*chain.CONTENT_COLUMNS["trajectories"], "block", "digest"),
             " RETURNING id",
         ),
-        score_row=marks(len(_SCORE_COLUMNS)),
+        score_set=insert(
+            "score_sets",
+            ("trajectory_id", *chain.CONTENT_COLUMNS["score_sets"], "block", "digest"),
+        ),
     )
 
 
