@@ -382,7 +382,8 @@ class Report:
             return items_csv(self.item_cut, self.verdict_word)
         if self.by_tag:
             return by_tag_csv(self.tag_cut, self.verdict_word)
-        metrics = summarise(self.store, self.run, self.cluster).metrics
+        metrics = summarise(self.store, self.run, self.cluster,
+                            self.verdict.integrity.check).metrics
         shown = [m for m in metrics if m.headline or not self.headline_only]
         return metrics_csv(shown, self.run.run_id, self.verdict_word)
 

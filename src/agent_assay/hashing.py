@@ -16,6 +16,7 @@ SUITE: Final = "aa.suite.1"
 CONFIG: Final = "aa.config.1"
 SCORER: Final = "aa.scorer.1"
 TRAJECTORY: Final = "aa.trajectory.1"
+PATH: Final = "aa.path.1"
 
 
 def canonical_json(value: Any) -> str:

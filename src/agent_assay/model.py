@@ -241,6 +241,10 @@ class Trajectory:
         """Canonical JSON of the proposals: equal strings mean byte-identical paths."""
         return hashing.canonical_json([c.to_json() for c in self.calls])
 
+    def path_digest(self) -> str:
+        """The digest of `path_key`: what a trajectory's ledger block records of its path."""
+        return hashing.content_hash(hashing.PATH, [c.to_json() for c in self.calls])
+
     def to_json(self) -> dict[str, JSON]:
         return {
             "item_id": self.item_id,

@@ -219,7 +219,9 @@ def _check_trajectories(
             except AssayError:
                 continue  # already a chain finding
     found: list[Trajectory] = []
-    for row in store.chained_rows("trajectories", run.run_id):
+    stored = store.chained_rows("trajectories", run.run_id)
+    for values in stored.rows:
+        row = dict(zip(stored.columns, values, strict=True))
         slot = (row["item_id"], row["repetition"])
         where = f"trajectory {slot[0]}/{slot[1]}"
         if slot not in expected:
@@ -244,6 +246,9 @@ def _check_trajectories(
                     f"has {len(trajectory.steps)} steps, its ledger block records "
                     f"{detail.get('steps')}",
                 )
+            if "path" in detail and detail["path"] != trajectory.path_digest():
+                out.add(where, f"its proposal path is not the one its ledger block "
+                        f"{row['block']} records")
         found.append(trajectory)
     terminal = [e.event for e in store.events(run.run_id) if e.event in TERMINAL_EVENTS]
     missing = expected - {(t.item_id, t.repetition) for t in found}

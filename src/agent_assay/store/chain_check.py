@@ -16,13 +16,23 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import RowMapping
-
 from agent_assay.errors import AssayError
 from agent_assay.findings import Finding
 from agent_assay.store import chain
 from agent_assay.store.schema_check import schema_findings
-from agent_assay.store.store import TERMINAL_EVENTS, Head, LedgerEntry, Store
+from agent_assay.store.store import TERMINAL_EVENTS, Head, LedgerEntry, Store, StoredRows
+
+Row = dict[str, Any]
+"""One stored row as the checks read it: by column name, without its large columns."""
+
+# Columns no check reads after the row is re-hashed: not kept, so memory stays small.
+_LARGE_COLUMNS: Mapping[str, frozenset[str]] = {
+    "trajectories": frozenset({"payload"}),
+    "scores": frozenset({"detail"}),
+    "score_sets": frozenset({"scorers", "packed_values", "details"}),
+    "control_outcomes": frozenset({"payload"}),
+    "mutation_results": frozenset({"payload"}),
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,13 +73,16 @@ class ChainCheck:
     blocks: int
     rows: int
     ledger: tuple[LedgerEntry, ...] = field(default=())
+    paths: Mapping[tuple[str, int], str] = field(default_factory=dict)
+    """Per trajectory slot, the digest of its proposal path its block records (blocks
+    written before schema 4 record none): what the consistency figure compares."""
 
     @property
     def intact(self) -> bool:
         return not self.findings
 
 
-def _row_name(table: str, row: RowMapping) -> str:
+def _row_name(table: str, row: Row) -> str:
     if table in ("trajectories", "scores", "score_sets"):
         slot = f"{row['item_id']}/{row['repetition']}"
         if table == "scores":
@@ -111,40 +124,62 @@ class _Walk:
     def add(self, where: str, problem: str) -> None:
         self.findings.append(Finding(where, problem))
 
-    def digest_row(self, table: str, row: RowMapping) -> str | None:
-        """Re-hash one row's content, compare with its stored digest, file it by block."""
-        self.rows += 1
-        try:
-            digest = chain.row_digest(table, chain.content_of(table, row))
-        except chain.UnencodableValue as exc:
-            self.add(_row_name(table, row), f"holds a value no writer produces ({exc})")
-            return None
-        stored, block = row.get("digest"), row.get("block")
-        if stored is None and block is None:
+    def digest_rows(self, table: str, stored: StoredRows) -> tuple[list[Row], list[str | None]]:
+        """Re-hash every row of one table; keep each row without its large columns (what the
+        later checks read) and its recomputed digest (None when it cannot be encoded)."""
+        n = len(chain.CONTENT_COLUMNS[table])
+        large = _LARGE_COLUMNS.get(table, frozenset())
+        kept = [i for i, c in enumerate(stored.columns) if c not in large]
+        names = [stored.columns[i] for i in kept]
+        rows: list[Row] = []
+        digests: list[str | None] = []
+        by_block = self.by_block
+        for values in stored.rows:
+            row = dict(zip(names, [values[i] for i in kept], strict=True))
+            rows.append(row)
+            self.rows += 1
+            try:
+                digest = chain.row_digest(table, values[:n])
+            except chain.UnencodableValue as exc:
+                self.add(_row_name(table, row), f"holds a value no writer produces ({exc})")
+                digests.append(None)
+                continue
+            digests.append(digest)
+            block, held = values[n], values[n + 1]
+            if held == digest and type(block) is int:  # the common case, checked fastest
+                by_block[block][table].append(digest)
+                continue
+            self._file_odd_row(table, row, digest, block, held)
+        return rows, digests
+
+    def _file_odd_row(
+        self, table: str, row: Row, digest: str, block: object, held: object
+    ) -> None:
+        """A row sealed at migration (no block, no digest), or one whose chain columns
+        disagree with its content."""
+        if held is None and block is None:
             self.legacy[table].append(digest)
-            return digest
-        if stored != digest:
+            return
+        if held != digest:
             self.add(_row_name(table, row), "content does not match its digest (changed after it "
                      "was written)")
-        if not isinstance(block, int) or not chain.is_digest(stored):
+        if not isinstance(block, int) or not chain.is_digest(held):
             self.add(_row_name(table, row), "its block or digest column is missing or damaged")
-            return digest
+            return
         # the block is checked against the digests as stored, so an edited row is one finding
         # (above) and an edited digest column is another (its block's)
-        self.by_block[block][table].append(str(stored))
-        return digest
+        self.by_block[block][table].append(str(held))
 
 
 def check_run_chain(store: Store, run_id: str) -> ChainCheck:
     walk = _Walk(run_id)
-    rows = {table: store.chained_rows(table, run_id) for table in chain.CHAINED_TABLES}
-    digests = {
-        table: [walk.digest_row(table, row) for row in table_rows]
-        for table, table_rows in rows.items()
-    }
+    rows: dict[str, list[Row]] = {}
+    digests: dict[str, list[str | None]] = {}
+    for table in chain.CHAINED_TABLES:
+        rows[table], digests[table] = walk.digest_rows(table, store.chained_rows(table, run_id))
     ledger = _sound_entries(walk, store.ledger(run_id))
     _check_ledger(walk, ledger)
-    _check_rows_against_blocks(walk, ledger, rows)
+    paths = _check_rows_against_blocks(walk, ledger, rows)
     _check_slots(walk, rows)
     _check_terminal_heads(walk, ledger, rows["run_events"])
     generation = _check_generations(walk, rows)
@@ -163,7 +198,8 @@ def check_run_chain(store: Store, run_id: str) -> ChainCheck:
         generation=generation,
         scores=RowSet(len(current), chain.set_digest(current)),
     )
-    return ChainCheck(run_id, tuple(walk.findings), evidence, len(ledger), walk.rows, tuple(ledger))
+    return ChainCheck(run_id, tuple(walk.findings), evidence, len(ledger), walk.rows,
+                      tuple(ledger), paths)
 
 
 def _sound_entries(walk: _Walk, ledger: list[LedgerEntry]) -> list[LedgerEntry]:
@@ -201,8 +237,12 @@ def _check_ledger(walk: _Walk, ledger: list[LedgerEntry]) -> None:
 
 
 def _check_rows_against_blocks(
-    walk: _Walk, ledger: list[LedgerEntry], rows: Mapping[str, list[RowMapping]]
-) -> None:
+    walk: _Walk, ledger: list[LedgerEntry], rows: Mapping[str, list[Row]]
+) -> dict[tuple[str, int], str]:
+    """Each block holds the rows its entry records and digests to them; returns the path
+    digests the trajectory blocks record, by slot."""
+    slot_of = {row["block"]: (row["item_id"], row["repetition"]) for row in rows["trajectories"]}
+    paths: dict[tuple[str, int], str] = {}
     known = {entry.seq for entry in ledger}
     for block in sorted(set(walk.by_block) - known):
         tables = ", ".join(sorted(walk.by_block[block]))
@@ -229,6 +269,9 @@ def _check_rows_against_blocks(
         )
         if expected != entry.digest:
             walk.add(f"ledger block {entry.seq} ({entry.kind})", "digest does not match its rows")
+        path = detail.get("path")
+        if entry.kind == "trajectory" and isinstance(path, str) and entry.seq in slot_of:
+            paths[slot_of[entry.seq]] = path
         if entry.kind == "seal":
             sealed = True
             _check_seal(walk, entry, detail)
@@ -240,6 +283,7 @@ def _check_rows_against_blocks(
         walk.add(f"run {walk.run_id}", f"has {len(runs)} runs rows, not 1")
     elif runs[0]["block"] not in (None, 1):
         walk.add(f"run {walk.run_id}", f"its runs row joined block {runs[0]['block']}, not 1")
+    return paths
 
 
 def _check_seal(walk: _Walk, entry: LedgerEntry, detail: Mapping[str, Any]) -> None:
@@ -261,7 +305,7 @@ def _check_seal(walk: _Walk, entry: LedgerEntry, detail: Mapping[str, Any]) -> N
             walk.add(f"{table} rows sealed at migration", "content changed since the seal")
 
 
-def _check_slots(walk: _Walk, rows: Mapping[str, list[RowMapping]]) -> None:
+def _check_slots(walk: _Walk, rows: Mapping[str, list[Row]]) -> None:
     """Each trajectory slot once; each score row and score set names its own trajectory's
     slot; a trajectory has one set, or one row per scorer, in each generation (the
     database refuses otherwise, unless its guards were removed), never both."""
@@ -299,7 +343,7 @@ def _check_slots(walk: _Walk, rows: Mapping[str, list[RowMapping]]) -> None:
 
 
 def _check_terminal_heads(
-    walk: _Walk, ledger: list[LedgerEntry], events: list[RowMapping]
+    walk: _Walk, ledger: list[LedgerEntry], events: list[Row]
 ) -> None:
     digest_at = {entry.seq: entry.digest for entry in ledger}
     for row in events:
@@ -315,7 +359,7 @@ def _check_terminal_heads(
             walk.add(_row_name("run_events", row), "records a chain head the ledger does not have")
 
 
-def _check_generations(walk: _Walk, rows: Mapping[str, list[RowMapping]]) -> int:
+def _check_generations(walk: _Walk, rows: Mapping[str, list[Row]]) -> int:
     recorded = {int(r["generation"]) for r in rows["score_generations"]}
     for table in chain.SCORE_TABLES:
         for row in rows[table]:

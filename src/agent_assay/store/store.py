@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Connection, Engine, RowMapping, Table, func, inspect, select
+from sqlalchemy import Connection, Engine, Table, func, inspect, select
 from sqlalchemy.exc import DatabaseError, DBAPIError
 
 from agent_assay.errors import AssayError
@@ -35,6 +35,7 @@ from agent_assay.model import Config, Item, Run, Suite, Trajectory
 from agent_assay.store import chain, migrations, schema, score_pack
 from agent_assay.store.engine import Access, make_engine, shown, store_path
 from agent_assay.store.postgres import connect_reason, is_server_url
+from agent_assay.store.score_columns import ScoreColumns, StoredScore, StoredSet, score_columns
 
 TERMINAL_EVENTS = frozenset({"complete", "interrupted"})
 OPENING_EVENTS = frozenset({"started", "resumed"})
@@ -220,13 +221,22 @@ class Store:
             ).all()
         return [LedgerEntry(r.seq, r.kind, r.detail, r.prev_digest, r.digest, r.at) for r in rows]
 
-    def chained_rows(self, table: str, run_id: str) -> list[RowMapping]:
-        """Every stored row of `table` for `run_id`, raw (no decoding), in id order."""
+    def chained_rows(self, table: str, run_id: str) -> StoredRows:
+        """Every stored row of `table` for `run_id`, raw (no decoding), in id order, streamed
+        in batches so a run of any size is re-hashed in bounded memory."""
         t = schema.metadata.tables[table]
+        content = chain.CONTENT_COLUMNS[table]
+        rest = [c.name for c in t.columns if c.name not in (*content, "block", "digest")]
+        columns = (*content, "block", "digest", *rest)
         order = t.c.id if "id" in t.c else t.c.block
+        query = select(*(t.c[c] for c in columns)).where(t.c.run_id == run_id).order_by(order)
+        return StoredRows(columns, self._streamed(query))
+
+    def _streamed(self, query: Any) -> Iterator[tuple[Any, ...]]:
         with self.tolerant_connection() as conn:
-            query = select(t).where(t.c.run_id == run_id).order_by(order)
-            return list(conn.execute(query).mappings())
+            result = conn.execution_options(yield_per=_STREAM_BATCH).execute(query)
+            for batch in result.partitions():
+                yield from map(tuple, batch)
 
     def _append_block(
         self,
@@ -515,6 +525,7 @@ class Store:
         item_id, repetition = trajectory.item_id, trajectory.repetition
         t_content = (run_id, item_id, repetition, bool(trajectory.crashed), payload, created)
         t_digest = chain.row_digest("trajectories", t_content)
+        path = trajectory.path_digest()  # the block records it: a report reads no payload
         conn = self._writer_connection()
         sql = _hot_path_sql(conn.dialect.paramstyle)
         with conn.begin():
@@ -534,6 +545,7 @@ class Store:
                     else {"trajectories": 1},
                     "slot": [item_id, repetition],
                     "steps": len(trajectory.steps),
+                    "path": path,
                 }
             )
             digest = chain.block_digest(run_id, seq, "trajectory", prev, detail, digests)
@@ -611,6 +623,24 @@ class Store:
             records.extend(_unpacked(*row))
         records.sort(key=ScoreRecord.slot_key)
         return records
+
+    def score_columns(self, run_id: str) -> ScoreColumns:
+        """The run's current scores as NumPy columns per metric: what a report aggregates,
+        read without building an object per score."""
+        sets = schema.score_sets
+        with self.engine.connect() as conn:
+            generation = _current_generation(conn, run_id)
+            rows = conn.execute(
+                select(sets.c.id, sets.c.item_id, sets.c.repetition, sets.c.scorers,
+                       sets.c.packed_values)
+                .where(sets.c.run_id == run_id, sets.c.generation == generation)
+            ).all()
+            legacy = _legacy_scores(conn, run_id, generation, None)
+        return score_columns(
+            [StoredSet(*row) for row in rows],
+            [StoredScore(r.item_id, r.repetition, r.scorer, r.scorer_version, r.value,
+                         r.imported) for r in legacy],
+        )
 
     def append_generation(
         self,
@@ -847,6 +877,19 @@ def _current_generation(conn: Connection, run_id: str) -> int:
         select(func.max(table.c.generation)).where(table.c.run_id == run_id)
     ).scalar()
     return int(value or 0)
+
+
+_STREAM_BATCH = 2000
+"""Rows fetched at a time when a whole run is streamed (a server-side cursor on PostgreSQL)."""
+
+
+@dataclass(frozen=True)
+class StoredRows:
+    """A table's rows of one run as plain tuples: the content columns in chain order, then
+    block and digest, then the rest; an iterator, read once."""
+
+    columns: tuple[str, ...]
+    rows: Iterator[tuple[Any, ...]]
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,14 +12,14 @@ the failed items are the ids to hand to `trajectories show`.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from agent_assay.errors import AssayError
 from agent_assay.model import Run
 from agent_assay.scoring.base import ScoreKind, passes
-from agent_assay.store.store import ScoreRecord, Store
-from agent_assay.views.summary import MetricSummary, metric_summaries, scores_by_metric
+from agent_assay.store.score_columns import ScoreColumns
+from agent_assay.store.store import Store
+from agent_assay.views.summary import MetricSummary, metric_summaries
 
 
 @dataclass(frozen=True)
@@ -55,16 +55,14 @@ def item_tags(store: Store, run: Run) -> dict[str, tuple[str, ...]]:
     return {item_id: by_id[item_id].tags for item_id in run.item_ids}
 
 
-def by_tag(
-    store: Store, run: Run, rows: Mapping[str, Sequence[ScoreRecord]] | None = None
-) -> TagBreakdown:
-    """Every metric per tag, tags in name order; `rows` when the caller has read them."""
+def by_tag(store: Store, run: Run, columns: ScoreColumns | None = None) -> TagBreakdown:
+    """Every metric per tag, tags in name order; `columns` when the caller has read them."""
     tags = item_tags(store, run)
     members: dict[str, set[str]] = defaultdict(set)
     for item_id, item_tag_list in tags.items():
         for tag in item_tag_list:
             members[tag].add(item_id)
-    scores = scores_by_metric(store, run) if rows is None else rows
+    scores = store.score_columns(run.run_id) if columns is None else columns
     manifest = store.manifest(run.run_id)
     return TagBreakdown(
         run=run,

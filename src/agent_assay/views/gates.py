@@ -231,7 +231,8 @@ def report_text(
         *single_pass_lines(single_pass_refusal(store, run)),
     ]
     return render_text(
-        summarise(store, run, cluster), headline_only=headline_only, banner=banner
+        summarise(store, run, cluster, verdict.integrity.check), headline_only=headline_only,
+        banner=banner
     )
 
 
@@ -250,7 +251,7 @@ def report_json(
         return {"run_id": run.run_id} | gate
     head = verdict.integrity.check.evidence.head
     single = single_pass_refusal(store, run)
-    return summary_json(summarise(store, run, cluster)) | gate | {
+    return summary_json(summarise(store, run, cluster, verdict.integrity.check)) | gate | {
         "chain_head": head.to_json() if head else None,
         "single_pass_refused": list(single.reasons),
         "determinism_certified_by": single.certified_by,

@@ -13,9 +13,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+import numpy as np
+import numpy.typing as npt
+
 from agent_assay.aggregates import RunStatus, clusters_of, run_status
-from agent_assay.model import Run, Trajectory
-from agent_assay.scoring.base import ScoreKind, passes
+from agent_assay.model import Run
+from agent_assay.scoring.base import ScoreKind
 from agent_assay.stats import (
     Interval,
     clustered_interval,
@@ -25,7 +28,9 @@ from agent_assay.stats import (
     pass_at_k,
     pass_hat_k,
 )
-from agent_assay.store.store import ScoreRecord, Store
+from agent_assay.store.chain_check import ChainCheck
+from agent_assay.store.score_columns import MetricColumns, ScoreColumns
+from agent_assay.store.store import Store
 
 
 @dataclass(frozen=True)
@@ -80,22 +85,33 @@ class RunSummary:
 def _metric(
     name: str,
     meta: Mapping[str, Any],
-    rows: Sequence[ScoreRecord],
+    column: MetricColumns | None,
     k: int,
     headline: bool,
+    item_ids: Sequence[str],
     clusters: Mapping[str, str] | None = None,
 ) -> MetricSummary:
+    """One metric's figures from its columns. Each mean adds its values with Python's own
+    `sum`, in (item, repetition) order, exactly as a loop over the stored rows would, so
+    every figure is the same to the last bit however the values were read."""
     kind: ScoreKind = meta.get("kind", "measure")
-    by_item: dict[str, dict[int, float]] = defaultdict(dict)
-    for row in rows:
-        if row.value is not None:
-            by_item[row.item_id][row.repetition] = row.value
-    item_ids = [i for i, v in by_item.items() if v]
-    item_means = [sum(by_item[i].values()) / len(by_item[i]) for i in item_ids]
-    per_rep = tuple(_mean([v[r] for v in by_item.values() if r in v]) for r in range(1, k + 1))
+    if column is None:
+        column = MetricColumns(np.zeros(0, np.int32), np.zeros(0, np.int32),
+                               np.zeros(0, np.float64), frozenset(), False)
+    known = ~np.isnan(column.values)
+    items, reps, values = column.items[known], column.repetitions[known], column.values[known]
+    present, starts, ends = _groups(items)
+    listed = values.tolist()
+    item_means = [sum(listed[a:b]) / (b - a) for a, b in zip(starts, ends, strict=True)]
+    by_rep = np.argsort(reps, kind="stable")  # items stay in order within a repetition
+    rep_of, rep_starts, rep_ends = _groups(reps[by_rep])
+    rep_values = values[by_rep].tolist()
+    rep_means = {r: sum(rep_values[a:b]) / (b - a)
+                 for r, a, b in zip(rep_of, rep_starts, rep_ends, strict=True)}
+    per_rep = tuple(rep_means.get(r) for r in range(1, k + 1))
     summary = MetricSummary(
         name=name,
-        version=",".join(sorted({r.scorer_version for r in rows})) or str(meta.get("version")),
+        version=",".join(sorted(column.versions)) or str(meta.get("version")),
         kind=kind,
         definition=str(meta.get("definition", "imported score")),
         headline=headline,
@@ -104,19 +120,20 @@ def _metric(
         mean_ci=mean_interval(item_means),
         mean_method=interval_method(item_means),
         clustered_ci=None if clusters is None
-        else clustered_interval(item_means, [clusters[i] for i in item_ids]),
+        else clustered_interval(item_means, [clusters[item_ids[i]] for i in present]),
         per_repetition=per_rep,
-        imported=any(r.imported for r in rows),
+        imported=column.imported,
     )
     if kind == "measure":
         return summary
+    passed = np.cumsum(values == 0 if kind == "count" else values >= 1.0)
     hat: list[float] = []
     at: list[float] = []
-    for values in by_item.values():
-        n = len(values)
+    for a, b in zip(starts, ends, strict=True):
+        n = b - a
         if n < k:
             continue
-        c = sum(bool(passes(kind, v)) for v in values.values())
+        c = int(passed[b - 1] - (passed[a - 1] if a else 0))
         hat.append(pass_hat_k(n, c, k))
         at.append(pass_at_k(n, c, k))
     return replace(
@@ -129,11 +146,22 @@ def _metric(
     )
 
 
+def _groups(codes: npt.NDArray[np.int32]) -> tuple[list[int], list[int], list[int]]:
+    """The runs of equal codes in a sorted array: each code, where it starts and ends."""
+    if not len(codes):
+        return [], [], []
+    starts = [0, *(np.flatnonzero(np.diff(codes)) + 1).tolist()]
+    ends = [*starts[1:], len(codes)]
+    return codes[starts].tolist(), starts, ends
+
+
 def _mean(values: Sequence[float]) -> float | None:
     return sum(values) / len(values) if values else None
 
 
-def consistency(trajectories: Sequence[Trajectory], k: int) -> Consistency:
+def consistency(paths: Mapping[tuple[str, int], str], k: int) -> Consistency:
+    """The share of items whose k proposal paths are identical, from each slot's path key
+    (or its digest: equal either way exactly when the paths are byte-identical)."""
     if k == 1:
         return Consistency(
             None,
@@ -142,10 +170,10 @@ def consistency(trajectories: Sequence[Trajectory], k: int) -> Consistency:
             "k=1: one pass per item, so there is no spread across repetitions and no "
             "consistency figure",
         )
-    paths: dict[str, list[str]] = defaultdict(list)
-    for t in trajectories:
-        paths[t.item_id].append(t.path_key())
-    complete = [p for p in paths.values() if len(p) == k]
+    by_item: dict[str, list[str]] = defaultdict(list)
+    for (item_id, _), path in paths.items():
+        by_item[item_id].append(path)
+    complete = [p for p in by_item.values() if len(p) == k]
     same = sum(len(set(p)) == 1 for p in complete)
     return Consistency(
         same / len(complete) if complete else None,
@@ -155,16 +183,19 @@ def consistency(trajectories: Sequence[Trajectory], k: int) -> Consistency:
     )
 
 
-def scores_by_metric(store: Store, run: Run) -> dict[str, list[ScoreRecord]]:
-    """The run's current scores, grouped by scorer: read once, summarised many ways."""
-    rows: dict[str, list[ScoreRecord]] = defaultdict(list)
-    for row in store.current_scores(run.run_id):
-        rows[row.scorer].append(row)
-    return rows
+def path_digests(store: Store, run: Run, recorded: Mapping[tuple[str, int], str]
+                 ) -> dict[tuple[str, int], str]:
+    """Each stored trajectory's path digest: as its block records it, or, for trajectories
+    written before blocks recorded one, from its decoded payload."""
+    paths = dict(recorded)
+    if len(paths) < store.trajectory_counts(run.run_id)[0]:
+        for t in store.trajectories(run.run_id):
+            paths.setdefault((t.item_id, t.repetition), t.path_digest())
+    return paths
 
 
 def metric_summaries(
-    rows_by_metric: Mapping[str, Sequence[ScoreRecord]],
+    columns: ScoreColumns,
     manifest: Mapping[str, Any],
     k: int,
     clusters: Mapping[str, str] | None = None,
@@ -174,33 +205,38 @@ def metric_summaries(
     last); `items` restricts every figure to those items (a tag's, say)."""
     scorer_meta: dict[str, Any] = {s["name"]: s for s in manifest.get("scorers", [])}
     headline = set(manifest.get("headline", []))
-    order = [n for n in scorer_meta if n in rows_by_metric] + sorted(
-        n for n in rows_by_metric if n not in scorer_meta
+    order = [n for n in scorer_meta if n in columns.metrics] + sorted(
+        n for n in columns.metrics if n not in scorer_meta
     )
+    shown = columns if items is None else columns.restricted(items)
     return tuple(
         _metric(
             name,
             scorer_meta.get(name, {}),
-            rows_by_metric[name] if items is None
-            else [r for r in rows_by_metric[name] if r.item_id in items],
+            shown.metrics.get(name),
             k,
             name in headline,
+            shown.item_ids,
             clusters,
         )
         for name in order
     )
 
 
-def summarise(store: Store, run: Run, cluster: str | None = None) -> RunSummary:
+def summarise(
+    store: Store, run: Run, cluster: str | None = None, check: ChainCheck | None = None
+) -> RunSummary:
+    """The run's figures; `check`, the chain check the caller already made, lends the path
+    digests its blocks record, so no trajectory is decoded for them."""
     clusters = None if cluster is None else clusters_of(store, run, cluster)
-    trajectories = store.trajectories(run.run_id)
     manifest = store.manifest(run.run_id)
-    metrics = metric_summaries(scores_by_metric(store, run), manifest, run.repeats, clusters)
+    metrics = metric_summaries(store.score_columns(run.run_id), manifest, run.repeats, clusters)
+    paths = path_digests(store, run, check.paths if check is not None else {})
     return RunSummary(
         run=run,
         status=run_status(store, run),
         metrics=metrics,
-        consistency=consistency(trajectories, run.repeats),
+        consistency=consistency(paths, run.repeats),
         manifest=manifest,
         cluster=cluster,
         clusters=len(set(clusters.values())) if clusters else 0,

@@ -46,7 +46,7 @@ from agent_assay.views.html.readonce import ReadOnce
 from agent_assay.views.html.trajectories import anchor, cards, definitions, trajectory_views
 from agent_assay.views.passk import PassKReport, passk_report
 from agent_assay.views.render import fmt, fmt_ci, header_lines, small_n_notes
-from agent_assay.views.summary import MetricSummary, RunSummary, scores_by_metric, summarise
+from agent_assay.views.summary import MetricSummary, RunSummary, summarise
 
 
 def cell(value: object) -> Markup:
@@ -122,7 +122,7 @@ def run_page(store: Store, run: Run, verdict: Admissibility) -> str:
         return _render("run.html.j2", run=run, tampered=True,
                        banner=_banner("TAMPERED", "tampered", lines))
     db = ReadOnce(store)
-    summary = summarise(db, run)
+    summary = summarise(db, run, check=verdict.integrity.check)
     word = verdict.word
     banner = _banner(word, "ok" if verdict.admissible else "bad", admissibility_lines(verdict),
                      evidence_line(verdict.integrity), single_pass_refusal(db, run))
@@ -130,7 +130,7 @@ def run_page(store: Store, run: Run, verdict: Admissibility) -> str:
     outcomes = db.control_outcomes(run.run_id)
     passk = passk_report(db, run)
     mutation = db.latest_mutation_pass(run.run_id)
-    cut = by_tag(db, run, scores_by_metric(db, run))
+    cut = by_tag(db, run)
     views = trajectory_views(db, run)
     return _render(
         "run.html.j2",

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from agent_assay.model import Run, Suite, Trajectory
+from agent_assay.store.score_columns import ScoreColumns
 from agent_assay.store.store import ScoreRecord, Store, StoredOutcome
 
 
@@ -22,6 +23,7 @@ class ReadOnce(Store):
         super().__init__(store.engine)
         self._trajectories: dict[str, list[Trajectory]] = {}
         self._scores: dict[str, list[ScoreRecord]] = {}
+        self._columns: dict[str, ScoreColumns] = {}
         self._manifests: dict[str, dict[str, Any]] = {}
         self._suites: dict[str, Suite] = {}
         self._runs: dict[str, Run] = {}
@@ -41,6 +43,11 @@ class ReadOnce(Store):
             self._scores[run_id] = super().current_scores(run_id)
         every = self._scores[run_id]
         return list(every) if item_id is None else [r for r in every if r.item_id == item_id]
+
+    def score_columns(self, run_id: str) -> ScoreColumns:
+        if run_id not in self._columns:
+            self._columns[run_id] = super().score_columns(run_id)
+        return self._columns[run_id]
 
     def manifest(self, run_id: str) -> dict[str, Any]:
         if run_id not in self._manifests:

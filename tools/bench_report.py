@@ -1,0 +1,148 @@
+"""`make bench-report`: what `agent-assay report` costs at 10k, 100k and 1M stored scores.
+
+    python tools/bench_report.py [--sizes 10000,100000,1000000] [--out reports/bench/report.json]
+
+Each size is a no-op run (bench_core.NoopAdapter: 100 items, 13 scorers, k chosen so the
+run holds at least that many scores) written by the real runner into its own SQLite
+file. The report is then timed as a user meets it, `agent-assay report RUN --db FILE`
+in a fresh process (median of 3): CPU seconds (user + system) and peak RSS. A second
+fresh process splits the CPU into the integrity check (schema, chain, every row
+re-hashed: what makes TAMPERED possible) and the figures (scores read as columns and
+aggregated), and the start-up of the command is measured alone (`agent-assay
+--version`). Not part of `make test`: the 1M store takes a few minutes to write.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+TOOLS = ROOT / "tools"
+sys.path.insert(0, str(TOOLS))
+
+from bench_output import write_figures  # noqa: E402
+
+ITEMS = 100
+SCORERS = 13
+TRIALS = 3
+TARGET_CPU_SECONDS = 1.0
+TARGET_PEAK_MB = 300
+CLI = str(Path(sys.executable).with_name("agent-assay"))
+
+_MEASURE = """
+import resource, subprocess, sys, json
+p = subprocess.run(sys.argv[1:], capture_output=True, text=True)
+use = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(json.dumps({"code": p.returncode, "cpu": use.ru_utime + use.ru_stime,
+                  "rss_mb": use.ru_maxrss / 1024, "err": p.stderr[-500:]}))
+"""
+
+_SPLIT = """
+import json, resource, sys, time
+from agent_assay import api
+from agent_assay.integrity.admissibility import assess
+from agent_assay.views.summary import summarise
+store = api.open_db(sys.argv[1], read_only=True)
+run = store.get_run(sys.argv[2])
+t = time.process_time()
+verdict = assess(store, run)
+integrity = time.process_time() - t
+t = time.process_time()
+summarise(store, run, check=verdict.integrity.check)
+figures = time.process_time() - t
+print(json.dumps({"integrity": integrity, "figures": figures, "tampered": verdict.tampered,
+                  "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+"""
+
+
+def write_run(db: Path, scores: int) -> str:
+    """A complete no-op run holding at least `scores` scores; its id."""
+    from agent_assay import api
+    from bench_core import NoopAdapter
+
+    repeats = max(1, -(-scores // (ITEMS * SCORERS)))
+    done = api.evaluate(NoopAdapter(), "noop", store=str(db), repeats=repeats, seed=0)
+    return done.run.run_id
+
+
+def measured(command: list[str]) -> dict[str, Any]:
+    """`command` in a fresh child: its CPU seconds and peak RSS."""
+    out = subprocess.run([sys.executable, "-c", _MEASURE, *command], capture_output=True,
+                         text=True, check=True).stdout
+    got: dict[str, Any] = json.loads(out)
+    if got["code"] != 0:
+        raise SystemExit(f"{' '.join(command)} exited {got['code']}: {got['err']}")
+    return got
+
+
+def one_size(scores: int, workdir: Path) -> dict[str, Any]:
+    db = workdir / f"report_{scores}.db"
+    run_id = write_run(db, scores)
+    cli = [CLI]
+    reports = [measured([*cli, "report", run_id, "--db", str(db)]) for _ in range(TRIALS)]
+    split = json.loads(subprocess.run([sys.executable, "-c", _SPLIT, str(db), run_id],
+                                      capture_output=True, text=True, check=True).stdout)
+    from agent_assay.store.store import open_existing_store
+
+    store = open_existing_store(str(db))
+    stored = store.count_scores()
+    trajectories = store.count_rows("trajectories")
+    store.close()
+    cpu = statistics.median(r["cpu"] for r in reports)
+    return {
+        "scores": stored,
+        "trajectories": trajectories,
+        "run_id": run_id,
+        "report_cpu_seconds": round(cpu, 3),
+        "report_peak_rss_mb": round(max(r["rss_mb"] for r in reports), 1),
+        "integrity_cpu_seconds": round(split["integrity"], 3),
+        "figures_cpu_seconds": round(split["figures"], 3),
+        "store_bytes_per_trajectory": round(db.stat().st_size / trajectories),
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="10000,100000,1000000")
+    parser.add_argument("--out", type=Path, default=ROOT / "reports/bench/report.json")
+    args = parser.parse_args()
+    sizes = [int(s) for s in args.sizes.split(",")]
+    startup = [measured([CLI, "--version"])
+               for _ in range(TRIALS)]
+    with tempfile.TemporaryDirectory() as tmp:
+        rows = [one_size(n, Path(tmp)) for n in sizes]
+        for row in rows:
+            print(f"{row['scores']:>9} scores: report {row['report_cpu_seconds']} s CPU, "
+                  f"{row['report_peak_rss_mb']} MB (integrity {row['integrity_cpu_seconds']} s,"
+                  f" figures {row['figures_cpu_seconds']} s)", flush=True)
+    largest, smallest = rows[-1], rows[0]
+    growth = (largest["report_cpu_seconds"] / smallest["report_cpu_seconds"]) / (
+        largest["scores"] / smallest["scores"])
+    figures: dict[str, Any] = {
+        "command": "make bench-report",
+        "machine": {"platform": platform.platform(), "python": platform.python_version()},
+        "startup_cpu_seconds": round(statistics.median(s["cpu"] for s in startup), 3),
+        "sizes": rows,
+        "cpu_growth_per_score_largest_over_smallest": round(growth, 3),
+        "targets": {"report_cpu_seconds_max": TARGET_CPU_SECONDS,
+                    "report_peak_rss_mb_max": TARGET_PEAK_MB, "growth_at_most_linear": 1.0},
+        "meets_targets": {
+            "report_cpu_seconds": largest["report_cpu_seconds"] <= TARGET_CPU_SECONDS,
+            "report_peak_rss_mb": largest["report_peak_rss_mb"] <= TARGET_PEAK_MB,
+            "growth_at_most_linear": growth <= 1.0,
+        },
+    }
+    write_figures(args.out, figures)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
