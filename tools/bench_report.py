@@ -33,6 +33,7 @@ from bench_output import write_figures  # noqa: E402
 ITEMS = 100
 SCORERS = 13
 TRIALS = 3
+LABELS = ("small", "medium", "large")
 TARGET_CPU_SECONDS = 1.0
 TARGET_PEAK_MB = 300
 CLI = str(Path(sys.executable).with_name("agent-assay"))
@@ -115,6 +116,8 @@ def main() -> int:
     parser.add_argument("--out", type=Path, default=ROOT / "reports/bench/report.json")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
+    if len(sizes) != len(LABELS):
+        parser.error(f"--sizes takes {len(LABELS)} sizes, smallest first")
     startup = [measured([CLI, "--version"])
                for _ in range(TRIALS)]
     with tempfile.TemporaryDirectory() as tmp:
@@ -130,7 +133,7 @@ def main() -> int:
         "command": "make bench-report",
         "machine": {"platform": platform.platform(), "python": platform.python_version()},
         "startup_cpu_seconds": round(statistics.median(s["cpu"] for s in startup), 3),
-        "sizes": rows,
+        "sizes": dict(zip(LABELS, rows, strict=True)),
         "cpu_growth_per_score_largest_over_smallest": round(growth, 3),
         "targets": {"report_cpu_seconds_max": TARGET_CPU_SECONDS,
                     "report_peak_rss_mb_max": TARGET_PEAK_MB, "growth_at_most_linear": 1.0},

@@ -23,6 +23,7 @@ from agent_assay.adapters.system import System
 from agent_assay.controls.execute import run_controls
 from agent_assay.errors import AssayError
 from agent_assay.integrity.admissibility import assess
+from agent_assay.model import Trajectory
 from agent_assay.runner import (
     execute_run,
     resolve_config,
@@ -34,6 +35,7 @@ from agent_assay.store import open_store
 from tests.support.certify import certify
 from tests.support.invoke import Invocation, invoke
 from tests.support.toy import RichToyAdapter, ToyAdapter
+from tests.support.toyrun import toy_run
 
 # Copies of a run's score sets with the first value (trajectory.exact) made 0.5.
 FORGERY = (
@@ -465,3 +467,22 @@ def test_a_bundle_verifies_elsewhere_and_fails_on_any_changed_byte(
         assert result.code != 0, position
         assert len(result.err.strip().splitlines()) == 1, result.err
         assert result.err.startswith("error: ") and str(moved) in result.err, result.err
+
+
+def test_a_path_digest_that_misstates_the_payload_is_named_by_verify(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A writer that records a false proposal-path digest in each block (so the consistency
+    figure would read what it likes) keeps a consistent chain; verify, which decodes every
+    payload, names each such trajectory."""
+    db = tmp_path / "paths.db"
+    store = open_store(str(db))
+    honest = toy_run(store, ToyAdapter(), "good", repeats=2)
+    monkeypatch.setattr(Trajectory, "path_digest", lambda self: "0" * 64)
+    forged = toy_run(store, ToyAdapter(), "good", repeats=2)
+    monkeypatch.undo()
+    store.close()
+    assert findings(verify(db, honest.run_id, "--skip-rescore")) == []
+    lines = findings(verify(db, forged.run_id, "--skip-rescore"))
+    assert len(lines) == 8 and all(
+        "its proposal path is not the one its ledger block" in line for line in lines), lines

@@ -13,6 +13,7 @@ the same guards; the rows of runs written before stay where they are.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -25,7 +26,9 @@ from agent_assay.hashing import canonical_json
 from agent_assay.store import chain, postgres_ddl, schema
 
 
+@functools.cache
 def _era(era: int) -> MetaData:
+    """The tables as they stood after migration `era` (built once: read, never changed)."""
     return schema.define(MetaData(), era)
 
 
