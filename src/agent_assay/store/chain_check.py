@@ -10,9 +10,12 @@ scoring generation, which is what a certificate binds to.
 
 from __future__ import annotations
 
+import gc
 import json
+import sys
 from collections import Counter, defaultdict
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,14 +28,17 @@ from agent_assay.store.store import TERMINAL_EVENTS, Head, LedgerEntry, Store, S
 Row = dict[str, Any]
 """One stored row as the checks read it: by column name, without its large columns."""
 
-# Columns no check reads after the row is re-hashed: not kept, so memory stays small.
-_LARGE_COLUMNS: Mapping[str, frozenset[str]] = {
-    "trajectories": frozenset({"payload"}),
-    "scores": frozenset({"detail"}),
-    "score_sets": frozenset({"scorers", "packed_values", "details"}),
-    "control_outcomes": frozenset({"payload"}),
-    "mutation_results": frozenset({"payload"}),
+# The columns later checks read of the tables that grow with a run; the rest of a row is
+# re-hashed and let go, so memory holds a few small fields per trajectory, not its payload.
+_KEPT_COLUMNS: Mapping[str, frozenset[str]] = {
+    "trajectories": frozenset({"id", "item_id", "repetition", "block"}),
+    "scores": frozenset({"id", "trajectory_id", "item_id", "repetition", "scorer",
+                         "generation", "block"}),
+    "score_sets": frozenset({"id", "trajectory_id", "item_id", "repetition", "generation",
+                             "block"}),
 }
+_NAMES = frozenset({"item_id", "scorer"})
+"""Kept text that repeats across a run's rows: one shared string per distinct value."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,14 +134,18 @@ class _Walk:
         """Re-hash every row of one table; keep each row without its large columns (what the
         later checks read) and its recomputed digest (None when it cannot be encoded)."""
         n = len(chain.CONTENT_COLUMNS[table])
-        large = _LARGE_COLUMNS.get(table, frozenset())
-        kept = [i for i, c in enumerate(stored.columns) if c not in large]
+        wanted = _KEPT_COLUMNS.get(table)
+        kept = [i for i, c in enumerate(stored.columns) if wanted is None or c in wanted]
         names = [stored.columns[i] for i in kept]
+        shared = [i for i in kept if stored.columns[i] in _NAMES and wanted is not None]
         rows: list[Row] = []
         digests: list[str | None] = []
         by_block = self.by_block
         for values in stored.rows:
             row = dict(zip(names, [values[i] for i in kept], strict=True))
+            for i in shared:
+                if isinstance(values[i], str):
+                    row[stored.columns[i]] = sys.intern(values[i])
             rows.append(row)
             self.rows += 1
             try:
@@ -172,6 +182,24 @@ class _Walk:
 
 
 def check_run_chain(store: Store, run_id: str) -> ChainCheck:
+    with paused_gc():
+        return _check_run_chain(store, run_id)
+
+
+@contextmanager
+def paused_gc() -> Iterator[None]:
+    """The cyclic collector off while rows are read in bulk: they hold no cycles, and its
+    passes over a growing heap would cost a fifth of the check."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
+def _check_run_chain(store: Store, run_id: str) -> ChainCheck:
     walk = _Walk(run_id)
     rows: dict[str, list[Row]] = {}
     digests: dict[str, list[str | None]] = {}

@@ -628,16 +628,23 @@ class Store:
         """The run's current scores as NumPy columns per metric: what a report aggregates,
         read without building an object per score."""
         sets = schema.score_sets
+        shared: dict[str, str] = {}  # one string per distinct item id and scorer list
         with self.engine.connect() as conn:
             generation = _current_generation(conn, run_id)
-            rows = conn.execute(
+            result = conn.execution_options(yield_per=_STREAM_BATCH).execute(
                 select(sets.c.id, sets.c.item_id, sets.c.repetition, sets.c.scorers,
                        sets.c.packed_values)
                 .where(sets.c.run_id == run_id, sets.c.generation == generation)
-            ).all()
+            )
+            stored = [
+                StoredSet(row_id, shared.setdefault(item_id, item_id), repetition,
+                          shared.setdefault(scorers, scorers), packed)
+                for batch in result.partitions()
+                for row_id, item_id, repetition, scorers, packed in batch
+            ]
             legacy = _legacy_scores(conn, run_id, generation, None)
         return score_columns(
-            [StoredSet(*row) for row in rows],
+            stored,
             [StoredScore(r.item_id, r.repetition, r.scorer, r.scorer_version, r.value,
                          r.imported) for r in legacy],
         )

@@ -1,0 +1,172 @@
+"""`make bench-inspect`: agent-assay's CPU per trajectory beside Inspect AI's per sample.
+
+    python tools/bench_inspect.py [--small 100] [--large 1000] [--out reports/bench/inspect.json]
+
+The same no-op work on both sides: an agent that makes one tool call and answers, and
+nothing else. On Inspect AI, a task of N samples whose mock model calls one tool and
+then answers (token usage given, so nothing is counted or downloaded), scored by
+`includes`; on agent-assay, a no-op run of N trajectories (bench_core.NoopAdapter,
+three calls each, every scorer, the chain, the store). Each side is timed in a fresh
+process at two sizes, and the cost per item is the difference over the difference in
+items, so start-up and imports drop out. Inspect AI lives in its own venv
+(`.venv-inspect`, created on first use from PyPI); when it cannot be installed, the
+benchmark says why on one line and writes nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+VENV = ROOT / ".venv-inspect"
+PYTHON = VENV / "bin" / "python"
+TARGET_RATIO = 50.0
+
+sys.path.insert(0, str(ROOT / "tools"))
+from bench_output import write_figures  # noqa: E402
+
+INSPECT_TASK = '''
+import json, sys, tempfile, time
+from inspect_ai import Task, eval as inspect_eval
+from inspect_ai.dataset import Sample
+from inspect_ai.model import ModelOutput, ModelUsage, get_model
+from inspect_ai.scorer import includes
+from inspect_ai.solver import generate, use_tools
+from inspect_ai.tool import tool
+
+
+@tool
+def lookup():
+    async def execute(id: str) -> str:
+        """Look an account up.
+
+        Args:
+            id: the account id
+        """
+        return "balance 1"
+    return execute
+
+
+USAGE = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)
+
+
+def outputs(messages, tools, tool_choice, config):
+    if messages and messages[-1].role == "tool":
+        out = ModelOutput.from_content(model="mockllm", content="resolved")
+    else:
+        out = ModelOutput.for_tool_call(model="mockllm", tool_name="lookup",
+                                        tool_arguments={"id": "A0"})
+    out.usage = USAGE
+    return out
+
+
+n = int(sys.argv[1])
+task = Task(dataset=[Sample(input=f"request {i}", target="resolved") for i in range(n)],
+            solver=[use_tools(lookup()), generate(tool_calls="loop")], scorer=includes())
+model = get_model("mockllm/model", custom_outputs=outputs)
+start = time.process_time()
+with tempfile.TemporaryDirectory() as logs:
+    [log] = inspect_eval(task, model=model, log_dir=logs, display="none")
+accuracy = log.results.scores[0].metrics["accuracy"].value if log.results else None
+print(json.dumps({"cpu": time.process_time() - start, "status": log.status,
+                  "accuracy": accuracy}))
+'''
+
+HARNESS_RUN = '''
+import json, sys, tempfile, time
+from pathlib import Path
+sys.path.insert(0, sys.argv[2])
+from bench_core import N_ITEMS, NoopAdapter
+from agent_assay.runner import (build_and_store_suite, execute_run, resolve_config,
+                                select_items, start_run)
+from agent_assay.store import open_store
+
+with tempfile.TemporaryDirectory() as tmp:
+    adapter = NoopAdapter()
+    store = open_store(str(Path(tmp) / "assay.db"))
+    suite = build_and_store_suite(store, adapter, None)
+    run = start_run(store, adapter, suite, resolve_config(adapter, "noop"),
+                    repeats=int(sys.argv[1]) // N_ITEMS, seed=0, items=select_items(suite))
+    start = time.process_time()
+    result = execute_run(store, adapter, run, progress=False)
+    print(json.dumps({"cpu": time.process_time() - start, "written": result.written}))
+'''
+
+
+def inspect_venv() -> str | None:
+    """Why Inspect AI cannot be used here (None: it can)."""
+    if PYTHON.exists():
+        return None
+    made = subprocess.run([sys.executable, "-m", "venv", str(VENV)], capture_output=True,
+                          text=True)
+    if made.returncode == 0:
+        made = subprocess.run([str(PYTHON), "-m", "pip", "install", "-q", "inspect-ai"],
+                              capture_output=True, text=True)
+    if made.returncode != 0:
+        tail = (made.stderr or made.stdout).strip().splitlines()[-1:] or ["no output"]
+        return f"cannot install inspect-ai into {VENV}: {tail[0]}"
+    return None
+
+
+def timed(command: list[str]) -> dict[str, Any]:
+    done = subprocess.run(command, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise SystemExit(f"bench-inspect: {command[0]} failed: "
+                         f"{(done.stderr.strip().splitlines() or ['no output'])[-1]}")
+    got: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return got
+
+
+def per_item(small: dict[str, Any], large: dict[str, Any], n_small: int, n_large: int) -> float:
+    """Marginal CPU milliseconds per item: start-up and imports cancel out."""
+    return (large["cpu"] - small["cpu"]) * 1000 / (n_large - n_small)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--small", type=int, default=100)
+    parser.add_argument("--large", type=int, default=1000)
+    parser.add_argument("--out", type=Path, default=ROOT / "reports/bench/inspect.json")
+    args = parser.parse_args()
+    why = inspect_venv()
+    if why is not None:
+        print(f"bench-inspect skipped: {why}")
+        return 0
+    asked = "import inspect_ai; print(inspect_ai.__version__)"
+    version = subprocess.run([str(PYTHON), "-c", asked], capture_output=True, text=True,
+                             check=True).stdout.strip()
+    with tempfile.TemporaryDirectory() as tmp:
+        task = Path(tmp) / "noop_task.py"
+        task.write_text(INSPECT_TASK)
+        inspect = [timed([str(PYTHON), str(task), str(n)]) for n in (args.small, args.large)]
+    if any(r["status"] != "success" or r["accuracy"] != 1.0 for r in inspect):
+        raise SystemExit(f"bench-inspect: the Inspect AI task did not run clean: {inspect}")
+    tools = str(ROOT / "tools")
+    ours = [timed([sys.executable, "-c", HARNESS_RUN, str(n), tools])
+            for n in (args.small, args.large)]
+    inspect_ms = per_item(*inspect, args.small, args.large)
+    ours_ms = per_item(*ours, args.small, args.large)
+    ratio = inspect_ms / ours_ms
+    write_figures(args.out, {
+        "command": "make bench-inspect",
+        "machine": {"platform": platform.platform(), "python": platform.python_version()},
+        "inspect_ai_version": version,
+        "items": {"small": args.small, "large": args.large},
+        "inspect_cpu_ms_per_sample": round(inspect_ms, 3),
+        "agent_assay_cpu_ms_per_trajectory": round(ours_ms, 4),
+        "ratio": round(ratio, 1),
+        "targets": {"ratio_min": TARGET_RATIO},
+        "meets_targets": {"ratio": ratio >= TARGET_RATIO},
+    })
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
