@@ -1,14 +1,15 @@
 """`make bench-inspect`: agent-assay's CPU per trajectory beside Inspect AI's per sample.
 
-    python tools/bench_inspect.py [--small 100] [--large 1000] [--out reports/bench/inspect.json]
+    python tools/bench_inspect.py [--items 1000] [--rounds 3] [--out reports/bench/inspect.json]
 
 The same no-op work on both sides: an agent that makes one tool call and answers, and
 nothing else. On Inspect AI, a task of N samples whose mock model calls one tool and
 then answers (token usage given, so nothing is counted or downloaded), scored by
 `includes`; on agent-assay, a no-op run of N trajectories (bench_core.NoopAdapter,
-three calls each, every scorer, the chain, the store). Each side is timed in a fresh
-process at two sizes, and the cost per item is the difference over the difference in
-items, so start-up and imports drop out. Inspect AI lives in its own venv
+three calls each, every scorer, the chain, the store). Each side runs in a fresh process
+and is timed from the start of its evaluation call to its end (imports and start-up
+left out on both sides), divided by the items; rounds alternate the two, so a neighbour
+process slows both, and the medians are compared. Inspect AI lives in its own venv
 (`.venv-inspect`, created on first use from PyPI); when it cannot be installed, the
 benchmark says why on one line and writes nothing.
 """
@@ -18,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import platform
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -124,15 +126,10 @@ def timed(command: list[str]) -> dict[str, Any]:
     return got
 
 
-def per_item(small: dict[str, Any], large: dict[str, Any], n_small: int, n_large: int) -> float:
-    """Marginal CPU milliseconds per item: start-up and imports cancel out."""
-    return (large["cpu"] - small["cpu"]) * 1000 / (n_large - n_small)
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--small", type=int, default=100)
-    parser.add_argument("--large", type=int, default=1000)
+    parser.add_argument("--items", type=int, default=1000)
+    parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--out", type=Path, default=ROOT / "reports/bench/inspect.json")
     args = parser.parse_args()
     why = inspect_venv()
@@ -142,25 +139,32 @@ def main() -> int:
     asked = "import inspect_ai; print(inspect_ai.__version__)"
     version = subprocess.run([str(PYTHON), "-c", asked], capture_output=True, text=True,
                              check=True).stdout.strip()
+    tools = str(ROOT / "tools")
+    inspect_ms: list[float] = []
+    ours_ms: list[float] = []
     with tempfile.TemporaryDirectory() as tmp:
         task = Path(tmp) / "noop_task.py"
         task.write_text(INSPECT_TASK)
-        inspect = [timed([str(PYTHON), str(task), str(n)]) for n in (args.small, args.large)]
-    if any(r["status"] != "success" or r["accuracy"] != 1.0 for r in inspect):
-        raise SystemExit(f"bench-inspect: the Inspect AI task did not run clean: {inspect}")
-    tools = str(ROOT / "tools")
-    ours = [timed([sys.executable, "-c", HARNESS_RUN, str(n), tools])
-            for n in (args.small, args.large)]
-    inspect_ms = per_item(*inspect, args.small, args.large)
-    ours_ms = per_item(*ours, args.small, args.large)
-    ratio = inspect_ms / ours_ms
+        for round_ in range(args.rounds):
+            theirs = timed([str(PYTHON), str(task), str(args.items)])
+            if theirs["status"] != "success" or theirs["accuracy"] != 1.0:
+                raise SystemExit(f"bench-inspect: the Inspect AI task did not run clean: {theirs}")
+            ours = timed([sys.executable, "-c", HARNESS_RUN, str(args.items), tools])
+            inspect_ms.append(theirs["cpu"] * 1000 / args.items)
+            ours_ms.append(ours["cpu"] * 1000 / ours["written"])
+            print(f"round {round_ + 1}: Inspect AI {inspect_ms[-1]:.3f} ms per sample, "
+                  f"agent-assay {ours_ms[-1]:.4f} ms per trajectory", flush=True)
+    ratio = statistics.median(inspect_ms) / statistics.median(ours_ms)
     write_figures(args.out, {
         "command": "make bench-inspect",
         "machine": {"platform": platform.platform(), "python": platform.python_version()},
         "inspect_ai_version": version,
-        "items": {"small": args.small, "large": args.large},
-        "inspect_cpu_ms_per_sample": round(inspect_ms, 3),
-        "agent_assay_cpu_ms_per_trajectory": round(ours_ms, 4),
+        "items": args.items,
+        "rounds": args.rounds,
+        "inspect_cpu_ms_per_sample": round(statistics.median(inspect_ms), 3),
+        "agent_assay_cpu_ms_per_trajectory": round(statistics.median(ours_ms), 4),
+        "trials": {"inspect": [round(v, 3) for v in inspect_ms],
+                   "agent_assay": [round(v, 4) for v in ours_ms]},
         "ratio": round(ratio, 1),
         "targets": {"ratio_min": TARGET_RATIO},
         "meets_targets": {"ratio": ratio >= TARGET_RATIO},

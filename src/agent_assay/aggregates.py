@@ -86,6 +86,37 @@ def improvement(kind: ScoreKind, reference: float, candidate: float) -> float:
     return (reference - candidate) * direction(kind)
 
 
+ScoreRow = list[tuple[str, float]]
+"""One trajectory's scores as (metric, value), None values dropped, in scorer order."""
+
+
+def score_rows(
+    scorers: Sequence[Scorer],
+    gold_by_item: Mapping[str, Item],
+    trajectories: Sequence[Trajectory],
+    ctx: ScoringContext,
+) -> list[ScoreRow]:
+    """Each trajectory scored once: scorers are pure, so a row can stand in for scoring the
+    same trajectory again (a mutant that an operator left unaltered, say)."""
+    return [
+        [(scorer.name, result.value)
+         for scorer, result in score_all(scorers, gold_by_item[t.item_id].gold, t, ctx)
+         if result.value is not None]
+        for t in trajectories
+    ]
+
+
+def table_of(
+    trajectories: Sequence[Trajectory], rows: Sequence[ScoreRow]
+) -> dict[str, dict[str, list[float]]]:
+    """metric -> item -> values, in trajectory order, from each trajectory's score row."""
+    table: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    for trajectory, row in zip(trajectories, rows, strict=True):
+        for metric, value in row:
+            table[metric][trajectory.item_id].append(value)
+    return table
+
+
 def score_table(
     scorers: Sequence[Scorer],
     gold_by_item: Mapping[str, Item],
@@ -93,13 +124,7 @@ def score_table(
     ctx: ScoringContext,
 ) -> dict[str, dict[str, list[float]]]:
     """metric -> item -> values (None values dropped)."""
-    table: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
-    for trajectory in trajectories:
-        gold = gold_by_item[trajectory.item_id].gold
-        for scorer, result in score_all(scorers, gold, trajectory, ctx):
-            if result.value is not None:
-                table[scorer.name][trajectory.item_id].append(result.value)
-    return table
+    return table_of(trajectories, score_rows(scorers, gold_by_item, trajectories, ctx))
 
 
 def means(table: Mapping[str, Mapping[str, list[float]]]) -> dict[str, float | None]:

@@ -6,8 +6,12 @@ identifier is an obviously fictional `SYN-...` id. `World.snapshot()` is JSON-sa
 the only view other code should compare. This module must not import agent_assay.
 """
 
+from __future__ import annotations
+
+import copy
+import functools
 import random
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from synthbank.vocab import (
@@ -149,11 +153,18 @@ class World:
         return ID_FORMATS[kind].format(len(self.tables()[kind]) + 1)
 
     def snapshot(self) -> dict[str, Any]:
-        """A deep, JSON-safe copy keyed by entity kind then id."""
+        """A deep, JSON-safe copy keyed by entity kind then id (what `dataclasses.asdict`
+        gives, written out: every episode ends with one, and asdict's generic walk was most
+        of an episode's cost)."""
         return {
-            kind: {key: asdict(record) for key, record in sorted(table.items())}
+            kind: {key: _plain(record) for key, record in sorted(table.items())}
             for kind, table in self.tables().items()
         }
+
+    def clone(self) -> World:
+        """An independent copy: every record copied, none shared."""
+        return World(**{kind: {key: _copied(record) for key, record in table.items()}
+                        for kind, table in self.tables().items()})
 
     def identifiers(self) -> dict[str, list[str]]:
         """Sorted ids per kind, so callers can pick 'another valid entity of the same kind'."""
@@ -171,8 +182,39 @@ class World:
         return [c for _, c in sorted(self.cards.items()) if c.customer_id == customer_id]
 
 
+def _field_names(kind: type) -> tuple[str, ...]:
+    return tuple(f.name for f in fields(kind))
+
+
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _plain(record: Any) -> dict[str, Any]:
+    """`asdict(record)` for this module's records (an Address is the one nested one)."""
+    kind = type(record)
+    names = _FIELDS.get(kind) or _FIELDS.setdefault(kind, _field_names(kind))
+    data = {name: getattr(record, name) for name in names}
+    if kind is Customer:
+        data["address"] = _plain(record.address)
+    return data
+
+
+def _copied(record: Any) -> Any:
+    copied = copy.copy(record)
+    if type(record) is Customer:
+        copied.address = copy.copy(record.address)
+    return copied
+
+
 def build_world(seed: int = DEFAULT_SEED) -> World:
-    """Build the fictional bank; the only randomness is `random.Random(seed)`."""
+    """Build the fictional bank; the only randomness is `random.Random(seed)`. A pure
+    function of the seed, so each seed's world is drafted once and handed out as copies."""
+    return _drafted(seed).clone()
+
+
+@functools.lru_cache(maxsize=16)
+def _drafted(seed: int) -> World:
+    """The world of `seed`, never handed out itself (callers get clones)."""
     rng = random.Random(seed)
     world = World()
     _add_customers(world, rng)

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from agent_assay.adapters.loaded import NO_REPLAY, LoadedSystem, ReplayView, load_system
-from agent_assay.aggregates import means, score_table
+from agent_assay.aggregates import ScoreRow, means, score_rows, table_of
 from agent_assay.errors import AssayError
 from agent_assay.hashing import stable_seed
 from agent_assay.model import Item, Run, Step, Trajectory
@@ -25,7 +25,6 @@ from agent_assay.mutation.config import MutantSet, OperatorSpec
 from agent_assay.mutation.detectors import MetricVerdict, judge_metric, noise_floor
 from agent_assay.mutation.operators import OPERATORS, OperatorContext, SkipState
 from agent_assay.runner import run_context
-from agent_assay.scoring.base import Scorer, ScoringContext
 from agent_assay.store.chain_check import require_intact
 from agent_assay.store.store import Store
 
@@ -79,18 +78,15 @@ class MutationPass:
 
 
 def rep_floors(
-    scorers: Sequence[Scorer],
-    gold: Mapping[str, Item],
-    baseline: Sequence[Trajectory],
-    ctx: ScoringContext,
-    metrics: Sequence[str],
+    baseline: Sequence[Trajectory], rows: Sequence[ScoreRow], metrics: Sequence[str]
 ) -> dict[str, float]:
-    """Per metric, the baseline's spread across repetitions (0 with a single repetition)."""
+    """Per metric, the baseline's spread across repetitions (0 with a single repetition),
+    from the baseline's score rows."""
     reps = sorted({t.repetition for t in baseline})
-    per_rep = [
-        means(score_table(scorers, gold, [t for t in baseline if t.repetition == r], ctx))
-        for r in reps
-    ]
+    per_rep = []
+    for r in reps:
+        chosen = [i for i, t in enumerate(baseline) if t.repetition == r]
+        per_rep.append(means(table_of([baseline[i] for i in chosen], [rows[i] for i in chosen])))
     return {
         m: noise_floor([v for rep in per_rep if (v := rep.get(m)) is not None]) for m in metrics
     }
@@ -180,8 +176,9 @@ def run_pass(
     baseline = [t for t in store.trajectories(run.run_id) if t.item_id in chosen]
     scorers, ctx, kinds = context.scorers, context.scoring, context.kinds
     detector = tuple(s.name for s in scorers if s.kind != "measure")
-    base_table = score_table(scorers, gold, baseline, ctx)
-    floors = rep_floors(scorers, gold, baseline, ctx, detector)
+    base_rows = score_rows(scorers, gold, baseline, ctx)  # each baseline trajectory once
+    base_table = table_of(baseline, base_rows)
+    floors = rep_floors(baseline, base_rows, detector)
     seed = stable_seed(run.run_id, "mutation")
     results = []
     for spec in mutants.operators:
@@ -196,22 +193,26 @@ def run_pass(
             results.append(OperatorResult(spec.title, spec.params, 0, 0, True, {}))
             continue
         mutated: list[Trajectory] = []
+        rows: list[ScoreRow] = []
         shown: dict[str, Any] = {}
         altered = 0
         eligible_ids = {(t.item_id, t.repetition) for t in eligible}
-        for base in baseline:
+        for base, base_row in zip(baseline, base_rows, strict=True):
             if (base.item_id, base.repetition) not in eligible_ids:
                 mutated.append(base)
+                rows.append(base_row)
                 continue
             mutant, changed = _apply(view, gold[base.item_id], base, spec, octx, seed)
             altered += changed
             mutated.append(mutant)
+            # an unaltered trajectory is the baseline's own: its scores are already known
+            rows.append(score_rows(scorers, gold, [mutant], ctx)[0] if changed else base_row)
             if changed and base.repetition == 1 and len(shown) < SHOWN_ITEMS:
                 shown[base.item_id] = {
                     "baseline": [s.to_json() for s in base.steps],
                     "mutant": [s.to_json() for s in mutant.steps],
                 }
-        table = score_table(scorers, gold, mutated, ctx)
+        table = table_of(mutated, rows)
         verdicts = tuple(
             judge_metric(
                 m,
