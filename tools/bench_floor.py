@@ -16,9 +16,7 @@ the medians of CPU milliseconds per trajectory and their ratio are reported.
 from __future__ import annotations
 
 import argparse
-import platform
 import sqlite3
-import statistics
 import sys
 import tempfile
 import time
@@ -38,7 +36,7 @@ from agent_assay.runner import (  # noqa: E402
 )
 from agent_assay.store import Store, chain, open_store  # noqa: E402
 from bench_core import N_ITEMS, NoopAdapter  # noqa: E402
-from bench_output import write_figures  # noqa: E402
+from bench_output import machine, paired, write_figures  # noqa: E402
 
 TARGET_RATIO = 2.0
 
@@ -135,19 +133,14 @@ def main() -> int:
                                      repeats))
             print(f"round {i + 1}: harness {harness[-1]:.4f} ms, floor {floor[-1]:.4f} ms "
                   "CPU per trajectory", flush=True)
-    ratio = statistics.median(harness) / statistics.median(floor)
+    figures = paired({"harness": harness, "floor": floor}, 4)
     write_figures(args.out, {
         "command": "make bench-floor",
-        "machine": {"platform": platform.platform(), "python": platform.python_version()},
+        "machine": machine(),
         "trajectories": repeats * N_ITEMS,
-        "rounds": args.rounds,
-        "harness_cpu_ms_per_trajectory": round(statistics.median(harness), 4),
-        "floor_cpu_ms_per_trajectory": round(statistics.median(floor), 4),
-        "trials": {"harness": [round(h, 4) for h in harness],
-                   "floor": [round(f, 4) for f in floor]},
-        "ratio": round(ratio, 3),
+        **figures,
         "targets": {"ratio_max": TARGET_RATIO},
-        "meets_targets": {"ratio": ratio <= TARGET_RATIO},
+        "meets_targets": {"ratio": figures["ratio"] <= TARGET_RATIO},
     })
     return 0
 

@@ -1,6 +1,6 @@
 """`make bench-inspect`: agent-assay's CPU per trajectory beside Inspect AI's per sample.
 
-    python tools/bench_inspect.py [--items 1000] [--rounds 3] [--out reports/bench/inspect.json]
+    python tools/bench_inspect.py [--items 2000] [--rounds 3] [--out reports/bench/inspect.json]
 
 The same no-op work on both sides: an agent that makes one tool call and answers, and
 nothing else. On Inspect AI, a task of N samples whose mock model calls one tool and
@@ -18,8 +18,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import platform
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -32,7 +30,7 @@ PYTHON = VENV / "bin" / "python"
 TARGET_RATIO = 50.0
 
 sys.path.insert(0, str(ROOT / "tools"))
-from bench_output import write_figures  # noqa: E402
+from bench_output import machine, paired, write_figures  # noqa: E402
 
 INSPECT_TASK = '''
 import json, sys, tempfile, time
@@ -128,7 +126,7 @@ def timed(command: list[str]) -> dict[str, Any]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--items", type=int, default=1000)
+    parser.add_argument("--items", type=int, default=2000)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--out", type=Path, default=ROOT / "reports/bench/inspect.json")
     args = parser.parse_args()
@@ -154,20 +152,15 @@ def main() -> int:
             ours_ms.append(ours["cpu"] * 1000 / ours["written"])
             print(f"round {round_ + 1}: Inspect AI {inspect_ms[-1]:.3f} ms per sample, "
                   f"agent-assay {ours_ms[-1]:.4f} ms per trajectory", flush=True)
-    ratio = statistics.median(inspect_ms) / statistics.median(ours_ms)
+    figures = paired({"inspect_ai": inspect_ms, "agent_assay": ours_ms}, 4)
     write_figures(args.out, {
         "command": "make bench-inspect",
-        "machine": {"platform": platform.platform(), "python": platform.python_version()},
+        "machine": machine(),
         "inspect_ai_version": version,
         "items": args.items,
-        "rounds": args.rounds,
-        "inspect_cpu_ms_per_sample": round(statistics.median(inspect_ms), 3),
-        "agent_assay_cpu_ms_per_trajectory": round(statistics.median(ours_ms), 4),
-        "trials": {"inspect": [round(v, 3) for v in inspect_ms],
-                   "agent_assay": [round(v, 4) for v in ours_ms]},
-        "ratio": round(ratio, 1),
+        **figures,
         "targets": {"ratio_min": TARGET_RATIO},
-        "meets_targets": {"ratio": ratio >= TARGET_RATIO},
+        "meets_targets": {"ratio": figures["ratio"] >= TARGET_RATIO},
     })
     return 0
 

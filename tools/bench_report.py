@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import platform
 import statistics
 import subprocess
 import sys
@@ -28,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 TOOLS = ROOT / "tools"
 sys.path.insert(0, str(TOOLS))
 
-from bench_output import write_figures  # noqa: E402
+from bench_output import machine, write_figures  # noqa: E402
 
 ITEMS = 100
 SCORERS = 13
@@ -131,7 +130,7 @@ def main() -> int:
         largest["scores"] / smallest["scores"])
     figures: dict[str, Any] = {
         "command": "make bench-report",
-        "machine": {"platform": platform.platform(), "python": platform.python_version()},
+        "machine": machine(),
         "startup_cpu_seconds": round(statistics.median(s["cpu"] for s in startup), 3),
         "sizes": dict(zip(LABELS, rows, strict=True)),
         "cpu_growth_per_score_largest_over_smallest": round(growth, 3),

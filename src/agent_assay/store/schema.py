@@ -71,6 +71,17 @@ def chain_columns() -> list[Column[object]]:
     return [Column("block", Integer, nullable=True), Column("digest", Name(64), nullable=True)]
 
 
+def score_slot_columns() -> list[Column[object]]:
+    """The columns that tie scores (a row per score, or a set) to their trajectory's slot."""
+    return [
+        Column("id", Integer, primary_key=True, autoincrement=True),
+        Column("trajectory_id", Integer, ForeignKey("trajectories.id"), nullable=False),
+        Column("run_id", Name(32), nullable=False),
+        Column("item_id", Name(300), nullable=False),
+        Column("repetition", Integer, nullable=False),
+    ]
+
+
 def define(metadata: MetaData, era: int = LATEST_ERA) -> MetaData:
     """Declare every table of schema `era` on `metadata` and return it."""
     chained = chain_columns if era >= 3 else list
@@ -156,11 +167,7 @@ def define(metadata: MetaData, era: int = LATEST_ERA) -> MetaData:
     scores = Table(
         "scores",
         metadata,
-        Column("id", Integer, primary_key=True, autoincrement=True),
-        Column("trajectory_id", Integer, ForeignKey("trajectories.id"), nullable=False),
-        Column("run_id", Name(32), nullable=False),
-        Column("item_id", Name(300), nullable=False),
-        Column("repetition", Integer, nullable=False),
+        *score_slot_columns(),
         Column("scorer", Name(200), nullable=False),
         Column("scorer_version", Name(40), nullable=False),
         Column("value", Float, nullable=True),
@@ -240,11 +247,7 @@ def define(metadata: MetaData, era: int = LATEST_ERA) -> MetaData:
         Table(
             "score_sets",
             metadata,
-            Column("id", Integer, primary_key=True, autoincrement=True),
-            Column("trajectory_id", Integer, ForeignKey("trajectories.id"), nullable=False),
-            Column("run_id", Name(32), nullable=False),
-            Column("item_id", Name(300), nullable=False),
-            Column("repetition", Integer, nullable=False),
+            *score_slot_columns(),
             Column("generation", Integer, nullable=False),
             Column("scorers", Text, nullable=False),
             Column("packed_values", Text, nullable=False),

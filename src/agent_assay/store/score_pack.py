@@ -19,6 +19,7 @@ row is a one-line error, never a traceback.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import struct
@@ -30,7 +31,6 @@ from agent_assay.errors import AssayError
 from agent_assay.hashing import canonical_json
 
 VALUE_BYTES = 8
-_NO_VALUE = struct.pack("<d", math.nan).hex()
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,16 +58,20 @@ Entry = tuple[str, str, bool, float | None, Mapping[str, Any] | None]
 def pack(entries: Sequence[Entry]) -> PackedScores:
     """The set of `entries`, in the order given; values must already be finite floats or
     None (the writer checks them first)."""
-    scorers = canonical_json([[name, version, bool(imported)] for name, version, imported, _, _
-                              in entries])
-    values = "".join(
-        _NO_VALUE if value is None else struct.pack("<d", value).hex()
-        for _, _, _, value, _ in entries
-    )
+    values = [math.nan if value is None else value for _, _, _, value, _ in entries]
     details = [dict(detail) if detail else None for *_, detail in entries]
     return PackedScores(
-        scorers, values, canonical_json(details) if any(d is not None for d in details) else None
+        _scorers_text(tuple((name, version, bool(imported))
+                            for name, version, imported, _, _ in entries)),
+        struct.pack(f"<{len(values)}d", *values).hex(),
+        canonical_json(details) if any(d is not None for d in details) else None,
     )
+
+
+@functools.lru_cache(maxsize=64)
+def _scorers_text(scorers: tuple[tuple[str, str, bool], ...]) -> str:
+    """A run writes the same scorer list with every trajectory: encoded once."""
+    return canonical_json([list(s) for s in scorers])
 
 
 def scorer_columns(where: str, text: object) -> tuple[ScorerColumn, ...]:
