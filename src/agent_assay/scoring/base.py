@@ -11,10 +11,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
 from agent_assay.hashing import canonical_json
 from agent_assay.model import Gold, ToolCall, Trajectory
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
 
 ScoreKind = Literal["binary", "fraction", "count", "measure"]
 """binary: 0 or 1. fraction: 0..1, 1 best. count: 0 best. measure: reported, never passed."""
@@ -144,3 +148,10 @@ def passes(kind: ScoreKind, value: float | None) -> bool | None:
     if kind == "count":
         return value == 0
     return value >= 1.0
+
+
+def passes_each(kind: ScoreKind, values: npt.NDArray[np.float64]) -> npt.NDArray[np.bool_]:
+    """`passes`, beside it so the rule lives in one place, for an array of known values of a
+    kind that has passes (not a measure)."""
+    result: npt.NDArray[np.bool_] = values == 0 if kind == "count" else values >= 1.0
+    return result

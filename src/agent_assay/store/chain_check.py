@@ -26,7 +26,8 @@ from agent_assay.store.schema_check import schema_findings
 from agent_assay.store.store import TERMINAL_EVENTS, Head, LedgerEntry, Store, StoredRows
 
 Row = dict[str, Any]
-"""One stored row as the checks read it: by column name, without its large columns."""
+"""One stored row as the checks read it: by column name (for the tables that grow with a
+run, only the columns the checks read)."""
 
 # The columns later checks read of the tables that grow with a run; the rest of a row is
 # re-hashed and let go, so memory holds a few small fields per trajectory, not its payload.
@@ -131,8 +132,8 @@ class _Walk:
         self.findings.append(Finding(where, problem))
 
     def digest_rows(self, table: str, stored: StoredRows) -> tuple[list[Row], list[str | None]]:
-        """Re-hash every row of one table; keep each row without its large columns (what the
-        later checks read) and its recomputed digest (None when it cannot be encoded)."""
+        """Re-hash every row of one table; keep what the later checks read of each row and its
+        recomputed digest (None when it cannot be encoded)."""
         n = len(chain.CONTENT_COLUMNS[table])
         wanted = _KEPT_COLUMNS.get(table)
         kept = [i for i, c in enumerate(stored.columns) if wanted is None or c in wanted]

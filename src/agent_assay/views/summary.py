@@ -18,7 +18,7 @@ import numpy.typing as npt
 
 from agent_assay.aggregates import RunStatus, clusters_of, run_status
 from agent_assay.model import Run
-from agent_assay.scoring.base import ScoreKind
+from agent_assay.scoring.base import ScoreKind, passes_each
 from agent_assay.stats import (
     Interval,
     clustered_interval,
@@ -126,7 +126,7 @@ def _metric(
     )
     if kind == "measure":
         return summary
-    passed = np.cumsum(values == 0 if kind == "count" else values >= 1.0)
+    passed = np.cumsum(passes_each(kind, values))
     hat: list[float] = []
     at: list[float] = []
     for a, b in zip(starts, ends, strict=True):
