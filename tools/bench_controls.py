@@ -1,0 +1,78 @@
+"""`make bench-controls`: what certifying a run costs beside making it, on banking x 10.
+
+    python tools/bench_controls.py [--repeats 10] [--out reports/bench/controls.json]
+
+In a fresh SQLite file, `agent-assay run --config mock --repeats K` makes the run (1,040
+trajectories at k = 10), then `agent-assay controls run --run RUN` certifies it; each
+command runs in its own child process, timed by its CPU seconds (user + system, its own
+children included: identical_config's twins run in spawned processes) and its peak RSS.
+The figure the issue asks for is the ratio of the two CPU times.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))
+
+from bench_output import machine, write_figures  # noqa: E402
+
+CLI = str(Path(sys.executable).with_name("agent-assay"))
+TARGET_RATIO = 3.0
+
+_MEASURE = """
+import json, resource, subprocess, sys
+p = subprocess.run(sys.argv[1:], capture_output=True, text=True)
+use = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(json.dumps({"code": p.returncode, "cpu": use.ru_utime + use.ru_stime,
+                  "rss_mb": use.ru_maxrss / 1024, "out": p.stdout[-2000:],
+                  "err": p.stderr[-500:]}))
+"""
+
+
+def measured(command: list[str]) -> dict[str, Any]:
+    out = subprocess.run([sys.executable, "-c", _MEASURE, *command], capture_output=True,
+                         text=True, check=True).stdout
+    got: dict[str, Any] = json.loads(out)
+    return got
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=10)
+    parser.add_argument("--out", type=Path, default=ROOT / "reports/bench/controls.json")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        db, rid = str(Path(tmp) / "assay.db"), Path(tmp) / "run_id"
+        made = measured([CLI, "run", "--config", "mock", "--repeats", str(args.repeats),
+                         "--db", db, "--run-id-file", str(rid)])
+        if made["code"] != 0:
+            raise SystemExit(f"bench-controls: the run failed: {made['err']}")
+        run_id = rid.read_text().strip()
+        certified = measured([CLI, "controls", "run", "--run", run_id, "--db", db])
+    ratio = certified["cpu"] / made["cpu"]
+    write_figures(args.out, {
+        "command": "make bench-controls",
+        "machine": machine(),
+        "repeats": args.repeats,
+        "run_cpu_seconds": round(made["cpu"], 2),
+        "run_peak_rss_mb": round(made["rss_mb"], 1),
+        "controls_cpu_seconds": round(certified["cpu"], 2),
+        "controls_peak_rss_mb": round(certified["rss_mb"], 1),
+        "controls_exit_code": certified["code"],
+        "ratio": round(ratio, 2),
+        "targets": {"ratio_max": TARGET_RATIO},
+        "meets_targets": {"ratio": ratio <= TARGET_RATIO},
+    })
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
