@@ -12,37 +12,16 @@ The figure the issue asks for is the ratio of the two CPU times.
 from __future__ import annotations
 
 import argparse
-import json
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 
-from bench_output import machine, write_figures  # noqa: E402
+from bench_output import CLI, machine, measured, write_figures  # noqa: E402
 
-CLI = str(Path(sys.executable).with_name("agent-assay"))
 TARGET_RATIO = 3.0
-
-_MEASURE = """
-import json, resource, subprocess, sys
-p = subprocess.run(sys.argv[1:], capture_output=True, text=True)
-use = resource.getrusage(resource.RUSAGE_CHILDREN)
-print(json.dumps({"code": p.returncode, "cpu": use.ru_utime + use.ru_stime,
-                  "rss_mb": use.ru_maxrss / 1024, "out": p.stdout[-2000:],
-                  "err": p.stderr[-500:]}))
-"""
-
-
-def measured(command: list[str]) -> dict[str, Any]:
-    out = subprocess.run([sys.executable, "-c", _MEASURE, *command], capture_output=True,
-                         text=True, check=True).stdout
-    got: dict[str, Any] = json.loads(out)
-    return got
-
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])

@@ -5,8 +5,30 @@ from __future__ import annotations
 import json
 import platform
 import statistics
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
+
+CLI = str(Path(sys.executable).with_name("agent-assay"))
+"""The agent-assay command of the interpreter running the benchmark."""
+
+_MEASURE = """
+import json, resource, subprocess, sys
+p = subprocess.run(sys.argv[1:], capture_output=True, text=True)
+use = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(json.dumps({"code": p.returncode, "cpu": use.ru_utime + use.ru_stime,
+                  "rss_mb": use.ru_maxrss / 1024, "err": p.stderr[-500:]}))
+"""
+
+
+def measured(command: list[str]) -> dict[str, Any]:
+    """`command` in a fresh child, which is all its probe measures: its exit code, CPU
+    seconds (user + system, its own children included), peak RSS and the tail of stderr."""
+    out = subprocess.run([sys.executable, "-c", _MEASURE, *command], capture_output=True,
+                         text=True, check=True).stdout
+    got: dict[str, Any] = json.loads(out)
+    return got
 
 
 def write_figures(out: Path, figures: dict[str, Any]) -> None:

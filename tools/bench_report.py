@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 TOOLS = ROOT / "tools"
 sys.path.insert(0, str(TOOLS))
 
-from bench_output import machine, write_figures  # noqa: E402
+from bench_output import CLI, machine, measured, write_figures  # noqa: E402
 
 ITEMS = 100
 SCORERS = 13
@@ -35,16 +35,6 @@ TRIALS = 3
 LABELS = ("small", "medium", "large")
 TARGET_CPU_SECONDS = 1.0
 TARGET_PEAK_MB = 300
-CLI = str(Path(sys.executable).with_name("agent-assay"))
-
-_MEASURE = """
-import resource, subprocess, sys, json
-p = subprocess.run(sys.argv[1:], capture_output=True, text=True)
-use = resource.getrusage(resource.RUSAGE_CHILDREN)
-print(json.dumps({"code": p.returncode, "cpu": use.ru_utime + use.ru_stime,
-                  "rss_mb": use.ru_maxrss / 1024, "err": p.stderr[-500:]}))
-"""
-
 _SPLIT = """
 import json, resource, sys, time
 from agent_assay import api
@@ -73,11 +63,9 @@ def write_run(db: Path, scores: int) -> str:
     return done.run.run_id
 
 
-def measured(command: list[str]) -> dict[str, Any]:
-    """`command` in a fresh child: its CPU seconds and peak RSS."""
-    out = subprocess.run([sys.executable, "-c", _MEASURE, *command], capture_output=True,
-                         text=True, check=True).stdout
-    got: dict[str, Any] = json.loads(out)
+def succeeded(command: list[str]) -> dict[str, Any]:
+    """`command` measured in a fresh child; a failure stops the benchmark, saying why."""
+    got = measured(command)
     if got["code"] != 0:
         raise SystemExit(f"{' '.join(command)} exited {got['code']}: {got['err']}")
     return got
@@ -86,8 +74,7 @@ def measured(command: list[str]) -> dict[str, Any]:
 def one_size(scores: int, workdir: Path) -> dict[str, Any]:
     db = workdir / f"report_{scores}.db"
     run_id = write_run(db, scores)
-    cli = [CLI]
-    reports = [measured([*cli, "report", run_id, "--db", str(db)]) for _ in range(TRIALS)]
+    reports = [succeeded([CLI, "report", run_id, "--db", str(db)]) for _ in range(TRIALS)]
     split = json.loads(subprocess.run([sys.executable, "-c", _SPLIT, str(db), run_id],
                                       capture_output=True, text=True, check=True).stdout)
     from agent_assay.store.store import open_existing_store
@@ -117,7 +104,7 @@ def main() -> int:
     sizes = [int(s) for s in args.sizes.split(",")]
     if len(sizes) != len(LABELS):
         parser.error(f"--sizes takes {len(LABELS)} sizes, smallest first")
-    startup = [measured([CLI, "--version"])
+    startup = [succeeded([CLI, "--version"])
                for _ in range(TRIALS)]
     with tempfile.TemporaryDirectory() as tmp:
         rows = [one_size(n, Path(tmp)) for n in sizes]
