@@ -17,6 +17,7 @@ CONFIG: Final = "aa.config.1"
 SCORER: Final = "aa.scorer.1"
 TRAJECTORY: Final = "aa.trajectory.1"
 PATH: Final = "aa.path.1"
+STATE: Final = "aa.state.1"
 
 
 def canonical_json(value: Any) -> str:
@@ -28,10 +29,15 @@ def canonical_json(value: Any) -> str:
 
 def content_hash(kind: str, value: Any) -> str:
     """SHA-256 over the kind prefix and the canonical JSON of `value`."""
+    return canonical_hash(kind, canonical_json(value))
+
+
+def canonical_hash(kind: str, canonical: str) -> str:
+    """`content_hash` of a value whose canonical JSON is already at hand."""
     digest = hashlib.sha256()
     digest.update(kind.encode("utf-8"))
     digest.update(b"\n")
-    digest.update(canonical_json(value).encode("utf-8", "surrogatepass"))
+    digest.update(canonical.encode("utf-8", "surrogatepass"))
     return digest.hexdigest()
 
 

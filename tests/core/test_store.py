@@ -28,7 +28,7 @@ def reference_objects_tables() -> list[str]:
 
 def test_metadata_lists_every_table_a_migration_creates() -> None:
     assert set(reference_objects_tables()) == set(TABLES)
-    assert len(TABLES) == 15
+    assert len(TABLES) == 16
 
 
 def test_store_has_no_update_or_delete_method() -> None:
@@ -98,7 +98,7 @@ def test_a_score_must_be_finite(store: Store) -> None:
 
 def test_open_store_creates_latest_schema(store: Store) -> None:
     with store.engine.connect() as conn:
-        assert migrations.current_version(conn) == migrations.LATEST == 4
+        assert migrations.current_version(conn) == migrations.LATEST == 5
         assert schema_findings(conn) == []
 
 

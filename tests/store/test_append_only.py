@@ -9,13 +9,14 @@ import pytest
 from sqlalchemy import text
 from sqlalchemy.exc import DatabaseError
 
+from agent_assay.model import Trajectory
 from agent_assay.store import open_store, schema
 from agent_assay.store.schema_check import schema_findings
 from agent_assay.store.store import ScoreRecord
 from tests.store.conftest import Backend
 from tests.support.legacy import score_rows_layout
 from tests.support.toy import ToyAdapter
-from tests.support.toyrun import toy_run
+from tests.support.toyrun import new_toy_run, toy_run
 
 TABLES = sorted(schema.metadata.tables)
 
@@ -31,6 +32,10 @@ def populate(backend: Backend) -> str:
         {"kind": "shuffled_gold", "version": "1", "status": "PASSED"},
     )
     store.put_mutation_rows(run.run_id, [("drop_step", {"pass_id": "p"})])
+    large = new_toy_run(store, ToyAdapter(), "good")  # a final state big enough for a blob
+    store.write_trajectory(
+        large.run_id, Trajectory(large.item_ids[0], 1, final_state={"log": ["x" * 50] * 200}), []
+    )
     record = ScoreRecord("on-L1", 1, "outcome.match", "9", 0.25, {"why": "test"})
     store.append_generation(run.run_id, "test", [], [record])
     store.close()

@@ -77,7 +77,7 @@ def test_migration_keeps_every_row_and_seals_each_run(
     after = row_counts(backend, old)
     assert after.pop("ledger") == len(runs)  # one seal per run
     for new in ("score_generations", "store_repairs", "control_outcomes", "mutation_results",
-                "score_sets"):
+                "score_sets", "state_blobs"):
         assert after.pop(new) == before.pop(new, 0)
     assert after.pop("schema_migrations") == migrations.LATEST
     before.pop("schema_migrations")

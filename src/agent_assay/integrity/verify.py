@@ -33,6 +33,7 @@ from agent_assay.store.chain_check import ChainCheck, check_run_chain
 from agent_assay.store.damage import damage_report
 from agent_assay.store.postgres_schema import guard_holder_notes
 from agent_assay.store.schema_check import schema_findings
+from agent_assay.store.state_blobs import DELTA_KEY, BaseStates, expanded
 from agent_assay.store.store import TERMINAL_EVENTS, Store, decode_json
 
 AdapterLoader = Callable[[str], LoadedSystem | object]
@@ -219,6 +220,7 @@ def _check_trajectories(
             except AssayError:
                 continue  # already a chain finding
     found: list[Trajectory] = []
+    bases = BaseStates(store.engine)  # fetched as payloads name them, each checked once
     stored = store.chained_rows("trajectories", run.run_id)
     for values in stored.rows:
         row = dict(zip(stored.columns, values, strict=True))
@@ -228,7 +230,7 @@ def _check_trajectories(
             out.add(where, f"is outside the run's {len(run.item_ids)} items x k={run.repeats}")
         try:
             data = decode_json("trajectories", row["id"], row["payload"])
-            trajectory = Trajectory.from_json(data)
+            trajectory = Trajectory.from_json(expanded(data, bases.text))
         except (AssayError, KeyError, TypeError, ValueError, AttributeError) as exc:
             out.add(where, f"payload does not decode ({exc})")
             continue
@@ -246,6 +248,10 @@ def _check_trajectories(
                     f"has {len(trajectory.steps)} steps, its ledger block records "
                     f"{detail.get('steps')}",
                 )
+            named = data.get(DELTA_KEY, {}).get("base") if isinstance(data, dict) else None
+            if detail.get("state") != named:
+                out.add(where, f"its payload's base state {str(named)[:16]} is not the one its "
+                               f"ledger block records ({str(detail.get('state'))[:16]})")
             if "path" in detail and detail["path"] != trajectory.path_digest():
                 out.add(where, f"its proposal path is not the one its ledger block "
                         f"{row['block']} records")

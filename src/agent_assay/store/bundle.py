@@ -3,9 +3,10 @@
 A bundle is what a paper or a README links to: `verify FILE` checks it on a
 machine that never saw the original database, and `report FILE` renders it.
 It is JSON lines: a header, one line per stored row (surrogate ids left out,
-so rows load into any store), and a last line holding the SHA-256 of every
-byte before it. Any change to any byte therefore fails the file check before
-the rows are even read; the rows then still have to pass their own chain.
+so rows load into any store; the base states its trajectories name come last),
+and a last line holding the SHA-256 of every byte before it. Any change to any
+byte therefore fails the file check before the rows are even read; the rows then
+still have to pass their own chain.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from sqlalchemy.pool import StaticPool
 from agent_assay.errors import AssayError
 from agent_assay.hashing import canonical_json
 from agent_assay.store import chain, migrations, schema
+from agent_assay.store.state_blobs import base_digests
 from agent_assay.store.store import Store, now
 from agent_assay.version import harness_version
 
@@ -95,6 +97,28 @@ def _lines(store: Store, run_id: str) -> Iterator[dict[str, Any]]:
             t = schema.metadata.tables[table]
             for row in _rows(store, table, t.c.run_id == run.run_id):
                 yield {"table": table, "row": row}
+    for row in _state_rows(store, [r.run_id for r in runs]):
+        yield {"table": "state_blobs", "row": row}
+
+
+def _state_rows(store: Store, run_ids: list[str]) -> Iterator[dict[str, Any]]:
+    """The base states the runs' trajectories name, once each, in digest order."""
+    t = schema.trajectories
+    named: set[str] = set()
+    with store.engine.connect() as conn:
+        for payload in conn.execute(select(t.c.payload).where(t.c.run_id.in_(run_ids))).scalars():
+            try:
+                named |= base_digests([json.loads(payload)])
+            except ValueError:
+                continue  # a payload that does not decode travels as it is; verify names it
+    blobs = schema.state_blobs
+    for start in range(0, len(ordered := sorted(named)), 500):
+        with store.engine.connect() as conn:
+            rows = conn.execute(
+                select(blobs).where(blobs.c.digest.in_(ordered[start:start + 500]))
+                .order_by(blobs.c.digest)
+            ).mappings()
+            yield from ({c: r[c] for c in _columns("state_blobs")} for r in rows)
 
 
 def export_bundle(store: Store, run_id: str, path: Path) -> int:

@@ -23,6 +23,7 @@ from agent_assay.errors import AssayError
 from agent_assay.findings import Finding
 from agent_assay.store import chain
 from agent_assay.store.schema_check import schema_findings
+from agent_assay.store.state_blobs import BaseStates
 from agent_assay.store.store import TERMINAL_EVENTS, Head, LedgerEntry, Store, StoredRows
 
 Row = dict[str, Any]
@@ -208,7 +209,8 @@ def _check_run_chain(store: Store, run_id: str) -> ChainCheck:
         rows[table], digests[table] = walk.digest_rows(table, store.chained_rows(table, run_id))
     ledger = _sound_entries(walk, store.ledger(run_id))
     _check_ledger(walk, ledger)
-    paths = _check_rows_against_blocks(walk, ledger, rows)
+    paths, states = _check_rows_against_blocks(walk, ledger, rows)
+    _check_base_states(walk, store, states)
     _check_slots(walk, rows)
     _check_terminal_heads(walk, ledger, rows["run_events"])
     generation = _check_generations(walk, rows)
@@ -267,11 +269,12 @@ def _check_ledger(walk: _Walk, ledger: list[LedgerEntry]) -> None:
 
 def _check_rows_against_blocks(
     walk: _Walk, ledger: list[LedgerEntry], rows: Mapping[str, list[Row]]
-) -> dict[tuple[str, int], str]:
+) -> tuple[dict[tuple[str, int], str], set[str]]:
     """Each block holds the rows its entry records and digests to them; returns the path
-    digests the trajectory blocks record, by slot."""
+    digests the trajectory blocks record, by slot, and the base states they name."""
     slot_of = {row["block"]: (row["item_id"], row["repetition"]) for row in rows["trajectories"]}
     paths: dict[tuple[str, int], str] = {}
+    states: set[str] = set()
     known = {entry.seq for entry in ledger}
     for block in sorted(set(walk.by_block) - known):
         tables = ", ".join(sorted(walk.by_block[block]))
@@ -301,6 +304,8 @@ def _check_rows_against_blocks(
         path = detail.get("path")
         if entry.kind == "trajectory" and isinstance(path, str) and entry.seq in slot_of:
             paths[slot_of[entry.seq]] = path
+        if entry.kind == "trajectory" and isinstance(detail.get("state"), str):
+            states.add(detail["state"])
         if entry.kind == "seal":
             sealed = True
             _check_seal(walk, entry, detail)
@@ -312,7 +317,19 @@ def _check_rows_against_blocks(
         walk.add(f"run {walk.run_id}", f"has {len(runs)} runs rows, not 1")
     elif runs[0]["block"] not in (None, 1):
         walk.add(f"run {walk.run_id}", f"its runs row joined block {runs[0]['block']}, not 1")
-    return paths
+    return paths, states
+
+
+def _check_base_states(walk: _Walk, store: Store, states: set[str]) -> None:
+    """Every base state a trajectory block names is stored and still hashes to its name:
+    without it the trajectory's final state cannot be rebuilt (see `state_blobs`)."""
+    bases = BaseStates(store.engine)
+    bases.load(states)
+    for digest in sorted(states):
+        try:
+            bases.text(digest)
+        except ValueError as exc:
+            walk.add(f"run {walk.run_id}", f"a trajectory's final state: {exc}")
 
 
 def _check_seal(walk: _Walk, entry: LedgerEntry, detail: Mapping[str, Any]) -> None:

@@ -8,7 +8,9 @@ unchained rows, broken links and unrecorded generations, and it *seals* every
 run that already exists: one ledger block per run records the digests of its
 rows as they stood at the upgrade (rows cannot be rewritten, so they keep a
 NULL block and are checked against the seal). Migration 4 adds score sets, with
-the same guards; the rows of runs written before stay where they are.
+the same guards; the rows of runs written before stay where they are. Migration
+5 adds state blobs (see `state_blobs`); trajectories already stored keep their
+whole states, since their digests cover the payload as written.
 """
 
 from __future__ import annotations
@@ -170,6 +172,10 @@ def _step_4(conn: Connection) -> None:
         conn.execute(text(ddl))
 
 
+def _step_5(conn: Connection) -> None:
+    _create_tables(conn, 5)
+
+
 def seal_run(conn: Connection, run_id: str) -> None:
     """Record, as block 1 of `run_id`'s chain, the digests of its rows as they stand now."""
     sealed: dict[str, dict[str, object]] = {}
@@ -217,6 +223,11 @@ MIGRATIONS: tuple[Migration, ...] = (
         4,
         "score sets: a trajectory's scores in one row; runs written before keep theirs",
         _step_4,
+    ),
+    Migration(
+        5,
+        "state blobs: large final states stored once, trajectories holding edits from them",
+        _step_5,
     ),
 )
 

@@ -31,7 +31,7 @@ from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.expression import ColumnElement
 from sqlalchemy.types import TypeEngine
 
-LATEST_ERA = 4
+LATEST_ERA = 5
 
 
 def Name(length: int) -> TypeEngine[str]:
@@ -264,6 +264,14 @@ def define(metadata: MetaData, era: int = LATEST_ERA) -> MetaData:
             metadata.tables["score_sets"].c.generation,
             unique=True,
         )
+    if era >= 5:
+        # content-addressed like items: the key is the digest of the content (see state_blobs)
+        Table(
+            "state_blobs",
+            metadata,
+            Column("digest", Name(64), primary_key=True),
+            Column("payload", Text, nullable=False),
+        )
     Table(
         "store_repairs",
         metadata,
@@ -292,3 +300,4 @@ mutation_results = metadata.tables["mutation_results"]
 ledger = metadata.tables["ledger"]
 score_generations = metadata.tables["score_generations"]
 store_repairs = metadata.tables["store_repairs"]
+state_blobs = metadata.tables["state_blobs"]

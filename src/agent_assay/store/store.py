@@ -36,6 +36,7 @@ from agent_assay.store import chain, migrations, schema, score_pack
 from agent_assay.store.engine import Access, make_engine, shown, store_path
 from agent_assay.store.postgres import connect_reason, is_server_url
 from agent_assay.store.score_columns import ScoreColumns, StoredScore, StoredSet, score_columns
+from agent_assay.store.state_blobs import BaseStates, StateEncoder, base_digests, expanded
 
 TERMINAL_EVENTS = frozenset({"complete", "interrupted"})
 OPENING_EVENTS = frozenset({"started", "resumed"})
@@ -180,6 +181,7 @@ class Store:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
         self._writer: Connection | None = None
+        self._states = StateEncoder()
 
     def _writer_connection(self) -> Connection:
         """One long-lived connection for the per-trajectory hot path (no pool round trip)."""
@@ -520,7 +522,8 @@ class Store:
         SQLAlchemy transaction with fixed statements (no per-call compilation). The
         scores join the run's current scoring generation, read inside the transaction.
         """
-        payload = canonical_json(trajectory.to_json())
+        encoded = self._states.encode(run_id, trajectory.to_json())
+        payload = canonical_json(encoded.payload)
         created = now()
         item_id, repetition = trajectory.item_id, trajectory.repetition
         t_content = (run_id, item_id, repetition, bool(trajectory.crashed), payload, created)
@@ -539,23 +542,27 @@ class Store:
             if score_set is not None:
                 set_digest = chain.row_digest("score_sets", score_set)
                 digests.append(set_digest)
-            detail = canonical_json(
-                {
-                    "rows": {"score_sets": 1, "trajectories": 1} if score_set is not None
-                    else {"trajectories": 1},
-                    "slot": [item_id, repetition],
-                    "steps": len(trajectory.steps),
-                    "path": path,
-                }
-            )
+            recorded: dict[str, Any] = {
+                "rows": {"score_sets": 1, "trajectories": 1} if score_set is not None
+                else {"trajectories": 1},
+                "slot": [item_id, repetition],
+                "steps": len(trajectory.steps),
+                "path": path,
+            }
+            if encoded.used is not None:  # the chain check finds the bases without payloads
+                recorded["state"] = encoded.used.digest
+            detail = canonical_json(recorded)
             digest = chain.block_digest(run_id, seq, "trajectory", prev, detail, digests)
             ledger = (run_id, seq, "trajectory", detail, prev, digest, created)
             cursor.execute(sql.ledger, ledger)
+            if encoded.blob is not None:
+                cursor.execute(sql.state_blob, (encoded.blob.digest, encoded.blob.text))
             cursor.execute(sql.trajectory, (*t_content, seq, t_digest))
             trajectory_id = int(cursor.fetchone()[0])
             if score_set is not None:
                 cursor.execute(sql.score_set, (trajectory_id, *score_set, seq, set_digest))
             cursor.close()
+        self._states.stored(run_id, encoded)
         return trajectory_id
 
     def trajectories(self, run_id: str, item_id: str | None = None) -> list[Trajectory]:
@@ -566,7 +573,13 @@ class Store:
             query = query.where(table.c.item_id == item_id)
         with self.engine.connect() as conn:
             rows = conn.execute(query.order_by(table.c.item_id, table.c.repetition)).all()
-        return [_decoded(Trajectory.from_json, "trajectories", r.id, r.payload) for r in rows]
+        decoded = [(r.id, decode_json("trajectories", r.id, r.payload)) for r in rows]
+        bases = BaseStates(self.engine)
+        bases.load(base_digests(data for _, data in decoded))
+        def build(data: Any) -> Trajectory:
+            return Trajectory.from_json(expanded(data, bases.text))
+
+        return [_built(build, "trajectories", row_id, data) for row_id, data in decoded]
 
     def trajectory_counts(self, run_id: str) -> tuple[int, int]:
         """How many trajectories of `run_id` are stored, and how many of them crashed."""
@@ -812,7 +825,10 @@ def _config_from_json(data: Mapping[str, Any]) -> Config:
 
 def _decoded(build: Any, table: str, row_id: object, text: str) -> Any:
     """Decode a stored payload into its model object, naming the row when it does not fit."""
-    data = decode_json(table, row_id, text)
+    return _built(build, table, row_id, decode_json(table, row_id, text))
+
+
+def _built(build: Any, table: str, row_id: object, data: Any) -> Any:
     try:
         return build(data)
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
@@ -908,6 +924,7 @@ class _HotPathSQL:
     ledger: str
     trajectory: str
     score_set: str
+    state_blob: str
 
 
 @functools.cache
@@ -938,6 +955,7 @@ def _hot_path_sql(paramstyle: str) -> _HotPathSQL:
             "score_sets",
             ("trajectory_id", *chain.CONTENT_COLUMNS["score_sets"], "block", "digest"),
         ),
+        state_blob=insert("state_blobs", ("digest", "payload"), " ON CONFLICT DO NOTHING"),
     )
 
 

@@ -1,0 +1,165 @@
+"""Final states stored once: base states content-addressed, trajectories holding edits.
+
+A trajectory's payload holds its final state inline when the state is small.
+A larger state is written as ``final_state_delta: {"base": D, "edits": [...]}``:
+D names a row of ``state_blobs`` (the canonical JSON of a state and its digest),
+and the edits (see `state_delta`) turn that state into this trajectory's. The
+payload, with D inside it, is what the trajectory's chained digest covers; a
+base state needs no chain, because its key is the digest of its content, and
+every reader checks the two agree.
+
+Which base: the writer keeps, per run, the first large state it stored and
+the most recent one of each item (a bounded number of items), and uses the
+first whose edits are at most half the size of the whole state (each
+section's edits checked to rebuild it byte for byte, see `state_delta`).
+Otherwise the state itself becomes a base, so identical states (every
+null-agent trajectory, say) are stored once.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, Final
+
+from sqlalchemy import Engine, select
+
+from agent_assay.hashing import STATE, canonical_hash, canonical_json
+from agent_assay.store import schema
+from agent_assay.store.state_delta import joined, rebuilt, section_edits, sections
+
+DELTA_KEY: Final = "final_state_delta"
+INLINE_BYTES: Final = 4096
+"""States whose canonical JSON is shorter stay in the payload: a base would cost more."""
+ITEM_BASES: Final = 16
+"""Item bases remembered per writer, least recently used dropped: memory stays bounded."""
+
+
+@dataclass(frozen=True, slots=True)
+class Base:
+    digest: str
+    text: str
+    value: dict[str, Any]
+    pieces: dict[str, str]
+    """The canonical JSON of each section of `value` (see `state_delta.sections`)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Encoded:
+    """A trajectory payload ready to store, and the base state to store with it, if new."""
+
+    payload: dict[str, Any]
+    blob: Base | None
+    used: Base | None
+
+
+class StateEncoder:
+    """The writer's side: chooses a base for each large final state."""
+
+    def __init__(self) -> None:
+        self._run_bases: dict[str, Base] = {}
+        self._item_bases: OrderedDict[tuple[str, str], Base] = OrderedDict()
+
+    def encode(self, run_id: str, payload: dict[str, Any]) -> Encoded:
+        state = payload.get("final_state")
+        pieces = sections(state) if isinstance(state, dict) else None
+        if pieces is None:  # none, or keys only canonical_json orders: inline, as before
+            return Encoded(payload, None, None)
+        full = joined(pieces)
+        if len(full) < INLINE_BYTES:
+            return Encoded(payload, None, None)
+        assert state is not None
+        item = (run_id, str(payload["item_id"]))
+        for base in (self._item_bases.get(item), self._run_bases.get(run_id)):
+            if base is None:
+                continue
+            edits = section_edits(base.value, base.pieces, state, pieces)
+            if len(canonical_json(edits)) * 2 <= len(full):
+                return Encoded(_with_delta(payload, base.digest, edits), None, base)
+        value = json.loads(full)
+        fresh = Base(canonical_hash(STATE, full), full, value, dict(pieces))
+        return Encoded(_with_delta(payload, fresh.digest, []), fresh, fresh)
+
+    def stored(self, run_id: str, encoded: Encoded) -> None:
+        """Remember `encoded`'s base once its transaction committed (never before: a rolled
+        back blob must not be named by a later trajectory)."""
+        if encoded.used is None:
+            return
+        self._run_bases.setdefault(run_id, encoded.used)
+        item = (run_id, str(encoded.payload["item_id"]))
+        self._item_bases[item] = encoded.used
+        self._item_bases.move_to_end(item)
+        while len(self._item_bases) > ITEM_BASES:
+            self._item_bases.popitem(last=False)
+
+
+def _with_delta(payload: dict[str, Any], digest: str, edits: list[Any]) -> dict[str, Any]:
+    out = {k: v for k, v in payload.items() if k != "final_state"}
+    out[DELTA_KEY] = {"base": digest, "edits": edits}
+    return out
+
+
+def base_digests(payloads: Iterable[Mapping[str, Any]]) -> set[str]:
+    """The base states a set of decoded payloads name."""
+    found: set[str] = set()
+    for data in payloads:
+        delta = data.get(DELTA_KEY) if isinstance(data, Mapping) else None
+        if isinstance(delta, Mapping) and isinstance(delta.get("base"), str):
+            found.add(delta["base"])
+    return found
+
+
+class BaseStates:
+    """The reader's side: base states by digest, each checked against its digest once."""
+
+    def __init__(self, engine: Engine) -> None:
+        self._engine = engine
+        self._texts: dict[str, str | None] = {}
+
+    def load(self, digests: Iterable[str]) -> None:
+        wanted = sorted(set(digests) - self._texts.keys())
+        blobs = schema.state_blobs
+        with self._engine.connect() as conn:
+            for start in range(0, len(wanted), 500):
+                chunk = wanted[start:start + 500]
+                rows = conn.execute(
+                    select(blobs.c.digest, blobs.c.payload).where(blobs.c.digest.in_(chunk))
+                )
+                self._texts.update({r.digest: r.payload for r in rows})
+        for digest in wanted:
+            self._texts.setdefault(digest, None)
+
+    def text(self, digest: str) -> str:
+        """The canonical JSON of base state `digest`; ValueError when it is missing or its
+        content no longer hashes to its name."""
+        if digest not in self._texts:
+            self.load([digest])
+        text = self._texts[digest]
+        if text is None:
+            raise ValueError(f"its base state {digest[:16]} is not in state_blobs")
+        if canonical_hash(STATE, text) != digest:
+            raise ValueError(f"its base state {digest[:16]} does not match its digest (altered)")
+        return text
+
+
+def expanded(data: Any, base_text: Callable[[str], str]) -> Any:
+    """A decoded payload with its final state rebuilt from its base; ValueError when the
+    delta is malformed or its base is missing or altered. Payloads without one pass as
+    they are."""
+    if not isinstance(data, dict) or DELTA_KEY not in data:
+        return data
+    delta = data[DELTA_KEY]
+    if "final_state" in data:
+        raise ValueError("it holds both a final state and a delta")
+    if not isinstance(delta, dict) or set(delta) != {"base", "edits"} or not isinstance(
+        delta["base"], str
+    ) or not isinstance(delta["edits"], list):
+        raise ValueError("its final-state delta is malformed")
+    out = {k: v for k, v in data.items() if k != DELTA_KEY}
+    state = rebuilt(json.loads(base_text(delta["base"])), delta["edits"])
+    if not isinstance(state, dict):
+        raise ValueError("its rebuilt final state is not an object")
+    out["final_state"] = state
+    return out
