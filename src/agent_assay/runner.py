@@ -1,9 +1,11 @@
 """Items × repetitions → trajectories → scores → store, with resume and crash capture.
 
-The runner is the single writer. Each trajectory is scored in this process and
-written with its scores in one transaction; a crashed agent becomes a crashed
-trajectory (with the exception text), scored like any other, so the failure
-counts against the agent instead of vanishing from the denominator.
+The runner is the single writer. Each trajectory is scored (in this process, or
+with worker processes in scoring processes of their own, see
+`executors.scored_pool`) and written with its scores in one transaction; a
+crashed agent becomes a crashed trajectory (with the exception text), scored
+like any other, so the failure counts against the agent instead of vanishing
+from the denominator.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from agent_assay.adapters.loaded import LoadedSystem, load_system
 from agent_assay.aggregates import scorer_versions
 from agent_assay.errors import AssayError
-from agent_assay.executors import SEQUENTIAL, Backend, ExecutorLost, Task
+from agent_assay.executors import SEQUENTIAL, Backend, ExecutorLost, ScoringJob, Task
 from agent_assay.hashing import stable_seed
 from agent_assay.llm.configs import is_model_config
 from agent_assay.llm.endpoint import resolve_endpoint
@@ -29,6 +31,7 @@ from agent_assay.scoring.base import ScoreKind, Scorer, ScoringContext
 from agent_assay.scoring.registry import score_all
 from agent_assay.store.chain_check import require_intact
 from agent_assay.store.engine import shown
+from agent_assay.store.prepared import PreparedTrajectory
 from agent_assay.store.store import ScoreRecord, Store
 from agent_assay.version import harness_version
 from agent_assay.writers import this_process
@@ -265,7 +268,8 @@ def execute_run(
 ) -> RunResult:
     """Run every (item, repetition) not yet stored for `run`; safe to call again to resume,
     with any backend (the stored slots are skipped whichever executor stored them). The
-    agents run where `backend` puts them; every trajectory is scored and stored here."""
+    agents run where `backend` puts them; every trajectory is stored here, scored here
+    unless the backend's processes scored it (they never hand an agent gold)."""
     require_intact(store, run.run_id, "run")
     context = run_context(store, system, run)
     adapter, suite, items = context.system, context.suite, context.items
@@ -284,8 +288,12 @@ def execute_run(
     first_crashes: list[str] = []
     try:
         with terminal_progress(f"run {run.run_id[:8]}", len(todo), show) as tick:
-            for trajectory in backend.executor(adapter, suite.public()).run(tasks):
-                store.write_trajectory(run.run_id, trajectory, context.score(trajectory))
+            executor = backend.executor(adapter, suite.public(), ScoringJob(suite, run.run_id))
+            for trajectory in executor.run(tasks):
+                if isinstance(trajectory, PreparedTrajectory):  # scored in a scoring worker
+                    store.write_prepared(run.run_id, trajectory)
+                else:
+                    store.write_trajectory(run.run_id, trajectory, context.score(trajectory))
                 written += 1
                 if trajectory.crashed:
                     crashed += 1

@@ -20,7 +20,7 @@ from agent_assay.store import Store, open_store
 from agent_assay.store.bundle import export_bundle, load_bundle
 from agent_assay.store.chain_check import check_run_chain
 from agent_assay.store.state_blobs import DELTA_KEY, INLINE_BYTES, StateEncoder
-from agent_assay.store.state_delta import joined, rebuilt, reproduces, section_edits, sections
+from agent_assay.store.state_delta import joined, rebuilt, reproduces, section_edits
 from tests.support.invoke import invoke
 from tests.support.toy import ToyAdapter
 from tests.support.toyrun import new_toy_run
@@ -36,10 +36,13 @@ json_values = st.recursive(
 states = st.dictionaries(st.text(max_size=3), json_values, max_size=5)
 
 
+def sections(state: dict[str, Any]) -> dict[str, str]:
+    return {key: canonical_json(value) for key, value in state.items()}
+
+
 @given(states)
 def test_a_state_joined_from_its_sections_is_its_canonical_json(state: Any) -> None:
-    pieces = sections(state)
-    assert pieces is not None and joined(pieces) == canonical_json(state)
+    assert joined(sections(state)) == canonical_json(state)
 
 
 @given(states, states)
@@ -48,9 +51,7 @@ def test_section_edits_always_rebuild_the_state_exactly(base: Any, state: Any) -
     whatever the two states hold (bool, int and float look-alikes included) the state comes
     back byte for byte; the base is never changed by rebuilding."""
     before = canonical_json(base)
-    base_pieces, pieces = sections(base), sections(state)
-    assert base_pieces is not None and pieces is not None
-    edits = section_edits(base, base_pieces, state, pieces)
+    edits = section_edits(base, sections(base), state, sections(state))
     assert canonical_json(rebuilt(base, edits)) == canonical_json(state)
     assert canonical_json(base) == before
 
@@ -59,7 +60,7 @@ def test_a_change_of_type_that_equality_misses_is_set_whole() -> None:
     base = {"a": {"x": 1, "y": [True, 0]}, "b": [1]}
     state = {"a": {"x": 1.0, "y": [1, 0.0]}, "b": [1]}
     assert base == state  # Python cannot tell them apart
-    edits = section_edits(base, sections(base) or {}, state, sections(state) or {})
+    edits = section_edits(base, sections(base), state, sections(state))
     assert edits == [["set", ["a"], state["a"]]]
     assert not reproduces(base, [], canonical_json(state))
 
@@ -67,7 +68,7 @@ def test_a_change_of_type_that_equality_misses_is_set_whole() -> None:
 def test_an_edit_inside_a_section_is_kept_small() -> None:
     base = {"a": {f"k{i}": i for i in range(50)}, "b": [1, 2]}
     state = {"a": {**base["a"], "k7": -7}, "b": [1, 2, 3]}
-    edits = section_edits(base, sections(base) or {}, state, sections(state) or {})
+    edits = section_edits(base, sections(base), state, sections(state))
     assert edits == [["set", ["a", "k7"], -7], ["extend", ["b"], [3]]]
 
 

@@ -1,9 +1,10 @@
 """Where agents run: in this process, in fresh worker processes, or on a Dask cluster.
 
-An executor only turns tasks into trajectories; it never scores and never
-writes. The runner stays the single writer, so an executor is added by
-implementing `Executor` (and a `Backend` that makes it) without touching scorers
-or the store.
+An executor turns tasks into trajectories and never writes: the runner stays
+the single writer, so an executor is added by implementing `Executor` (and a
+`Backend` that makes it) without touching scorers or the store. The process
+pool also scores, in processes that never run an agent (`scored_pool`); any
+executor may instead hand back plain trajectories for the writer to score.
 
 Worker processes are spawned, never forked: each starts a new interpreter, rebuilds
 the system from its recipe and receives the suite's public items only, so nothing
@@ -29,7 +30,8 @@ from agent_assay.adapters.loaded import LoadedSystem
 from agent_assay.adapters.recipe import Recipe, rebuild, recipe_of
 from agent_assay.errors import AgentUnreachable, AssayError, described
 from agent_assay.llm.configs import is_model_config
-from agent_assay.model import JSON, Config, Cost, PublicItem, PublicSuite, Trajectory
+from agent_assay.model import JSON, Config, Cost, PublicItem, PublicSuite, Suite, Trajectory
+from agent_assay.store.prepared import PreparedTrajectory
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,9 +101,20 @@ def crashed(task: Task, started: float, error: str, meta: dict[str, JSON]) -> Tr
 
 
 class Executor(Protocol):
-    def run(self, tasks: Iterable[Task]) -> Iterator[Trajectory]:
-        """Yield one trajectory per task, in any order."""
+    def run(self, tasks: Iterable[Task]) -> Iterator[Trajectory | PreparedTrajectory]:
+        """Yield one trajectory per task, in any order: for the writer to score, or scored
+        and prepared already (see `scored_pool`)."""
         ...
+
+
+@dataclass(frozen=True, slots=True)
+class ScoringJob:
+    """What scoring a run's trajectories outside the writer needs: the gold suite and the
+    run they are written to (its id keys the state bases). Only scoring processes, which
+    never run an agent, are handed one."""
+
+    suite: Suite
+    run_id: str
 
 
 class ExecutorLost(Exception):
@@ -134,7 +147,7 @@ def worker_system(recipe: Recipe, suite: PublicSuite) -> LoadedSystem:
     return system
 
 
-def _init_worker(recipe: Recipe, suite: PublicSuite) -> None:
+def init_worker(recipe: Recipe, suite: PublicSuite) -> None:
     """Build the system; a failure is kept and raised by the first task, so the parent
     gets one line instead of a broken pool."""
     global _worker_adapter, _worker_failure
@@ -144,7 +157,7 @@ def _init_worker(recipe: Recipe, suite: PublicSuite) -> None:
         _worker_failure = str(exc)
 
 
-def _run_in_worker(task: Task) -> Trajectory:
+def run_in_worker(task: Task) -> Trajectory:
     if _worker_failure is not None or _worker_adapter is None:
         raise AssayError(str(_worker_failure))
     return run_task(_worker_adapter, task)
@@ -188,12 +201,12 @@ class ProcessPoolExecutorBackend:
         with hash_seed(self.hash_seed), ProcessPoolExecutor(
             max_workers=self.workers,
             mp_context=multiprocessing.get_context("spawn"),
-            initializer=_init_worker,
+            initializer=init_worker,
             initargs=(self.recipe, self.suite),
         ) as pool:
             in_flight: set[Future[Trajectory]] = set()
             for task in pending_tasks:  # keep a bounded window so memory stays flat
-                in_flight.add(pool.submit(_run_in_worker, task))
+                in_flight.add(pool.submit(run_in_worker, task))
                 if len(in_flight) >= self.workers * 4:
                     done, in_flight = wait(in_flight, return_when=FIRST_COMPLETED)
                     yield from (f.result() for f in done)
@@ -233,7 +246,12 @@ class Backend(Protocol):
         """What a run's terminal event records of where its agents ran."""
         ...
 
-    def executor(self, adapter: LoadedSystem, suite: PublicSuite) -> Executor: ...
+    def executor(
+        self, adapter: LoadedSystem, suite: PublicSuite, scoring: ScoringJob | None = None
+    ) -> Executor:
+        """An executor for the suite's public items; given `scoring`, one that may also
+        score (the writer scores whatever comes back as a plain trajectory)."""
+        ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -249,12 +267,19 @@ class Processes:
         """Nothing: processes run on the writer's host, which the session's events name."""
         return {}
 
-    def executor(self, adapter: LoadedSystem, suite: PublicSuite) -> Executor:
+    def executor(
+        self, adapter: LoadedSystem, suite: PublicSuite, scoring: ScoringJob | None = None
+    ) -> Executor:
         """In this process, unless several workers or a fresh hash seed are asked for (then
-        every item runs in a spawned process)."""
+        every item runs in a spawned process, and given `scoring`, every trajectory is
+        scored in spawned processes of its own)."""
         if self.workers <= 1 and self.hash_seed is None:
             return SequentialExecutor(adapter)
         workers = max(self.workers, 1)
+        if scoring is not None:
+            from agent_assay.executors.scored_pool import ScoredPool  # it imports this module
+
+            return ScoredPool(recipe_of(adapter), workers, suite, scoring, self.hash_seed)
         return ProcessPoolExecutorBackend(recipe_of(adapter), workers, suite, self.hash_seed)
 
 

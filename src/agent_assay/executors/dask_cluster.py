@@ -70,6 +70,7 @@ from agent_assay.executors import (
     Executor,
     ExecutorLost,
     ExecutorSpec,
+    ScoringJob,
     Task,
     crashed,
     run_task,
@@ -267,7 +268,11 @@ class DaskBackend:
     def recorded(self) -> Mapping[str, JSON]:
         return self._recorded
 
-    def executor(self, adapter: LoadedSystem, suite: PublicSuite) -> Executor:
+    def executor(
+        self, adapter: LoadedSystem, suite: PublicSuite, scoring: ScoringJob | None = None
+    ) -> Executor:
+        """Agents on the cluster; their trajectories come back for the writer to score (a
+        cluster's workers are trusted with items, never with gold: `scoring` is not sent)."""
         return DaskExecutor(self.client, self.where, recipe_of(adapter), suite)
 
 

@@ -230,7 +230,7 @@ def _check_trajectories(
             out.add(where, f"is outside the run's {len(run.item_ids)} items x k={run.repeats}")
         try:
             data = decode_json("trajectories", row["id"], row["payload"])
-            trajectory = Trajectory.from_json(expanded(data, bases.text))
+            trajectory = Trajectory.from_json(expanded(data, bases.fresh))
         except (AssayError, KeyError, TypeError, ValueError, AttributeError) as exc:
             out.add(where, f"payload does not decode ({exc})")
             continue

@@ -19,6 +19,7 @@ null-agent trajectory, say) are stored once.
 from __future__ import annotations
 
 import json
+import pickle
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -28,7 +29,7 @@ from sqlalchemy import Engine, select
 
 from agent_assay.hashing import STATE, canonical_hash, canonical_json
 from agent_assay.store import schema
-from agent_assay.store.state_delta import joined, rebuilt, section_edits, sections
+from agent_assay.store.state_delta import joined, rebuilt, section_edits
 
 DELTA_KEY: Final = "final_state_delta"
 INLINE_BYTES: Final = 4096
@@ -44,6 +45,8 @@ class Base:
     value: dict[str, Any]
     pieces: dict[str, str]
     """The canonical JSON of each section of `value` (see `state_delta.sections`)."""
+    pickles: dict[str, bytes | None]
+    """Each section of the state that became this base, pickled (None if it would not)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,22 +67,25 @@ class StateEncoder:
 
     def encode(self, run_id: str, payload: dict[str, Any]) -> Encoded:
         state = payload.get("final_state")
-        pieces = sections(state) if isinstance(state, dict) else None
-        if pieces is None:  # none, or keys only canonical_json orders: inline, as before
-            return Encoded(payload, None, None)
-        full = joined(pieces)
-        if len(full) < INLINE_BYTES:
-            return Encoded(payload, None, None)
-        assert state is not None
+        if not isinstance(state, dict) or not all(type(key) is str for key in state):
+            return Encoded(payload, None, None)  # none, or keys only canonical_json orders
         item = (run_id, str(payload["item_id"]))
-        for base in (self._item_bases.get(item), self._run_bases.get(run_id)):
-            if base is None:
-                continue
-            edits = section_edits(base.value, base.pieces, state, pieces)
+        candidates = [b for b in (self._item_bases.get(item), self._run_bases.get(run_id)) if b]
+        pieces = _Pieces(state)
+        for base in candidates[:1] if len(candidates) == 2 and candidates[0] is candidates[1] \
+                else candidates:
+            against = pieces.against(base)
+            full = joined(against)
+            if len(full) < INLINE_BYTES:
+                return Encoded(payload, None, None)
+            edits = section_edits(base.value, base.pieces, state, against)
             if len(canonical_json(edits)) * 2 <= len(full):
                 return Encoded(_with_delta(payload, base.digest, edits), None, base)
-        value = json.loads(full)
-        fresh = Base(canonical_hash(STATE, full), full, value, dict(pieces))
+        whole = pieces.all()
+        full = joined(whole)
+        if len(full) < INLINE_BYTES:
+            return Encoded(payload, None, None)
+        fresh = Base(canonical_hash(STATE, full), full, json.loads(full), whole, pieces.pickles())
         return Encoded(_with_delta(payload, fresh.digest, []), fresh, fresh)
 
     def stored(self, run_id: str, encoded: Encoded) -> None:
@@ -93,6 +99,48 @@ class StateEncoder:
         self._item_bases.move_to_end(item)
         while len(self._item_bases) > ITEM_BASES:
             self._item_bases.popitem(last=False)
+
+
+class _Pieces:
+    """A state's sections in canonical JSON, each computed at most once. A section that
+    pickles to the same bytes as the base's took its canonical JSON from the base: equal
+    pickles mean the same structure, the same types and the same float bits, so the same
+    canonical JSON, and pickling is several times cheaper than canonical serialisation.
+    (Unequal pickles prove nothing, e.g. keys in another order; the section is then
+    serialised.)"""
+
+    def __init__(self, state: dict[str, Any]) -> None:
+        self.state = state
+        self.texts: dict[str, str] = {}
+        self._pickled: dict[str, bytes | None] = {}
+
+    def _pickle(self, key: str) -> bytes | None:
+        if key not in self._pickled:
+            try:
+                self._pickled[key] = pickle.dumps(self.state[key], pickle.HIGHEST_PROTOCOL)
+            except Exception:  # an object pickle refuses: the section is serialised instead
+                self._pickled[key] = None
+        return self._pickled[key]
+
+    def against(self, base: Base) -> dict[str, str]:
+        for key, value in self.state.items():
+            if key in self.texts:
+                continue
+            known = base.pickles.get(key)
+            if known is not None and key in base.pieces and self._pickle(key) == known:
+                self.texts[key] = base.pieces[key]
+            else:
+                self.texts[key] = canonical_json(value)
+        return self.texts
+
+    def all(self) -> dict[str, str]:
+        for key, value in self.state.items():
+            if key not in self.texts:
+                self.texts[key] = canonical_json(value)
+        return dict(self.texts)
+
+    def pickles(self) -> dict[str, bytes | None]:
+        return {key: self._pickle(key) for key in self.state}
 
 
 def _with_delta(payload: dict[str, Any], digest: str, edits: list[Any]) -> dict[str, Any]:
@@ -117,6 +165,7 @@ class BaseStates:
     def __init__(self, engine: Engine) -> None:
         self._engine = engine
         self._texts: dict[str, str | None] = {}
+        self._checked: set[str] = set()
 
     def load(self, digests: Iterable[str]) -> None:
         wanted = sorted(set(digests) - self._texts.keys())
@@ -139,15 +188,24 @@ class BaseStates:
         text = self._texts[digest]
         if text is None:
             raise ValueError(f"its base state {digest[:16]} is not in state_blobs")
-        if canonical_hash(STATE, text) != digest:
-            raise ValueError(f"its base state {digest[:16]} does not match its digest (altered)")
+        if digest not in self._checked:
+            if canonical_hash(STATE, text) != digest:
+                raise ValueError(
+                    f"its base state {digest[:16]} does not match its digest (altered)"
+                )
+            self._checked.add(digest)
         return text
 
+    def fresh(self, digest: str) -> Any:
+        """Base state `digest` decoded anew: what a reader hands out may be changed by its
+        caller without touching any other trajectory's state."""
+        return json.loads(self.text(digest))
 
-def expanded(data: Any, base_text: Callable[[str], str]) -> Any:
-    """A decoded payload with its final state rebuilt from its base; ValueError when the
-    delta is malformed or its base is missing or altered. Payloads without one pass as
-    they are."""
+
+def expanded(data: Any, base_of: Callable[[str], Any]) -> Any:
+    """A decoded payload with its final state rebuilt from the base `base_of` returns for
+    its digest (`rebuilt` leaves that base as it is); ValueError when the delta is
+    malformed or its base is missing or altered. Payloads without one pass as they are."""
     if not isinstance(data, dict) or DELTA_KEY not in data:
         return data
     delta = data[DELTA_KEY]
@@ -158,7 +216,7 @@ def expanded(data: Any, base_text: Callable[[str], str]) -> Any:
     ) or not isinstance(delta["edits"], list):
         raise ValueError("its final-state delta is malformed")
     out = {k: v for k, v in data.items() if k != DELTA_KEY}
-    state = rebuilt(json.loads(base_text(delta["base"])), delta["edits"])
+    state = rebuilt(base_of(delta["base"]), delta["edits"])
     if not isinstance(state, dict):
         raise ValueError("its rebuilt final state is not an object")
     out["final_state"] = state

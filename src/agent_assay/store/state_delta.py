@@ -19,8 +19,8 @@ could miss a change of type. The writer therefore works section by section (a
 section is a top-level key): a section whose canonical JSON equals the base's
 needs no edit, and the edits of any other section are kept only if the section
 rebuilt from them has the state's canonical JSON byte for byte; otherwise the
-whole section is set (`section_edits`). Each section of the state is serialised
-once, and only changed sections a second time.
+whole section is set (`section_edits`). Only changed sections are serialised a
+second time (`state_blobs` also spares most unchanged ones the first).
 """
 
 from __future__ import annotations
@@ -127,14 +127,6 @@ def _put(node: Any, step: Any, value: Any) -> None:
     if not _fits(node, step):
         raise KeyError(step)
     node[step] = value
-
-
-def sections(state: Mapping[str, Any]) -> dict[str, str] | None:
-    """The canonical JSON of each top-level value, or None when a key is not a string (its
-    canonical form is then left to `canonical_json` alone)."""
-    if not all(type(key) is str for key in state):
-        return None
-    return {key: canonical_json(value) for key, value in state.items()}
 
 
 def joined(pieces: Mapping[str, str]) -> str:

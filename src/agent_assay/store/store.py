@@ -30,11 +30,12 @@ from sqlalchemy import Connection, Engine, Table, func, inspect, select
 from sqlalchemy.exc import DatabaseError, DBAPIError
 
 from agent_assay.errors import AssayError
-from agent_assay.hashing import canonical_json
+from agent_assay.hashing import STATE, canonical_hash, canonical_json
 from agent_assay.model import Config, Item, Run, Suite, Trajectory
 from agent_assay.store import chain, migrations, schema, score_pack
 from agent_assay.store.engine import Access, make_engine, shown, store_path
 from agent_assay.store.postgres import connect_reason, is_server_url
+from agent_assay.store.prepared import PreparedTrajectory, prepare
 from agent_assay.store.score_columns import ScoreColumns, StoredScore, StoredSet, score_columns
 from agent_assay.store.state_blobs import BaseStates, StateEncoder, base_digests, expanded
 
@@ -182,6 +183,8 @@ class Store:
         self.engine = engine
         self._writer: Connection | None = None
         self._states = StateEncoder()
+        self._bases_written: set[str] = set()
+        """Base states this store has seen committed (a digest each: memory stays small)."""
 
     def _writer_connection(self) -> Connection:
         """One long-lived connection for the per-trajectory hot path (no pool round trip)."""
@@ -516,19 +519,26 @@ class Store:
     def write_trajectory(
         self, run_id: str, trajectory: Trajectory, scores: Sequence[ScoreRecord]
     ) -> int:
-        """Append a trajectory and its scores as one block, atomically; return its row id.
+        """Append a trajectory and its scores as one block, atomically; return its row id."""
+        prepared, encoded = prepare(self._states, run_id, trajectory, scores)
+        trajectory_id = self.write_prepared(run_id, prepared)
+        self._states.stored(run_id, encoded)
+        return trajectory_id
+
+    def write_prepared(self, run_id: str, prepared: PreparedTrajectory) -> int:
+        """Append a prepared trajectory (`store.prepared`) and its scores as one block,
+        atomically; return its row id.
 
         This is the hot path of every run, so it uses the driver's cursor inside the
         SQLAlchemy transaction with fixed statements (no per-call compilation). The
         scores join the run's current scoring generation, read inside the transaction.
+        A base state this store has not written yet is stored with the row (see
+        `_store_base`): no trajectory row names a base that is not stored.
         """
-        encoded = self._states.encode(run_id, trajectory.to_json())
-        payload = canonical_json(encoded.payload)
         created = now()
-        item_id, repetition = trajectory.item_id, trajectory.repetition
-        t_content = (run_id, item_id, repetition, bool(trajectory.crashed), payload, created)
+        item_id, repetition = prepared.item_id, prepared.repetition
+        t_content = (run_id, item_id, repetition, prepared.crashed, prepared.payload, created)
         t_digest = chain.row_digest("trajectories", t_content)
-        path = trajectory.path_digest()  # the block records it: a report reads no payload
         conn = self._writer_connection()
         sql = _hot_path_sql(conn.dialect.paramstyle)
         with conn.begin():
@@ -537,7 +547,9 @@ class Store:
             last, prev, generation = cursor.fetchone()
             seq, prev = (last + 1, prev) if last is not None else (1, chain.GENESIS)
             generation = generation or 0
-            score_set = _score_set_content(run_id, item_id, repetition, generation, scores)
+            score_set = _score_set_content(
+                run_id, item_id, repetition, generation, prepared.scores
+            )
             digests = [t_digest]
             if score_set is not None:
                 set_digest = chain.row_digest("score_sets", score_set)
@@ -546,24 +558,40 @@ class Store:
                 "rows": {"score_sets": 1, "trajectories": 1} if score_set is not None
                 else {"trajectories": 1},
                 "slot": [item_id, repetition],
-                "steps": len(trajectory.steps),
-                "path": path,
+                "steps": prepared.steps,
+                "path": prepared.path,  # the block records it: a report reads no payload
             }
-            if encoded.used is not None:  # the chain check finds the bases without payloads
-                recorded["state"] = encoded.used.digest
+            if prepared.state is not None:  # the chain check finds the bases without payloads
+                recorded["state"] = prepared.state
             detail = canonical_json(recorded)
             digest = chain.block_digest(run_id, seq, "trajectory", prev, detail, digests)
             ledger = (run_id, seq, "trajectory", detail, prev, digest, created)
             cursor.execute(sql.ledger, ledger)
-            if encoded.blob is not None:
-                cursor.execute(sql.state_blob, (encoded.blob.digest, encoded.blob.text))
+            if prepared.state is not None and prepared.state not in self._bases_written:
+                self._store_base(cursor, sql, prepared)
             cursor.execute(sql.trajectory, (*t_content, seq, t_digest))
             trajectory_id = int(cursor.fetchone()[0])
             if score_set is not None:
                 cursor.execute(sql.score_set, (trajectory_id, *score_set, seq, set_digest))
             cursor.close()
-        self._states.stored(run_id, encoded)
+        if prepared.state is not None:
+            self._bases_written.add(prepared.state)
         return trajectory_id
+
+    @staticmethod
+    def _store_base(cursor: Any, sql: _HotPathSQL, prepared: PreparedTrajectory) -> None:
+        """Store the base state `prepared` names, which this store has not written yet:
+        from the row's own copy, once it hashes to its name, or else it must be there."""
+        where = f"trajectory {prepared.item_id}/{prepared.repetition}"
+        digest = str(prepared.state)
+        if prepared.blob is not None:
+            if prepared.blob[0] != digest or canonical_hash(STATE, prepared.blob[1]) != digest:
+                raise AssayError(f"{where}: its base state does not hash to {digest[:16]}")
+            cursor.execute(sql.state_blob, prepared.blob)
+            return
+        cursor.execute(sql.state_known, (digest,))
+        if cursor.fetchone() is None:
+            raise AssayError(f"{where} names base state {digest[:16]}, which is not stored")
 
     def trajectories(self, run_id: str, item_id: str | None = None) -> list[Trajectory]:
         """The run's trajectories in (item, repetition) order; only `item_id`'s if given."""
@@ -577,7 +605,7 @@ class Store:
         bases = BaseStates(self.engine)
         bases.load(base_digests(data for _, data in decoded))
         def build(data: Any) -> Trajectory:
-            return Trajectory.from_json(expanded(data, bases.text))
+            return Trajectory.from_json(expanded(data, bases.fresh))
 
         return [_built(build, "trajectories", row_id, data) for row_id, data in decoded]
 
@@ -925,6 +953,7 @@ class _HotPathSQL:
     trajectory: str
     score_set: str
     state_blob: str
+    state_known: str
 
 
 @functools.cache
@@ -956,6 +985,7 @@ def _hot_path_sql(paramstyle: str) -> _HotPathSQL:
             ("trajectory_id", *chain.CONTENT_COLUMNS["score_sets"], "block", "digest"),
         ),
         state_blob=insert("state_blobs", ("digest", "payload"), " ON CONFLICT DO NOTHING"),
+        state_known=f"SELECT 1 FROM state_blobs WHERE digest = {mark}",
     )
 
 

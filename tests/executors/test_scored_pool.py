@@ -1,0 +1,82 @@
+"""Scoring beside the agents (`--workers N`): the rows scoring processes prepare are the rows
+the writer would have written itself, and the writer refuses a prepared row whose base
+state is forged or missing, leaving nothing behind."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from agent_assay import api
+from agent_assay.errors import AssayError
+from agent_assay.executors.scored_pool import BATCH, scoring_workers
+from agent_assay.hashing import STATE, canonical_hash, canonical_json
+from agent_assay.store import Store, open_store
+from agent_assay.store.chain_check import check_run_chain
+from agent_assay.store.prepared import PreparedTrajectory
+from tests.support.toy import ToyAdapter
+from tests.support.toyrun import new_toy_run
+
+
+def _rows(store: Store, run_id: str) -> dict[tuple[str, int], tuple[str, object]]:
+    """Per slot: the final state's canonical JSON and the scores (latency left out)."""
+    scores: dict[tuple[str, int], list[tuple[str, object]]] = {}
+    for r in store.current_scores(run_id):
+        if r.scorer != "latency.total_ms":
+            scores.setdefault((r.item_id, r.repetition), []).append((r.scorer, r.value))
+    return {(t.item_id, t.repetition): (canonical_json(t.final_state),
+                                        sorted(scores[(t.item_id, t.repetition)]))
+            for t in store.trajectories(run_id)}
+
+
+def test_banking_rows_scored_beside_the_agents_equal_the_writers_own(tmp_path: Path) -> None:
+    db = str(tmp_path / "bank.db")
+    common = {"store": db, "repeats": 2, "limit": 3 * BATCH}
+    alone = api.evaluate("banking", "mock", **common)
+    pooled = api.evaluate("banking", "mock", workers=2, **common)
+    store = open_store(db)
+    rows = _rows(store, pooled.run.run_id)
+    assert len(rows) == 2 * 3 * BATCH
+    assert rows == _rows(store, alone.run.run_id)
+    assert check_run_chain(store, pooled.run.run_id).intact
+    with sqlite3.connect(tmp_path / "bank.db") as conn:
+        bases = conn.execute("SELECT COUNT(*) FROM state_blobs").fetchone()[0]
+    assert 1 <= bases <= 1 + 2  # the writer's own base, and at most one per agent process
+    verified = api.verify(pooled.run.run_id, store=db)  # every score re-derived and equal
+    assert verified.ok, verified.findings
+
+
+def test_fewer_scoring_processes_than_agent_processes() -> None:
+    assert [scoring_workers(n) for n in (1, 2, 3, 4, 8)] == [1, 1, 1, 2, 4]
+
+
+def _prepared(item: str, state: str | None, blob: tuple[str, str] | None) -> PreparedTrajectory:
+    payload = {"item_id": item, "repetition": 1, "steps": [], "outcome": None,
+               "latency_ms": 0.0, "cost": {"usd": 0.0, "reason": "test"}, "crashed": False,
+               "error": None, "meta": {},
+               "final_state_delta": {"base": state, "edits": []}}
+    return PreparedTrajectory(item_id=item, repetition=1, crashed=False, error=None, meta={},
+                              steps=0, path="0" * 64, payload=canonical_json(payload),
+                              state=state, blob=blob, scores=())
+
+
+@pytest.mark.parametrize(("blob", "problem"), [
+    (("a" * 64, '{"x":1}'), "its base state does not hash to aaaaaaaaaaaaaaaa"),
+    (None, "names base state aaaaaaaaaaaaaaaa, which is not stored"),
+])
+def test_the_writer_refuses_a_forged_or_missing_base_and_writes_nothing(
+    tmp_path: Path, blob: tuple[str, str] | None, problem: str
+) -> None:
+    store = open_store(str(tmp_path / "s.db"))
+    run = new_toy_run(store, ToyAdapter(), "good")
+    head = store.head(run.run_id)
+    with pytest.raises(AssayError, match=problem):
+        store.write_prepared(run.run_id, _prepared(run.item_ids[0], "a" * 64, blob))
+    assert store.trajectory_counts(run.run_id) == (0, 0)
+    assert store.head(run.run_id) == head
+    text = '{"x":1}'
+    honest = canonical_hash(STATE, text)
+    store.write_prepared(run.run_id, _prepared(run.item_ids[0], honest, (honest, text)))
+    assert store.trajectories(run.run_id)[0].final_state == {"x": 1}
