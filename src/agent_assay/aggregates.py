@@ -107,13 +107,14 @@ def score_rows(
 
 
 def table_of(
-    trajectories: Sequence[Trajectory], rows: Sequence[ScoreRow]
+    item_ids: Sequence[str], rows: Sequence[ScoreRow]
 ) -> dict[str, dict[str, list[float]]]:
-    """metric -> item -> values, in trajectory order, from each trajectory's score row."""
+    """metric -> item -> values, in row order, from each trajectory's item id and score row
+    (ids, not trajectories: a caller need not keep the trajectories to tabulate them)."""
     table: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
-    for trajectory, row in zip(trajectories, rows, strict=True):
+    for item_id, row in zip(item_ids, rows, strict=True):
         for metric, value in row:
-            table[metric][trajectory.item_id].append(value)
+            table[metric][item_id].append(value)
     return table
 
 
@@ -124,7 +125,8 @@ def score_table(
     ctx: ScoringContext,
 ) -> dict[str, dict[str, list[float]]]:
     """metric -> item -> values (None values dropped)."""
-    return table_of(trajectories, score_rows(scorers, gold_by_item, trajectories, ctx))
+    rows = score_rows(scorers, gold_by_item, trajectories, ctx)
+    return table_of([t.item_id for t in trajectories], rows)
 
 
 def means(table: Mapping[str, Mapping[str, list[float]]]) -> dict[str, float | None]:

@@ -37,13 +37,18 @@ def flatten(state: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
     that gains its first record has changed by that record only.
     """
     leaves: dict[str, Any] = {}
+    _flatten_into(state, prefix, leaves)
+    return leaves
+
+
+def _flatten_into(state: Mapping[str, Any], prefix: str, leaves: dict[str, Any]) -> None:
     for key, value in state.items():
         path = f"{prefix}{key}"
-        if isinstance(value, Mapping):
-            leaves.update(flatten(value, path + "."))
+        # a dict is tested first: the ABC check alone was most of flattening a large state
+        if type(value) is dict or isinstance(value, Mapping):
+            _flatten_into(value, path + ".", leaves)
         else:
             leaves[path] = value
-    return leaves
 
 
 def changed_paths(

@@ -189,10 +189,13 @@ _FIELDS: dict[type, tuple[str, ...]] = {}
 
 
 def _plain(record: Any) -> dict[str, Any]:
-    """`asdict(record)` for this module's records (an Address is the one nested one)."""
+    """`asdict(record)` for this module's records (an Address is the one nested one). Every
+    field is a str, int or None but a customer's address, so copying the instance dict is
+    a deep copy; it is taken only when that dict holds exactly the fields, in their order."""
     kind = type(record)
     names = _FIELDS.get(kind) or _FIELDS.setdefault(kind, _field_names(kind))
-    data = {name: getattr(record, name) for name in names}
+    raw = record.__dict__
+    data = dict(raw) if tuple(raw) == names else {name: getattr(record, name) for name in names}
     if kind is Customer:
         data["address"] = _plain(record.address)
     return data

@@ -39,11 +39,10 @@ def stored_values(
     """Every stored value of a run by path (`item/trajectory.field` or `item/score.name`),
     of one repetition when asked."""
     values: dict[str, Any] = {}
-    for t in ctx.store.trajectories(run_id):
-        if repetition is None or t.repetition == repetition:
-            for path, value in flatten(t.to_json()).items():
-                if path.split(".")[0] not in skip:
-                    values[f"{t.item_id}/trajectory.{path}"] = value
+    for t in ctx.store.trajectories(run_id, repetition=repetition):
+        for path, value in flatten(t.to_json()).items():
+            if path.split(".")[0] not in skip:
+                values[f"{t.item_id}/trajectory.{path}"] = value
     for row in ctx.store.current_scores(run_id):
         if row.scorer not in skip and (repetition is None or row.repetition == repetition):
             values[f"{row.item_id}/score.{row.scorer}"] = row.value

@@ -271,12 +271,12 @@ class Processes:
         self, adapter: LoadedSystem, suite: PublicSuite, scoring: ScoringJob | None = None
     ) -> Executor:
         """In this process, unless several workers or a fresh hash seed are asked for (then
-        every item runs in a spawned process, and given `scoring`, every trajectory is
-        scored in spawned processes of its own)."""
+        every item runs in a spawned process, and given `scoring` and several workers,
+        every trajectory is scored in spawned processes of their own)."""
         if self.workers <= 1 and self.hash_seed is None:
             return SequentialExecutor(adapter)
         workers = max(self.workers, 1)
-        if scoring is not None:
+        if scoring is not None and workers > 1:  # one agent process: scoring keeps up
             from agent_assay.executors.scored_pool import ScoredPool  # it imports this module
 
             return ScoredPool(recipe_of(adapter), workers, suite, scoring, self.hash_seed)

@@ -19,8 +19,8 @@ from typing import Any
 from agent_assay.adapters.loaded import NO_REPLAY, LoadedSystem, ReplayView, load_system
 from agent_assay.aggregates import ScoreRow, means, score_rows, table_of
 from agent_assay.errors import AssayError
-from agent_assay.hashing import stable_seed
-from agent_assay.model import Item, Run, Step, Trajectory
+from agent_assay.hashing import canonical_json, stable_seed
+from agent_assay.model import Item, Run, Step, ToolCall, Trajectory
 from agent_assay.mutation.config import MutantSet, OperatorSpec
 from agent_assay.mutation.detectors import MetricVerdict, judge_metric, noise_floor
 from agent_assay.mutation.operators import OPERATORS, OperatorContext, SkipState
@@ -86,14 +86,37 @@ def rep_floors(
     per_rep = []
     for r in reps:
         chosen = [i for i, t in enumerate(baseline) if t.repetition == r]
-        per_rep.append(means(table_of([baseline[i] for i in chosen], [rows[i] for i in chosen])))
+        per_rep.append(means(table_of([baseline[i].item_id for i in chosen],
+                                      [rows[i] for i in chosen])))
     return {
         m: noise_floor([v for rep in per_rep if (v := rep.get(m)) is not None]) for m in metrics
     }
 
 
+class Replays:
+    """An operator's replays of one item, by the calls replayed. Repetitions of an item
+    often carry the same path, and an operator has few ways to alter a short one, so many
+    mutants repeat; each distinct one is replayed once. Its replay seed is drawn from the
+    item and the calls (not the repetition), so a repeat is the replay it would have been.
+    Cleared for each item: memory holds one item's replays at a time."""
+
+    def __init__(self, view: ReplayView, seed: int, operator: str) -> None:
+        self.view, self.seed, self.operator = view, seed, operator
+        self.item: str | None = None
+        self.done: dict[str, Trajectory] = {}
+
+    def replay(self, item: Item, calls: Sequence[ToolCall]) -> Trajectory:
+        if item.item_id != self.item:
+            self.item, self.done = item.item_id, {}
+        key = canonical_json([c.to_json() for c in calls])
+        if key not in self.done:
+            seed = stable_seed(self.seed, self.operator, item.item_id, key) % 2**31
+            self.done[key] = self.view.replay(item.public(), list(calls), seed=seed)
+        return self.done[key]
+
+
 def _apply(
-    view: ReplayView,
+    replays: Replays,
     item: Item,
     base: Trajectory,
     spec: OperatorSpec,
@@ -108,7 +131,7 @@ def _apply(
         if not any(flags):
             return base, False
         applied = [c for c, skip in zip(calls, flags, strict=True) if not skip]
-        replayed = view.replay(item.public(), applied, seed=rng.randrange(2**31))
+        replayed = replays.replay(item, applied)
         steps = iter(replayed.steps)
         merged = tuple(
             Step(c, ok=False, error="proposed, not applied (skip_state)") if skip else next(steps)
@@ -118,8 +141,7 @@ def _apply(
     mutated = op.mutate(calls, rng, octx)
     if mutated == calls:
         return base, False
-    replayed = view.replay(item.public(), mutated, seed=rng.randrange(2**31))
-    return replace(replayed, repetition=base.repetition), True
+    return replace(replays.replay(item, mutated), repetition=base.repetition), True
 
 
 def would_alter(
@@ -159,7 +181,10 @@ def run_pass(
     *,
     tags: Sequence[str] = (),
     limit: int | None = None,
+    stored: Sequence[Trajectory] | None = None,
 ) -> MutationPass:
+    """Mutate `run`'s trajectories (`stored` when the caller has read them already, in
+    the store's (item, repetition) order) under every operator of `mutants`."""
     adapter = load_system(system)
     view = adapter.replay_view()
     if view is None:
@@ -173,11 +198,12 @@ def run_pass(
         raise AssayError(f"no item of run {run.run_id} carries tag(s): {', '.join(tags)}")
     check_tags(mutants, run, [gold[i] for i in selected])
     chosen = set(selected)
-    baseline = [t for t in store.trajectories(run.run_id) if t.item_id in chosen]
+    source = store.trajectories(run.run_id) if stored is None else stored
+    baseline = [t for t in source if t.item_id in chosen]
     scorers, ctx, kinds = context.scorers, context.scoring, context.kinds
     detector = tuple(s.name for s in scorers if s.kind != "measure")
     base_rows = score_rows(scorers, gold, baseline, ctx)  # each baseline trajectory once
-    base_table = table_of(baseline, base_rows)
+    base_table = table_of([t.item_id for t in baseline], base_rows)
     floors = rep_floors(baseline, base_rows, detector)
     seed = stable_seed(run.run_id, "mutation")
     results = []
@@ -192,19 +218,17 @@ def run_pass(
         if before == 0:
             results.append(OperatorResult(spec.title, spec.params, 0, 0, True, {}))
             continue
-        mutated: list[Trajectory] = []
         rows: list[ScoreRow] = []
         shown: dict[str, Any] = {}
         altered = 0
         eligible_ids = {(t.item_id, t.repetition) for t in eligible}
+        replays = Replays(view, seed, spec.name)
         for base, base_row in zip(baseline, base_rows, strict=True):
             if (base.item_id, base.repetition) not in eligible_ids:
-                mutated.append(base)
                 rows.append(base_row)
                 continue
-            mutant, changed = _apply(view, gold[base.item_id], base, spec, octx, seed)
+            mutant, changed = _apply(replays, gold[base.item_id], base, spec, octx, seed)
             altered += changed
-            mutated.append(mutant)
             # an unaltered trajectory is the baseline's own: its scores are already known
             rows.append(score_rows(scorers, gold, [mutant], ctx)[0] if changed else base_row)
             if changed and base.repetition == 1 and len(shown) < SHOWN_ITEMS:
@@ -212,7 +236,7 @@ def run_pass(
                     "baseline": [s.to_json() for s in base.steps],
                     "mutant": [s.to_json() for s in mutant.steps],
                 }
-        table = table_of(mutated, rows)
+        table = table_of([t.item_id for t in baseline], rows)
         verdicts = tuple(
             judge_metric(
                 m,

@@ -593,12 +593,17 @@ class Store:
         if cursor.fetchone() is None:
             raise AssayError(f"{where} names base state {digest[:16]}, which is not stored")
 
-    def trajectories(self, run_id: str, item_id: str | None = None) -> list[Trajectory]:
-        """The run's trajectories in (item, repetition) order; only `item_id`'s if given."""
+    def trajectories(
+        self, run_id: str, item_id: str | None = None, repetition: int | None = None
+    ) -> list[Trajectory]:
+        """The run's trajectories in (item, repetition) order; only `item_id`'s and only
+        repetition `repetition` if given."""
         table = schema.trajectories
         query = select(table.c.id, table.c.payload).where(table.c.run_id == run_id)
         if item_id is not None:
             query = query.where(table.c.item_id == item_id)
+        if repetition is not None:
+            query = query.where(table.c.repetition == repetition)
         with self.engine.connect() as conn:
             rows = conn.execute(query.order_by(table.c.item_id, table.c.repetition)).all()
         decoded = [(r.id, decode_json("trajectories", r.id, r.payload)) for r in rows]

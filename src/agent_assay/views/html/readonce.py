@@ -32,11 +32,14 @@ class ReadOnce(Store):
     def close(self) -> None:
         """Nothing to close: the engine belongs to the store this wraps."""
 
-    def trajectories(self, run_id: str, item_id: str | None = None) -> list[Trajectory]:
+    def trajectories(
+        self, run_id: str, item_id: str | None = None, repetition: int | None = None
+    ) -> list[Trajectory]:
         if run_id not in self._trajectories:
             self._trajectories[run_id] = super().trajectories(run_id)
-        every = self._trajectories[run_id]
-        return list(every) if item_id is None else [t for t in every if t.item_id == item_id]
+        return [t for t in self._trajectories[run_id]
+                if (item_id is None or t.item_id == item_id)
+                and (repetition is None or t.repetition == repetition)]
 
     def current_scores(self, run_id: str, item_id: str | None = None) -> list[ScoreRecord]:
         if run_id not in self._scores:
