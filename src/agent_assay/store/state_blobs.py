@@ -71,6 +71,8 @@ class StateEncoder:
             return Encoded(payload, None, None)  # none, or keys only canonical_json orders
         item = (run_id, str(payload["item_id"]))
         candidates = [b for b in (self._item_bases.get(item), self._run_bases.get(run_id)) if b]
+        if not candidates and _clearly_small(state):
+            return Encoded(payload, None, None)
         pieces = _Pieces(state)
         for base in candidates[:1] if len(candidates) == 2 and candidates[0] is candidates[1] \
                 else candidates:
@@ -99,6 +101,16 @@ class StateEncoder:
         self._item_bases.move_to_end(item)
         while len(self._item_bases) > ITEM_BASES:
             self._item_bases.popitem(last=False)
+
+
+def _clearly_small(state: dict[str, Any]) -> bool:
+    """Whether `state` is far below INLINE_BYTES, judged by its pickle (a few microseconds
+    for a small state, where serialising it twice would cost the writer more). A wrong
+    guess only stores a state inline that could have had a base."""
+    try:
+        return len(pickle.dumps(state, pickle.HIGHEST_PROTOCOL)) * 2 < INLINE_BYTES
+    except Exception:  # an object pickle refuses: the canonical form decides
+        return False
 
 
 class _Pieces:
