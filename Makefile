@@ -10,7 +10,7 @@ PYTHON ?= $(shell for c in python3.12 python3.13 python3; do \
 	if PYENV_VERSION=3.12.1 $$c -c 'import sys; sys.exit(0 if sys.version_info >= (3, 12) else 1)' 2>/dev/null; \
 	then echo "env PYENV_VERSION=3.12.1 $$c"; break; fi; done)
 
-.PHONY: install demo test store-test verify lint typecheck bench bench-chain bench-startup bench-html bench-report bench-floor bench-inspect bench-controls bench-workers bench-scale bench-tests rare-slip random-agent-flips coverage core-check clean artifacts readme-check number-audit evidence docs-check report-check docs docs-serve
+.PHONY: install demo test store-test verify lint typecheck bench bench-chain bench-startup bench-html bench-report bench-floor bench-inspect bench-controls bench-controls-100 bench-workers bench-scale bench-tests rare-slip random-agent-flips coverage core-check clean artifacts readme-check number-audit evidence docs-check report-check docs docs-serve
 
 # The venv is (re)installed whenever pyproject.toml is newer than the last install, so a
 # new dependency or entry point reaches an existing checkout too.
@@ -108,6 +108,10 @@ bench-inspect: $(STAMP)
 # `controls run` on a banking x 10 run beside making that run: CPU seconds, peak memory, ratio.
 bench-controls: $(STAMP)
 	$(PY) tools/bench_controls.py --out reports/bench/controls.json
+
+# The same on banking x 100 (10,400 trajectories), once: what certifying a large run holds.
+bench-controls-100: $(STAMP)
+	$(PY) tools/bench_controls.py --repeats 100 --rounds 1 --out reports/bench/controls_100.json
 
 # Banking throughput with 1, 2 and 4 worker processes (medians of 3 rounds, taking turns).
 bench-workers: $(STAMP)
