@@ -80,3 +80,22 @@ def test_the_writer_refuses_a_forged_or_missing_base_and_writes_nothing(
     honest = canonical_hash(STATE, text)
     store.write_prepared(run.run_id, _prepared(run.item_ids[0], honest, (honest, text)))
     assert store.trajectories(run.run_id)[0].final_state == {"x": 1}
+
+
+def test_a_scoring_process_keeps_a_bounded_number_of_decoded_bases() -> None:
+    """With a world per item every batch may bring new bases; a scorer keeps the most
+    recent ones only, and always every base of the batch at hand."""
+    from collections import OrderedDict
+
+    from agent_assay.executors.scored_pool import DECODED_BASES, ActedBatch, _Scorer
+
+    scorer = _Scorer.__new__(_Scorer)  # the bases alone: no system is needed to keep them
+    scorer.bases = OrderedDict()
+    for batch in range(10):
+        texts = {f"{batch:02d}{n:062d}": f'{{"n":{n}}}' for n in range(8)}
+        assert scorer.prepared(ActedBatch([], texts)) == []
+        assert set(texts) <= set(scorer.bases)
+    assert len(scorer.bases) == DECODED_BASES
+    big = {f"b{n:063d}": "{}" for n in range(DECODED_BASES + 5)}
+    scorer.prepared(ActedBatch([], big))
+    assert set(scorer.bases) == set(big)

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import multiprocessing
+from collections import OrderedDict
 from collections.abc import Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
@@ -96,12 +97,15 @@ class _Scorer:
         system.prepare(job.suite)
         self.context = RunContext(system, job.suite, job.suite.by_id(), system.scorers(),
                                   system.scoring_context())
-        self.bases: dict[str, Any] = {}
+        self.bases: OrderedDict[str, Any] = OrderedDict()
 
     def prepared(self, batch: ActedBatch) -> list[PreparedTrajectory]:
         for digest, text in batch.bases.items():
             if digest not in self.bases:
                 self.bases[digest] = json.loads(text)
+            self.bases.move_to_end(digest)
+        while len(self.bases) > max(DECODED_BASES, len(batch.bases)):
+            self.bases.popitem(last=False)  # every batch carries its bases: a miss re-decodes
         carried = dict(batch.bases)  # the first row naming a base carries it to the writer
         return [self._one(acted, carried) for acted in batch.rows]
 
@@ -152,6 +156,11 @@ BATCH = 8
 """Tasks per hand-over between processes: each hand-over costs the writer's process a
 round of pickling, queueing and waking threads, which one trajectory alone does not
 repay (a batch of eight cut that cost several times over on banking)."""
+
+
+DECODED_BASES = 32
+"""Decoded bases a scoring process keeps, least recently used dropped: with a world per
+item, every trajectory may bring its own, and memory must not grow with the run."""
 
 
 def scoring_workers(workers: int) -> int:
