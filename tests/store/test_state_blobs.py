@@ -306,3 +306,19 @@ def test_any_sequence_of_edited_worlds_reads_back_exactly(tmp_path_factory: Any,
     assert [canonical_json(read[r]) for r in range(1, len(written) + 1)] == [
         canonical_json(s) for s in written]
     store.close()
+
+
+def test_a_state_of_many_references_to_one_value_is_judged_by_its_json_size(
+    tmp_path: Path
+) -> None:
+    """The writer's quick size check must not take a state whose pickle is small (one string
+    referred to many times) for a small state: its JSON is what would be stored inline."""
+    db = tmp_path / "s.db"
+    store = open_store(str(db))
+    run = _run(store)
+    shared = "x" * 50
+    state = {"log": [shared] * 200}
+    assert len(canonical_json(state)) > INLINE_BYTES
+    _write(store, run, run.item_ids[0], 1, state)
+    assert _blob_count(db)[0] == 1
+    assert store.trajectories(run.run_id)[0].final_state == state

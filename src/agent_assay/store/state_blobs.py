@@ -18,6 +18,7 @@ null-agent trajectory, say) are stored once.
 
 from __future__ import annotations
 
+import io
 import json
 import pickle
 from collections import OrderedDict
@@ -105,12 +106,17 @@ class StateEncoder:
 
 def _clearly_small(state: dict[str, Any]) -> bool:
     """Whether `state` is far below INLINE_BYTES, judged by its pickle (a few microseconds
-    for a small state, where serialising it twice would cost the writer more). A wrong
-    guess only stores a state inline that could have had a base."""
+    for a small state, where serialising it twice would cost the writer more). The pickle
+    is taken without its memo, so an object referred to many times counts every time, as
+    it does in JSON. A wrong guess only stores inline a state that could have had a base."""
+    out = io.BytesIO()
+    pickler = pickle.Pickler(out, pickle.HIGHEST_PROTOCOL)
+    pickler.fast = True  # no memo: repeated references are written out in full
     try:
-        return len(pickle.dumps(state, pickle.HIGHEST_PROTOCOL)) * 2 < INLINE_BYTES
+        pickler.dump(state)
     except Exception:  # an object pickle refuses: the canonical form decides
         return False
+    return out.tell() * 2 < INLINE_BYTES
 
 
 class _Pieces:
