@@ -72,11 +72,12 @@ class StateEncoder:
             return Encoded(payload, None, None)  # none, or keys only canonical_json orders
         item = (run_id, str(payload["item_id"]))
         candidates = [b for b in (self._item_bases.get(item), self._run_bases.get(run_id)) if b]
+        if len(candidates) == 2 and candidates[0] is candidates[1]:
+            candidates.pop()  # the item's last base is the run's first: try it once
         if not candidates and _clearly_small(state):
             return Encoded(payload, None, None)
         pieces = _Pieces(state)
-        for base in candidates[:1] if len(candidates) == 2 and candidates[0] is candidates[1] \
-                else candidates:
+        for base in candidates:
             against = pieces.against(base)
             full = joined(against)
             if len(full) < INLINE_BYTES:
@@ -188,6 +189,8 @@ class BaseStates:
 
     def load(self, digests: Iterable[str]) -> None:
         wanted = sorted(set(digests) - self._texts.keys())
+        if not wanted:
+            return
         blobs = schema.state_blobs
         with self._engine.connect() as conn:
             for start in range(0, len(wanted), 500):
