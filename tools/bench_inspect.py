@@ -17,12 +17,10 @@ benchmark says why on one line and writes nothing.
 from __future__ import annotations
 
 import argparse
-import json
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 VENV = ROOT / ".venv-inspect"
@@ -30,7 +28,7 @@ PYTHON = VENV / "bin" / "python"
 TARGET_RATIO = 50.0
 
 sys.path.insert(0, str(ROOT / "tools"))
-from bench_output import machine, paired, write_figures  # noqa: E402
+from bench_output import child_figures, machine, paired, write_figures  # noqa: E402
 
 INSPECT_TASK = '''
 import json, sys, tempfile, time
@@ -115,15 +113,6 @@ def inspect_venv() -> str | None:
     return None
 
 
-def timed(command: list[str]) -> dict[str, Any]:
-    done = subprocess.run(command, capture_output=True, text=True)
-    if done.returncode != 0:
-        raise SystemExit(f"bench-inspect: {command[0]} failed: "
-                         f"{(done.stderr.strip().splitlines() or ['no output'])[-1]}")
-    got: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
-    return got
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--items", type=int, default=2000)
@@ -144,10 +133,12 @@ def main() -> int:
         task = Path(tmp) / "noop_task.py"
         task.write_text(INSPECT_TASK)
         for round_ in range(args.rounds):
-            theirs = timed([str(PYTHON), str(task), str(args.items)])
+            theirs = child_figures([str(PYTHON), str(task), str(args.items)],
+                                   "bench-inspect: Inspect AI")
             if theirs["status"] != "success" or theirs["accuracy"] != 1.0:
                 raise SystemExit(f"bench-inspect: the Inspect AI task did not run clean: {theirs}")
-            ours = timed([sys.executable, "-c", HARNESS_RUN, str(args.items), tools])
+            ours = child_figures([sys.executable, "-c", HARNESS_RUN, str(args.items), tools],
+                                 "bench-inspect: agent-assay")
             inspect_ms.append(theirs["cpu"] * 1000 / args.items)
             ours_ms.append(ours["cpu"] * 1000 / ours["written"])
             print(f"round {round_ + 1}: Inspect AI {inspect_ms[-1]:.3f} ms per sample, "

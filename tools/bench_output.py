@@ -31,6 +31,17 @@ def measured(command: list[str]) -> dict[str, Any]:
     return got
 
 
+def child_figures(command: list[str], what: str) -> dict[str, Any]:
+    """Run `command`, which prints its figures as JSON on its last line; a failure ends the
+    benchmark in one line naming `what` and the child's last line of stderr."""
+    done = subprocess.run(command, capture_output=True, text=True)
+    if done.returncode != 0:
+        tail = done.stderr.strip().splitlines() or ["no output"]
+        raise SystemExit(f"{what} failed: {tail[-1]}")
+    got: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return got
+
+
 def write_figures(out: Path, figures: dict[str, Any]) -> None:
     """Write FIGURES to OUT (creating its folder) and print the same text."""
     text = json.dumps(figures, sort_keys=True, indent=2) + "\n"

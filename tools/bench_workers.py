@@ -16,16 +16,16 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 from time import perf_counter
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 
-from bench_output import machine, write_figures  # noqa: E402
+from bench_output import child_figures, machine, write_figures  # noqa: E402
 
 WORKER_COUNTS = (1, 2, 4)
 TARGET_SPEEDUP_AT_2 = 1.7
@@ -42,17 +42,13 @@ def one(workers: int, repeats: int, db: str) -> dict[str, float]:
     return {"wall": perf_counter() - started, "written": done.result.written}
 
 
-def measured(workers: int, repeats: int) -> dict[str, float]:
+def measured(workers: int, repeats: int) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
-        out = subprocess.run(
+        return child_figures(
             [sys.executable, __file__, "--one", str(workers), "--repeats", str(repeats),
              "--db", str(Path(tmp) / "assay.db")],
-            capture_output=True, text=True,
+            f"bench-workers: {workers} worker(s)",
         )
-    if out.returncode != 0:
-        raise SystemExit(f"bench-workers: {workers} worker(s) failed: {out.stderr[-400:]}")
-    got: dict[str, float] = json.loads(out.stdout.strip().splitlines()[-1])
-    return got
 
 
 def main() -> int:
