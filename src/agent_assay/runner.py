@@ -76,8 +76,13 @@ class RunContext:
 
 
 def run_context(store: Store, system: SystemLike, run: Run) -> RunContext:
+    return suite_context(system, store.get_suite(run.suite_hash))
+
+
+def suite_context(system: SystemLike, suite: Suite) -> RunContext:
+    """The scoring context of `suite` (with its gold): the system prepared for it, its
+    scorers. Where there is no store at hand, a scoring process say."""
     loaded = load_system(system)
-    suite = store.get_suite(run.suite_hash)
     loaded.prepare(suite)
     return RunContext(loaded, suite, suite.by_id(), loaded.scorers(), loaded.scoring_context())
 

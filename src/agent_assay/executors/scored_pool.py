@@ -91,12 +91,9 @@ class _Scorer:
     bases it has decoded."""
 
     def __init__(self, recipe: Recipe, job: ScoringJob) -> None:
-        from agent_assay.runner import RunContext  # the runner imports the executors
+        from agent_assay.runner import suite_context  # the runner imports the executors
 
-        system = rebuild(recipe)
-        system.prepare(job.suite)
-        self.context = RunContext(system, job.suite, job.suite.by_id(), system.scorers(),
-                                  system.scoring_context())
+        self.context = suite_context(rebuild(recipe), job.suite)
         self.bases: OrderedDict[str, Any] = OrderedDict()
 
     def prepared(self, batch: ActedBatch) -> list[PreparedTrajectory]:
