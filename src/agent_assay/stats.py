@@ -26,7 +26,11 @@ from fractions import Fraction
 from math import comb
 
 import numpy as np
-from scipy import stats as sps
+from scipy import special
+
+# scipy.stats costs about a second of start-up: the quantiles every report needs come from
+# scipy.special (the same routines, to the bit); the bootstrap and the paired tests import
+# scipy.stats when they run.
 
 CONFIDENCE = 0.95
 BOOTSTRAP_RESAMPLES = 2000
@@ -67,8 +71,8 @@ def exact_interval(successes: float, n: int) -> Interval | None:
     if n == 0:
         return None
     tail = (1 - CONFIDENCE) / 2
-    low = 0.0 if successes <= 0 else float(sps.beta.ppf(tail, successes, n - successes + 1))
-    high = 1.0 if successes >= n else float(sps.beta.ppf(1 - tail, successes + 1, n - successes))
+    low = 0.0 if successes <= 0 else _beta_quantile(tail, successes, n - successes + 1)
+    high = 1.0 if successes >= n else _beta_quantile(1 - tail, successes + 1, n - successes)
     return (low, high)
 
 
@@ -76,7 +80,12 @@ def exact_upper(successes: int, n: int, confidence: float) -> float:
     """One-sided Clopper-Pearson upper bound on a pass rate (1.0 when every trial passed)."""
     if successes >= n:
         return 1.0
-    return float(sps.beta.ppf(confidence, successes + 1, n - successes))
+    return _beta_quantile(confidence, successes + 1, n - successes)
+
+
+def _beta_quantile(q: float, a: float, b: float) -> float:
+    """The q-quantile of Beta(a, b) (what scipy.stats.beta.ppf returns, bit for bit)."""
+    return float(special.betaincinv(a, b, q))
 
 
 def bounded(values: Sequence[float]) -> bool:
@@ -95,6 +104,8 @@ def bootstrap_mean(values: Sequence[float]) -> Interval | None:
     data = np.sort(np.asarray(values, dtype=np.float64))
     if np.all(data == data[0]):
         return (float(data[0]), float(data[0]))
+    from scipy import stats as sps
+
     result = sps.bootstrap(
         (data,),
         np.mean,
@@ -132,12 +143,16 @@ def mcnemar_p(worse: int, better: int, *, one_sided: bool = False) -> float:
     """Exact McNemar: a binomial test on the discordant pairs (1.0 when there are none)."""
     if worse + better == 0:
         return 1.0
+    from scipy import stats as sps
+
     alternative = "greater" if one_sided else "two-sided"
     return float(sps.binomtest(worse, worse + better, 0.5, alternative=alternative).pvalue)
 
 
 def signed_rank_p(diffs: Sequence[float], *, one_sided: bool = False) -> float:
     """Wilcoxon signed-rank p for paired differences (one-sided: that they are > 0)."""
+    from scipy import stats as sps
+
     if one_sided:
         return float(sps.wilcoxon(diffs, alternative="greater", zero_method="wilcox").pvalue)
     return float(sps.wilcoxon(diffs).pvalue)
@@ -178,7 +193,7 @@ def items_for_paired_difference(
         raise ValueError(f"effect must be > 0, power in (0, 1), repeats >= 1; got {effect}, "
                          f"{power}, {repeats}")
     variance = 2 * between * (1 - correlation) + 2 * within / repeats
-    z = float(sps.norm.ppf(1 - alpha / 2) + sps.norm.ppf(power))
+    z = float(special.ndtri(1 - alpha / 2) + special.ndtri(power))
     return max(2, math.ceil(z * z * variance / (effect * effect)))
 
 
@@ -199,7 +214,7 @@ def clustered_interval(values: Sequence[float], clusters: Sequence[str]) -> Inte
     ]
     g = len(groups)
     se = math.sqrt(g / (g - 1) * sum(r * r for r in residual_sums)) / len(values)
-    half = float(sps.t.ppf(1 - (1 - CONFIDENCE) / 2, g - 1)) * se
+    half = float(special.stdtrit(g - 1, 1 - (1 - CONFIDENCE) / 2)) * se
     low, high = mean - half, mean + half
     if bounded(values):
         low, high = max(0.0, low), min(1.0, high)

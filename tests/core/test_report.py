@@ -167,3 +167,28 @@ def test_a_value_that_rounds_to_nought_is_shown_without_a_sign() -> None:
     assert fmt_signed(-4e-5) == "+0.0000" and fmt_signed(-6e-5) == "-0.0001"
     assert fmt_ci((-1e-9, 0.25)) == "[0.0000, 0.2500]"
     assert fmt(-0.12344) == "-0.1234"
+
+
+def test_many_repetitions_show_the_ends_and_each_metrics_extremes(
+    store: Store, toy: ToyAdapter
+) -> None:
+    """Past REPETITION_ROWS the table keeps the first and last five and names where each
+    headline metric was lowest and highest, instead of a row per repetition."""
+    from agent_assay.views.render import REPETITION_ROWS
+
+    k = REPETITION_ROWS + 5
+    run = toy_run(store, toy, "noisy", repeats=k, seed=SEED)
+    summary = summarise(store, run)
+    text = render_text(summary)
+    lines = text[text.index("per repetition"):text.index("consistency:")].splitlines()
+    assert f"{k} repetitions: the first and last 5" in lines[0]
+    assert [line.split()[0] for line in lines[3:] if line.strip()] == [
+        "1", "2", "3", "4", "5", "...", *map(str, range(k - 4, k + 1)), "lowest", "highest"]
+    metric = next(m for m in summary.metrics if m.headline and len(set(m.per_repetition)) > 1)
+    values = list(metric.per_repetition)
+    low, high = min(v for v in values if v is not None), max(v for v in values if v is not None)
+    assert low < high  # the noisy agent moves between repetitions
+    lowest = next(line for line in lines if line.startswith("lowest"))
+    highest = next(line for line in lines if line.startswith("highest"))
+    assert f"{fmt(low)} (rep {values.index(low) + 1})" in lowest
+    assert f"{fmt(high)} (rep {values.index(high) + 1})" in highest

@@ -5,6 +5,8 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+import pytest
+
 from agent_assay.store import open_store
 from tests.support.invoke import invoke
 from tests.support.toy import ToyAdapter
@@ -55,3 +57,44 @@ def test_a_row_that_does_not_decode_is_named(tmp_path: Path) -> None:
         f"error: run_env row {run_id}/world: stored JSON does not decode "
         "(Expecting property name enclosed in double quotes: line 1 column 2 (char 1))"
     )
+
+
+def test_text_that_is_not_utf8_late_in_a_run_is_named_not_raised(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Rows are read the fast way until one does not decode; the read then starts over with
+    tolerant decoding where it stopped, so the damaged row (the last one read, batches of
+    two rows: several were handed out before it) is the one finding, and no row is missed
+    or counted twice."""
+    from agent_assay.store import store as store_module
+    from agent_assay.store.chain_check import check_run_chain
+    from agent_assay.store.store import open_existing_store
+
+    monkeypatch.setattr(store_module, "_STREAM_BATCH", 2)
+
+    db, run_id = toy_store(tmp_path)
+    con = sqlite3.connect(db)
+    (total,) = con.execute("SELECT COUNT(*) FROM trajectories WHERE run_id = ?",
+                           (run_id,)).fetchone()
+    (last,) = con.execute("SELECT id FROM trajectories WHERE run_id = ? ORDER BY item_id DESC, "
+                          "repetition DESC LIMIT 1", (run_id,)).fetchone()
+    with con:
+        con.execute("DROP TRIGGER trajectories_no_update")
+        con.execute("UPDATE trajectories SET created_at = CAST(X'FF2D31' AS TEXT) "
+                    "WHERE id = ?", (last,))
+    con.close()
+    store = open_existing_store(str(db))
+    check = check_run_chain(store, run_id)
+    store.close()
+    assert [f.line() for f in check.findings] == [
+        f"trajectories row {last} ({_slot(db, last)}): content does not match its "
+        "digest (changed after it was written)"]
+    assert check.evidence.trajectories.n == total and check.rows > total
+
+
+def _slot(db: Path, row_id: int) -> str:
+    con = sqlite3.connect(db)
+    item, rep = con.execute("SELECT item_id, repetition FROM trajectories WHERE id = ?",
+                            (row_id,)).fetchone()
+    con.close()
+    return f"{item}/{rep}"

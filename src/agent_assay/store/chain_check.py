@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import gc
 import json
-import sys
+import operator
 from collections import Counter, defaultdict
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -139,19 +139,24 @@ class _Walk:
         wanted = _KEPT_COLUMNS.get(table)
         kept = [i for i, c in enumerate(stored.columns) if wanted is None or c in wanted]
         names = [stored.columns[i] for i in kept]
-        shared = [i for i in kept if stored.columns[i] in _NAMES and wanted is not None]
+        assert len(kept) > 1  # so the getter returns a tuple
+        pick = operator.itemgetter(*kept)
+        shared = [stored.columns[i] for i in kept if stored.columns[i] in _NAMES] \
+            if wanted is not None else []
+        one: dict[str, str] = {}  # one string per distinct shared value
         rows: list[Row] = []
         digests: list[str | None] = []
         by_block = self.by_block
+        row_digest = chain.row_digest
         for values in stored.rows:
-            row = dict(zip(names, [values[i] for i in kept], strict=True))
-            for i in shared:
-                if isinstance(values[i], str):
-                    row[stored.columns[i]] = sys.intern(values[i])
+            row = dict(zip(names, pick(values), strict=True))
+            for name in shared:
+                value = row[name]
+                if type(value) is str:
+                    row[name] = one.setdefault(value, value)
             rows.append(row)
-            self.rows += 1
             try:
-                digest = chain.row_digest(table, values[:n])
+                digest = row_digest(table, values[:n])
             except chain.UnencodableValue as exc:
                 self.add(_row_name(table, row), f"holds a value no writer produces ({exc})")
                 digests.append(None)
@@ -162,6 +167,7 @@ class _Walk:
                 by_block[block][table].append(digest)
                 continue
             self._file_odd_row(table, row, digest, block, held)
+        self.rows += len(rows)
         return rows, digests
 
     def _file_odd_row(

@@ -220,28 +220,64 @@ class Store:
 
     def ledger(self, run_id: str) -> list[LedgerEntry]:
         table = schema.ledger
-        with self.tolerant_connection() as conn:
-            rows = conn.execute(
-                select(table).where(table.c.run_id == run_id).order_by(table.c.seq)
-            ).all()
-        return [LedgerEntry(r.seq, r.kind, r.detail, r.prev_digest, r.digest, r.at) for r in rows]
+        query = (select(*(table.c[c] for c in _LEDGER_FIELDS)).where(table.c.run_id == run_id)
+                 .order_by(table.c.seq))
+        return [LedgerEntry(*row) for row in self._read_tolerantly(query)]
 
     def chained_rows(self, table: str, run_id: str) -> StoredRows:
-        """Every stored row of `table` for `run_id`, raw (no decoding), in id order, streamed
-        in batches so a run of any size is re-hashed in bounded memory."""
+        """Every stored row of `table` for `run_id`, raw (no decoding), streamed in batches
+        so a run of any size is re-hashed in bounded memory. Rows come in a fixed order: a
+        table that grows with a run in its slot index's (no sort on the way), the rest by
+        id or block."""
         t = schema.metadata.tables[table]
         content = chain.CONTENT_COLUMNS[table]
         rest = [c.name for c in t.columns if c.name not in (*content, "block", "digest")]
         columns = (*content, "block", "digest", *rest)
-        order = t.c.id if "id" in t.c else t.c.block
-        query = select(*(t.c[c] for c in columns)).where(t.c.run_id == run_id).order_by(order)
-        return StoredRows(columns, self._streamed(query))
+        order = _READ_ORDER.get(table, ("id",) if "id" in t.c else ("block",))
+        query = (select(*(t.c[c] for c in columns)).where(t.c.run_id == run_id)
+                 .order_by(*(t.c[c] for c in order)))
+        return StoredRows(columns, self._read_tolerantly(query))
 
-    def _streamed(self, query: Any) -> Iterator[tuple[Any, ...]]:
+    def _read_tolerantly(self, query: Any) -> Iterator[tuple[Any, ...]]:
+        """The rows of `query`, streamed. Text is decoded the fast way; should a value not be
+        UTF-8 (a damaged store), the query is read again with tolerant decoding from the row
+        where the fast read stopped, so checkers still see, and can name, the damaged row."""
+        done = 0
+        try:
+            with self.engine.connect() as conn:
+                for row in self._batches(conn, query):
+                    yield row
+                    done += 1
+            return
+        except DBAPIError as exc:
+            if not _undecodable(exc):
+                raise
         with self.tolerant_connection() as conn:
-            result = conn.execution_options(yield_per=_STREAM_BATCH).execute(query)
-            for batch in result.partitions():
-                yield from map(tuple, batch)
+            rows = self._batches(conn, query)
+            for _ in range(done):
+                next(rows)
+            yield from rows
+
+    @staticmethod
+    def _batches(conn: Connection, query: Any) -> Iterator[tuple[Any, ...]]:
+        """The driver's own tuples, read straight from its cursor: no row objects and no type
+        processing (a boolean reads back as the 0 or 1 it is stored as, which the chain
+        encodes alike). Driver errors are raised as SQLAlchemy's, as any other read's are."""
+        compiled = query.compile(dialect=conn.dialect)
+        params = compiled.construct_params()
+        args = tuple(params[name] for name in compiled.positiontup or ()) \
+            if compiled.positional else params
+        statement = str(compiled)
+        cursor = conn.connection.cursor()
+        try:
+            cursor.execute(statement, args)
+            while batch := cursor.fetchmany(_STREAM_BATCH):
+                yield from batch
+        except conn.dialect.loaded_dbapi.Error as exc:
+            raise DBAPIError.instance(statement, args, exc,
+                                      conn.dialect.loaded_dbapi.Error) from exc
+        finally:
+            cursor.close()
 
     def _append_block(
         self,
@@ -677,16 +713,13 @@ class Store:
         shared: dict[str, str] = {}  # one string per distinct item id and scorer list
         with self.engine.connect() as conn:
             generation = _current_generation(conn, run_id)
-            result = conn.execution_options(yield_per=_STREAM_BATCH).execute(
-                select(sets.c.id, sets.c.item_id, sets.c.repetition, sets.c.scorers,
-                       sets.c.packed_values)
-                .where(sets.c.run_id == run_id, sets.c.generation == generation)
-            )
+            query = (select(sets.c.id, sets.c.item_id, sets.c.repetition, sets.c.scorers,
+                            sets.c.packed_values)
+                     .where(sets.c.run_id == run_id, sets.c.generation == generation))
             stored = [
                 StoredSet(row_id, shared.setdefault(item_id, item_id), repetition,
                           shared.setdefault(scorers, scorers), packed)
-                for batch in result.partitions()
-                for row_id, item_id, repetition, scorers, packed in batch
+                for row_id, item_id, repetition, scorers, packed in self._batches(conn, query)
             ]
             legacy = _legacy_scores(conn, run_id, generation, None)
         return score_columns(
@@ -848,6 +881,11 @@ def _tolerant_text(data: bytes) -> str:
     return data.decode("utf-8", "surrogateescape")
 
 
+def _undecodable(exc: DBAPIError) -> bool:
+    """sqlite3's complaint about stored text that is not UTF-8."""
+    return isinstance(exc.orig, sqlite3.OperationalError) and "decode" in str(exc.orig)
+
+
 def _event_row(run_id: str, event: str, detail: Mapping[str, Any]) -> dict[str, Any]:
     return {"run_id": run_id, "event": event, "detail": canonical_json(dict(detail)), "at": now()}
 
@@ -936,6 +974,11 @@ def _current_generation(conn: Connection, run_id: str) -> int:
 
 
 _STREAM_BATCH = 2000
+_LEDGER_FIELDS = ("seq", "kind", "detail", "prev_digest", "digest", "at")
+_READ_ORDER: Mapping[str, tuple[str, ...]] = {
+    "trajectories": ("run_id", "item_id", "repetition"),
+    "score_sets": ("run_id", "item_id", "repetition", "generation"),
+}
 """Rows fetched at a time when a whole run is streamed (a server-side cursor on PostgreSQL)."""
 
 

@@ -98,14 +98,35 @@ def metric_table(
     return table
 
 
+REPETITION_ROWS = 20
+"""Up to this many repetitions the table has a row for each; beyond, the first and last
+few, then each metric's lowest and highest (a drift shows in those; `--json` has all)."""
+_ENDS = 5
+
+
 def repetition_table(metrics: Sequence[MetricSummary], k: int) -> Table:
     table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
     table.add_column("rep", no_wrap=True)
     for m in metrics:
         table.add_column(m.name, no_wrap=True)
-    for rep in range(k):
+    shown = range(k) if k <= REPETITION_ROWS else [*range(_ENDS), *range(k - _ENDS, k)]
+    for rep in shown:
+        if k > REPETITION_ROWS and rep == k - _ENDS:
+            table.add_row("...", *("" for _ in metrics))
         table.add_row(str(rep + 1), *(fmt(m.per_repetition[rep]) for m in metrics))
+    if k > REPETITION_ROWS:
+        for label, highest in (("lowest", False), ("highest", True)):
+            table.add_row(label, *(_extreme(m.per_repetition, highest) for m in metrics))
     return table
+
+
+def _extreme(values: Sequence[float | None], highest: bool) -> str:
+    """The lowest or highest value across repetitions, with the first repetition it was in."""
+    present = [(v, rep) for rep, v in enumerate(values, start=1) if v is not None]
+    if not present:
+        return fmt(None)
+    target = (max if highest else min)(v for v, _ in present)
+    return f"{fmt(target)} (rep {next(rep for v, rep in present if v == target)})"
 
 
 def render_text(
@@ -135,7 +156,9 @@ def render_text(
         shown = [m for m in metrics if m.headline]
         parts += [
             "",
-            "per repetition, headline metrics (mean over items):",
+            "per repetition, headline metrics (mean over items)"
+            + (":" if k <= REPETITION_ROWS else
+               f", {k} repetitions: the first and last {_ENDS}, then each metric's extremes:"),
             repetition_table(shown, k),
         ]
         parts.append(f"consistency: {fmt(c.value)} {fmt_ci(c.ci)}, n={c.n} ({c.note})")
