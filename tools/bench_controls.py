@@ -30,6 +30,7 @@ from bench_output import CLI, machine, measured, write_figures  # noqa: E402
 
 TARGET_RATIO = 3.0
 TARGET_BYTES_PER_TRAJECTORY = 10 * 1024
+TARGET_PEAK_MB = 1024  # the issue asks it of banking x 100; it is held at every size
 
 
 def stored_bytes(db: str) -> int:
@@ -66,6 +67,7 @@ def main() -> int:
     args = parser.parse_args()
     rounds = [one_round(args.repeats) for _ in range(args.rounds)]
     middle = sorted(rounds, key=lambda r: r["ratio"])[len(rounds) // 2]  # the median round
+    peak = max(r["controls_rss"] for r in rounds)
     write_figures(args.out, {
         "command": "make bench-controls",
         "machine": machine(),
@@ -75,15 +77,17 @@ def main() -> int:
         "run_cpu_seconds": round(middle["run_cpu"], 2),
         "run_peak_rss_mb": round(middle["run_rss"], 1),
         "controls_cpu_seconds": round(middle["controls_cpu"], 2),
-        "controls_peak_rss_mb": round(max(r["controls_rss"] for r in rounds), 1),
+        "controls_peak_rss_mb": round(peak, 1),
         "controls_exit_code": 0,
         "run_trajectories": int(middle["trajectories"]),
         "run_bytes_per_trajectory": round(middle["bytes"]),
         "ratio": round(middle["ratio"], 2),
         "targets": {"ratio_max": TARGET_RATIO,
-                    "bytes_per_trajectory_max": TARGET_BYTES_PER_TRAJECTORY},
+                    "bytes_per_trajectory_max": TARGET_BYTES_PER_TRAJECTORY,
+                    "controls_peak_rss_mb_max": TARGET_PEAK_MB},
         "meets_targets": {"ratio": middle["ratio"] <= TARGET_RATIO,
-                          "bytes_per_trajectory": middle["bytes"] <= TARGET_BYTES_PER_TRAJECTORY},
+                          "bytes_per_trajectory": middle["bytes"] <= TARGET_BYTES_PER_TRAJECTORY,
+                          "controls_peak_rss_mb": peak <= TARGET_PEAK_MB},
     })
     return 0
 

@@ -10,7 +10,7 @@ controls and mutation all read these; none of them imports another for it.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from agent_assay.errors import AssayError
@@ -121,12 +121,17 @@ def table_of(
 def score_table(
     scorers: Sequence[Scorer],
     gold_by_item: Mapping[str, Item],
-    trajectories: Sequence[Trajectory],
+    trajectories: Iterable[Trajectory],
     ctx: ScoringContext,
 ) -> dict[str, dict[str, list[float]]]:
-    """metric -> item -> values (None values dropped)."""
-    rows = score_rows(scorers, gold_by_item, trajectories, ctx)
-    return table_of([t.item_id for t in trajectories], rows)
+    """metric -> item -> values (None values dropped), in one walk over `trajectories` (a
+    run's stored ones are read as they are walked: see RunTrajectories)."""
+    ids: list[str] = []
+    rows: list[ScoreRow] = []
+    for t in trajectories:
+        ids.append(t.item_id)
+        rows.extend(score_rows(scorers, gold_by_item, [t], ctx))
+    return table_of(ids, rows)
 
 
 def means(table: Mapping[str, Mapping[str, list[float]]]) -> dict[str, float | None]:
@@ -141,7 +146,7 @@ def means(table: Mapping[str, Mapping[str, list[float]]]) -> dict[str, float | N
 def score_means(
     scorers: Sequence[Scorer],
     gold_by_item: Mapping[str, Item],
-    trajectories: Sequence[Trajectory],
+    trajectories: Iterable[Trajectory],
     ctx: ScoringContext,
 ) -> dict[str, float | None]:
     return means(score_table(scorers, gold_by_item, trajectories, ctx))

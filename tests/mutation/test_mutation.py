@@ -6,6 +6,7 @@ import random
 from collections import Counter
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -74,6 +75,35 @@ def test_whole_suite_pass_kills_every_operator(store: Store) -> None:
     assert all(r.altered == r.would_alter > 0 for r in result.results)
     skip = {r.operator: r for r in result.results}["skip_state"]
     assert skip.means["state.assertions"] == 0.0  # a real consequence of the replay
+
+
+def test_a_pass_reading_the_run_item_by_item_decides_as_one_holding_it(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run too large to hold is walked from the store each time: the pass's every figure
+    and verdict is the one it gives on the same run held in memory."""
+    from agent_assay.store import run_trajectories
+
+    adapter = RichToyAdapter()
+    suite = build_and_store_suite(store, adapter, None)
+    run = start_run(store, adapter, suite, resolve_config(adapter, "good"), repeats=3, seed=0,
+                    items=select_items(suite))
+    execute_run(store, adapter, run, progress=False)
+    held = pass_payloads(run_pass(store, adapter, run, DEFAULT))
+    monkeypatch.setattr(run_trajectories, "HELD_TRAJECTORIES", 0)
+    streamed = pass_payloads(run_pass(store, adapter, run, DEFAULT))
+
+    detector = held[-1][1]["detector_metrics"]
+    assert isinstance(detector, list) and "trajectory.exact" in detector
+
+    def comparable(rows: list[tuple[str, dict[str, Any]]]) -> list[object]:
+        """All but the pass id and the replays' wall-clock measures (latency)."""
+        return [(name, {k: ({m: x for m, x in v.items() if m in detector}
+                            if k in ("means", "baseline_means") else v)
+                        for k, v in row.items() if k != "pass_id"}) for name, row in rows]
+
+    assert comparable(streamed) == comparable(held)
+    assert streamed[-1][1]["trajectories"] == 3 * len(run.item_ids)
 
 
 def test_scorers_that_ignore_arguments_let_corrupt_arg_survive(

@@ -12,8 +12,9 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 from agent_assay.adapters.loaded import NO_REPLAY, LoadedSystem
-from agent_assay.model import Config, Item, Run, Suite, Trajectory
+from agent_assay.model import Config, Item, Run, Suite
 from agent_assay.scoring.base import ScoreKind, Scorer, ScoringContext
+from agent_assay.store.run_trajectories import RunTrajectories
 from agent_assay.store.store import Store
 
 Status = Literal["PASSED", "FAILED", "NOT_RUN", "ERROR"]
@@ -66,7 +67,8 @@ class ControlContext:
     suite: Suite
     config: Config
     items: Sequence[Item]
-    trajectories: Sequence[Trajectory]
+    trajectories: RunTrajectories
+    """The certified run's trajectories, read from the store as they are walked."""
     scorers: Sequence[Scorer]
     scoring: ScoringContext
     headline: Sequence[str]

@@ -25,6 +25,7 @@ from agent_assay.hashing import stable_seed
 from agent_assay.model import Run
 from agent_assay.runner import run_context
 from agent_assay.store.chain_check import require_intact
+from agent_assay.store.run_trajectories import RunTrajectories
 from agent_assay.store.store import Store
 
 
@@ -79,7 +80,7 @@ def control_context(
         suite=context.suite,
         config=store.get_config(run.config_hash),
         items=[context.items[i] for i in run.item_ids],
-        trajectories=store.trajectories(run.run_id),
+        trajectories=RunTrajectories(store, run.run_id),
         scorers=context.scorers,
         scoring=context.scoring,
         headline=adapter.headline,

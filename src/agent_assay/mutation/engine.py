@@ -24,8 +24,9 @@ from agent_assay.model import Item, Run, Step, ToolCall, Trajectory
 from agent_assay.mutation.config import MutantSet, OperatorSpec
 from agent_assay.mutation.detectors import MetricVerdict, judge_metric, noise_floor
 from agent_assay.mutation.operators import OPERATORS, OperatorContext, SkipState
-from agent_assay.runner import run_context
+from agent_assay.runner import RunContext, run_context
 from agent_assay.store.chain_check import require_intact
+from agent_assay.store.run_trajectories import RunTrajectories
 from agent_assay.store.store import Store
 
 SHOWN_ITEMS = 200  # per operator, the mutants kept for `mutation show`
@@ -78,16 +79,14 @@ class MutationPass:
 
 
 def rep_floors(
-    baseline: Sequence[Trajectory], rows: Sequence[ScoreRow], metrics: Sequence[str]
+    slots: Sequence[tuple[str, int]], rows: Sequence[ScoreRow], metrics: Sequence[str]
 ) -> dict[str, float]:
     """Per metric, the baseline's spread across repetitions (0 with a single repetition),
-    from the baseline's score rows."""
-    reps = sorted({t.repetition for t in baseline})
+    from the baseline's score rows and the (item, repetition) slot of each."""
     per_rep = []
-    for r in reps:
-        chosen = [i for i, t in enumerate(baseline) if t.repetition == r]
-        per_rep.append(means(table_of([baseline[i].item_id for i in chosen],
-                                      [rows[i] for i in chosen])))
+    for r in sorted({rep for _, rep in slots}):
+        chosen = [i for i, (_, rep) in enumerate(slots) if rep == r]
+        per_rep.append(means(table_of([slots[i][0] for i in chosen], [rows[i] for i in chosen])))
     return {
         m: noise_floor([v for rep in per_rep if (v := rep.get(m)) is not None]) for m in metrics
     }
@@ -173,6 +172,39 @@ def check_tags(mutants: MutantSet, run: Run, items: Sequence[Item]) -> None:
             )
 
 
+@dataclass
+class _Column:
+    """One operator's column, filled an item at a time as the pass walks the run."""
+
+    spec: OperatorSpec
+    octx: OperatorContext
+    replays: Replays
+    would_alter: int = 0
+    altered: int = 0
+    rows: list[ScoreRow] = field(default_factory=list)
+    shown: dict[str, Any] = field(default_factory=dict)
+
+    def take(self, item: Item, group: Sequence[Trajectory], base_rows: Sequence[ScoreRow],
+             scoring: RunContext, seed: int) -> None:
+        """Plant the operator in one item's trajectories (if its tags fit), replay what it
+        altered, and add each trajectory's scores (the baseline's where nothing changed)."""
+        if self.spec.tags and not set(self.spec.tags) & set(item.tags):
+            self.rows.extend(base_rows)
+            return
+        self.would_alter += would_alter(self.spec, group, self.octx, seed)
+        for base, base_row in zip(group, base_rows, strict=True):
+            mutant, changed = _apply(self.replays, item, base, self.spec, self.octx, seed)
+            self.altered += changed
+            # an unaltered trajectory is the baseline's own: its scores are already known
+            self.rows.append(score_rows(scoring.scorers, scoring.items, [mutant],
+                                        scoring.scoring)[0] if changed else base_row)
+            if changed and base.repetition == 1 and len(self.shown) < SHOWN_ITEMS:
+                self.shown[base.item_id] = {
+                    "baseline": [s.to_json() for s in base.steps],
+                    "mutant": [s.to_json() for s in mutant.steps],
+                }
+
+
 def run_pass(
     store: Store,
     system: LoadedSystem | object,
@@ -181,10 +213,12 @@ def run_pass(
     *,
     tags: Sequence[str] = (),
     limit: int | None = None,
-    stored: Sequence[Trajectory] | None = None,
+    stored: RunTrajectories | None = None,
 ) -> MutationPass:
-    """Mutate `run`'s trajectories (`stored` when the caller has read them already, in
-    the store's (item, repetition) order) under every operator of `mutants`."""
+    """Mutate `run`'s trajectories (`stored`, when the caller walks them already) under
+    every operator of `mutants`. The run is walked once, an item at a time, every operator
+    planted in that item's trajectories before the next is read: memory holds one item's
+    trajectories and replays, and each operator's score rows."""
     adapter = load_system(system)
     view = adapter.replay_view()
     if view is None:
@@ -198,49 +232,39 @@ def run_pass(
         raise AssayError(f"no item of run {run.run_id} carries tag(s): {', '.join(tags)}")
     check_tags(mutants, run, [gold[i] for i in selected])
     chosen = set(selected)
-    source = store.trajectories(run.run_id) if stored is None else stored
-    baseline = [t for t in source if t.item_id in chosen]
-    scorers, ctx, kinds = context.scorers, context.scoring, context.kinds
-    detector = tuple(s.name for s in scorers if s.kind != "measure")
-    base_rows = score_rows(scorers, gold, baseline, ctx)  # each baseline trajectory once
-    base_table = table_of([t.item_id for t in baseline], base_rows)
-    floors = rep_floors(baseline, base_rows, detector)
+    source = RunTrajectories(store, run.run_id) if stored is None else stored
+    detector = tuple(s.name for s in context.scorers if s.kind != "measure")
     seed = stable_seed(run.run_id, "mutation")
+    pools = view.argument_pools()
+    columns = [
+        _Column(spec, OperatorContext(frozenset(adapter.facts.mutating_tools), pools,
+                                      spec.params), Replays(view, seed, spec.name))
+        for spec in mutants.operators
+    ]
+    slots: list[tuple[str, int]] = []
+    base_rows: list[ScoreRow] = []
+    for item_id, group in source.by_item():
+        if item_id not in chosen:
+            continue
+        rows = score_rows(context.scorers, gold, group, context.scoring)  # each baseline once
+        slots.extend((t.item_id, t.repetition) for t in group)
+        base_rows.extend(rows)
+        for column in columns:
+            column.take(gold[item_id], group, rows, context, seed)
+    ids = [item_id for item_id, _ in slots]
+    base_table = table_of(ids, base_rows)
+    floors = rep_floors(slots, base_rows, detector)
     results = []
-    for spec in mutants.operators:
-        octx = OperatorContext(
-            frozenset(adapter.facts.mutating_tools), view.argument_pools(), spec.params
-        )
-        eligible = [
-            t for t in baseline if not spec.tags or set(spec.tags) & set(gold[t.item_id].tags)
-        ]
-        before = would_alter(spec, eligible, octx, seed)
-        if before == 0:
+    for column in columns:
+        spec = column.spec
+        if column.would_alter == 0:
             results.append(OperatorResult(spec.title, spec.params, 0, 0, True, {}))
             continue
-        rows: list[ScoreRow] = []
-        shown: dict[str, Any] = {}
-        altered = 0
-        eligible_ids = {(t.item_id, t.repetition) for t in eligible}
-        replays = Replays(view, seed, spec.name)
-        for base, base_row in zip(baseline, base_rows, strict=True):
-            if (base.item_id, base.repetition) not in eligible_ids:
-                rows.append(base_row)
-                continue
-            mutant, changed = _apply(replays, gold[base.item_id], base, spec, octx, seed)
-            altered += changed
-            # an unaltered trajectory is the baseline's own: its scores are already known
-            rows.append(score_rows(scorers, gold, [mutant], ctx)[0] if changed else base_row)
-            if changed and base.repetition == 1 and len(shown) < SHOWN_ITEMS:
-                shown[base.item_id] = {
-                    "baseline": [s.to_json() for s in base.steps],
-                    "mutant": [s.to_json() for s in mutant.steps],
-                }
-        table = table_of([t.item_id for t in baseline], rows)
+        table = table_of(ids, column.rows)
         verdicts = tuple(
             judge_metric(
                 m,
-                kinds[m],
+                context.kinds[m],
                 base_table.get(m, {}),
                 table.get(m, {}),
                 threshold=mutants.threshold(m),
@@ -253,12 +277,12 @@ def run_pass(
             OperatorResult(
                 spec.title,
                 spec.params,
-                before,
-                altered,
-                altered == 0,
+                column.would_alter,
+                column.altered,
+                column.altered == 0,
                 means(table),
                 verdicts,
-                shown,
+                column.shown,
             )
         )
     return MutationPass(
@@ -266,7 +290,7 @@ def run_pass(
         run=run,
         source=mutants.source,
         items=len(selected),
-        trajectories=len(baseline),
+        trajectories=len(slots),
         detector_metrics=detector,
         baseline_means=means(base_table),
         results=tuple(results),

@@ -179,16 +179,26 @@ def base_digests(payloads: Iterable[Mapping[str, Any]]) -> set[str]:
 
 
 class BaseStates:
-    """The reader's side: base states by digest, each checked against its digest once."""
+    """The reader's side: base states by digest, each checked against its digest once.
 
-    def __init__(self, engine: Engine) -> None:
+    With `keep`, at most that many are held (beyond those one `load` asks for), the least
+    recently used let go first: a reader streaming a large run holds the bases of what it
+    reads now, not of everything it has read. A base let go is fetched and checked again
+    if it is needed again."""
+
+    def __init__(self, engine: Engine, keep: int | None = None) -> None:
         self._engine = engine
+        self._keep = keep
         self._texts: dict[str, str | None] = {}
         self._checked: set[str] = set()
         self._pickled: dict[str, bytes] = {}
 
     def load(self, digests: Iterable[str]) -> None:
-        wanted = sorted(set(digests) - self._texts.keys())
+        asked = set(digests)
+        for digest in asked & self._texts.keys():  # most recently used last
+            self._texts[digest] = self._texts.pop(digest)
+        wanted = sorted(asked - self._texts.keys())
+        self._let_go(spare=asked)
         if not wanted:
             return
         blobs = schema.state_blobs
@@ -201,6 +211,16 @@ class BaseStates:
                 self._texts.update({r.digest: r.payload for r in rows})
         for digest in wanted:
             self._texts.setdefault(digest, None)
+
+    def _let_go(self, spare: set[str]) -> None:
+        excess = 0 if self._keep is None else len(self._texts) - self._keep
+        if excess <= 0:
+            return
+        oldest_first = [d for d in self._texts if d not in spare]
+        for digest in oldest_first[:excess]:
+            del self._texts[digest]
+            self._pickled.pop(digest, None)
+            self._checked.discard(digest)
 
     def text(self, digest: str) -> str:
         """The canonical JSON of base state `digest`; ValueError when it is missing or its

@@ -634,21 +634,37 @@ class Store:
     ) -> list[Trajectory]:
         """The run's trajectories in (item, repetition) order; only `item_id`'s and only
         repetition `repetition` if given."""
-        table = schema.trajectories
-        query = select(table.c.id, table.c.payload).where(table.c.run_id == run_id)
-        if item_id is not None:
-            query = query.where(table.c.item_id == item_id)
-        if repetition is not None:
-            query = query.where(table.c.repetition == repetition)
-        with self.engine.connect() as conn:
-            rows = conn.execute(query.order_by(table.c.item_id, table.c.repetition)).all()
-        decoded = [(r.id, decode_json("trajectories", r.id, r.payload)) for r in rows]
-        bases = BaseStates(self.engine)
-        bases.load(base_digests(data for _, data in decoded))
-        def build(data: Any) -> Trajectory:
-            return Trajectory.from_json(expanded(data, bases.fresh))
+        return [t for _, group in self.trajectories_by_item(run_id, item_id, repetition)
+                for t in group]
 
-        return [_built(build, "trajectories", row_id, data) for row_id, data in decoded]
+    def trajectories_by_item(
+        self,
+        run_id: str,
+        item_id: str | None = None,
+        repetition: int | None = None,
+    ) -> Iterator[tuple[str, list[Trajectory]]]:
+        """The run's trajectories an item at a time, items in id order, each item's in
+        repetition order: a caller walking a large run holds one item's. No connection
+        stays open while the caller works on an item (it may write in between)."""
+        table = schema.trajectories
+        where = [table.c.run_id == run_id]
+        if repetition is not None:
+            where.append(table.c.repetition == repetition)
+        if item_id is not None:
+            items = [item_id]
+        else:
+            with self.engine.connect() as conn:
+                items = list(conn.execute(select(table.c.item_id).distinct().where(*where)
+                                          .order_by(table.c.item_id)).scalars())
+        bases = BaseStates(self.engine, keep=_BASES_HELD)
+        for item in items:
+            query = (select(table.c.id, table.c.payload).where(*where, table.c.item_id == item)
+                     .order_by(table.c.run_id, table.c.item_id, table.c.repetition))
+            with self.engine.connect() as conn:
+                decoded = [(row_id, decode_json("trajectories", row_id, payload))
+                           for row_id, payload in self._batches(conn, query)]
+            if decoded:
+                yield item, _rebuilt(decoded, bases)
 
     def trajectory_counts(self, run_id: str) -> tuple[int, int]:
         """How many trajectories of `run_id` are stored, and how many of them crashed."""
@@ -894,6 +910,17 @@ def _config_from_json(data: Mapping[str, Any]) -> Config:
     return Config(adapter=data["adapter"], name=data["name"], params=data["params"])
 
 
+def _rebuilt(decoded: Sequence[tuple[int, Any]], bases: BaseStates) -> list[Trajectory]:
+    """Decoded trajectory payloads as trajectories, each final state rebuilt on a fresh
+    copy of its base."""
+    bases.load(base_digests(data for _, data in decoded))
+
+    def build(data: Any) -> Trajectory:
+        return Trajectory.from_json(expanded(data, bases.fresh))
+
+    return [_built(build, "trajectories", row_id, data) for row_id, data in decoded]
+
+
 def _decoded(build: Any, table: str, row_id: object, text: str) -> Any:
     """Decode a stored payload into its model object, naming the row when it does not fit."""
     return _built(build, table, row_id, decode_json(table, row_id, text))
@@ -974,6 +1001,8 @@ def _current_generation(conn: Connection, run_id: str) -> int:
 
 
 _STREAM_BATCH = 2000
+_BASES_HELD = 64
+"""Base states a trajectory reader holds at once (see BaseStates)."""
 _LEDGER_FIELDS = ("seq", "kind", "detail", "prev_digest", "digest", "at")
 _READ_ORDER: Mapping[str, tuple[str, ...]] = {
     "trajectories": ("run_id", "item_id", "repetition"),
