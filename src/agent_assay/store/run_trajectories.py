@@ -23,7 +23,7 @@ class RunTrajectories:
 
     def __init__(self, store: Store, run_id: str) -> None:
         self.store, self.run_id = store, run_id
-        self.count = store.trajectory_counts(run_id)[0]
+        self.count = store.trajectory_count(run_id)
         self._held: list[tuple[str, list[Trajectory]]] | None = None
 
     def by_item(self) -> Iterator[tuple[str, list[Trajectory]]]:

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -55,15 +56,32 @@ class ScoreColumns:
                             {name: m.restricted(keep) for name, m in self.metrics.items()})
 
 
-@dataclass(frozen=True, slots=True)
-class StoredSet:
-    """One score set as read for a report (its row id names it in an error)."""
+@dataclass(frozen=True)
+class StoredSets:
+    """A run's score sets as read for a report, column by column (row i of each list is one
+    set; its row id names it in an error)."""
 
-    row_id: int
-    item_id: str
-    repetition: int
-    scorers: str
-    packed_values: str
+    row_ids: Sequence[int]
+    item_ids: Sequence[str]
+    repetitions: Sequence[int]
+    scorers: Sequence[str]
+    packed_values: Sequence[str]
+
+    @staticmethod
+    def of_batches(batches: Iterable[Sequence[tuple[int, str, int, str, str]]]) -> StoredSets:
+        """Columns of batches of (row id, item id, repetition, scorers, packed values) rows;
+        the texts that repeat down a run (item ids, scorer lists) are held once each."""
+        one: dict[str, str] = {}
+        columns: tuple[list[Any], ...] = ([], [], [], [], [])
+        for batch in batches:
+            row_ids, item_ids, repetitions, scorers, packed = zip(*batch, strict=True)
+            shared_items = [one.setdefault(i, i) for i in item_ids]
+            shared_scorers = [one.setdefault(x, x) for x in scorers]
+            for column, values in zip(
+                columns, (row_ids, shared_items, repetitions, shared_scorers, packed), strict=True
+            ):
+                column.extend(values)
+        return StoredSets(*columns)
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,24 +105,25 @@ class _Pieces:
         self.versions: dict[str, set[str]] = defaultdict(set)
         self.imported: dict[str, bool] = defaultdict(bool)
 
-    def add_sets(self, scorers: str, members: Sequence[StoredSet]) -> None:
-        where = f"score_sets row {members[0].row_id}"
+    def add_sets(self, scorers: str, sets: StoredSets, members: Sequence[int]) -> None:
+        """The sets at positions `members`, all written with the same `scorers`."""
+        where = f"score_sets row {sets.row_ids[members[0]]}"
         columns = score_pack.scorer_columns(where, scorers)
         width = len(columns)
-        for member in members:  # a wrong length would shift every value after it
-            if len(member.packed_values) != 2 * score_pack.VALUE_BYTES * width:
-                score_pack.raw_values(f"score_sets row {member.row_id}", member.packed_values,
-                                      width)
+        packed = [sets.packed_values[i] for i in members]
+        for i, text in zip(members, packed, strict=True):  # a wrong length would shift the rest
+            if len(text) != 2 * score_pack.VALUE_BYTES * width:
+                score_pack.raw_values(f"score_sets row {sets.row_ids[i]}", text, width)
         try:
-            raw = bytes.fromhex("".join(m.packed_values for m in members))
+            raw = bytes.fromhex("".join(packed))
         except ValueError:  # name the row that is not hex
-            for member in members:
-                score_pack.raw_values(f"score_sets row {member.row_id}", member.packed_values,
-                                      width)
+            for i, text in zip(members, packed, strict=True):
+                score_pack.raw_values(f"score_sets row {sets.row_ids[i]}", text, width)
             raise
         matrix = np.frombuffer(raw, dtype="<f8").reshape(len(members), width)
-        items = np.fromiter((self.code[m.item_id] for m in members), np.int32, len(members))
-        reps = np.fromiter((m.repetition for m in members), np.int32, len(members))
+        items = np.fromiter((self.code[sets.item_ids[i]] for i in members), np.int32,
+                            len(members))
+        reps = np.fromiter((sets.repetitions[i] for i in members), np.int32, len(members))
         for j, column in enumerate(columns):
             self.parts[column.name].append((items, reps, matrix[:, j].astype(np.float64)))
             self.versions[column.name].add(column.version)
@@ -136,15 +155,15 @@ class _Pieces:
         return ScoreColumns(item_ids, metrics)
 
 
-def score_columns(sets: Sequence[StoredSet], rows: Sequence[StoredScore]) -> ScoreColumns:
+def score_columns(sets: StoredSets, rows: Sequence[StoredScore]) -> ScoreColumns:
     """The columns of a run's current sets and (older runs) score rows."""
-    item_ids = tuple(sorted({s.item_id for s in sets} | {r.item_id for r in rows}))
+    item_ids = tuple(sorted(set(sets.item_ids) | {r.item_id for r in rows}))
     pieces = _Pieces({item_id: i for i, item_id in enumerate(item_ids)})
-    groups: dict[str, list[StoredSet]] = defaultdict(list)
-    for stored in sets:
-        groups[stored.scorers].append(stored)
+    groups: dict[str, list[int]] = defaultdict(list)
+    for i, scorers in enumerate(sets.scorers):
+        groups[scorers].append(i)
     for scorers, members in groups.items():
-        pieces.add_sets(scorers, members)
+        pieces.add_sets(scorers, sets, members)
     if rows:
         pieces.add_rows(rows)
     return pieces.columns(item_ids)

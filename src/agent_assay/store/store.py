@@ -15,6 +15,7 @@ take the run's current generation only: there is no "newest row wins".
 from __future__ import annotations
 
 import functools
+import itertools
 import json
 import math
 import sqlite3
@@ -36,7 +37,7 @@ from agent_assay.store import chain, migrations, schema, score_pack
 from agent_assay.store.engine import Access, make_engine, shown, store_path
 from agent_assay.store.postgres import connect_reason, is_server_url
 from agent_assay.store.prepared import PreparedTrajectory, prepare
-from agent_assay.store.score_columns import ScoreColumns, StoredScore, StoredSet, score_columns
+from agent_assay.store.score_columns import ScoreColumns, StoredScore, StoredSets, score_columns
 from agent_assay.store.state_blobs import BaseStates, StateEncoder, base_digests, expanded
 
 TERMINAL_EVENTS = frozenset({"complete", "interrupted"})
@@ -242,27 +243,32 @@ class Store:
         """The rows of `query`, streamed. Text is decoded the fast way; should a value not be
         UTF-8 (a damaged store), the query is read again with tolerant decoding from the row
         where the fast read stopped, so checkers still see, and can name, the damaged row."""
-        done = 0
+        return itertools.chain.from_iterable(self._tolerant_batches(query))
+
+    def _tolerant_batches(self, query: Any) -> Iterator[list[tuple[Any, ...]]]:
+        done = 0  # a batch is fetched whole or raises: none of a failed one was handed out
         try:
             with self.engine.connect() as conn:
-                for row in self._batches(conn, query):
-                    yield row
-                    done += 1
+                for batch in self._batches(conn, query):
+                    yield batch
+                    done += len(batch)
             return
         except DBAPIError as exc:
             if not _undecodable(exc):
                 raise
         with self.tolerant_connection() as conn:
-            rows = self._batches(conn, query)
-            for _ in range(done):
-                next(rows)
-            yield from rows
+            for batch in self._batches(conn, query):
+                if done >= len(batch):
+                    done -= len(batch)
+                    continue
+                yield batch[done:]
+                done = 0
 
     @staticmethod
-    def _batches(conn: Connection, query: Any) -> Iterator[tuple[Any, ...]]:
-        """The driver's own tuples, read straight from its cursor: no row objects and no type
-        processing (a boolean reads back as the 0 or 1 it is stored as, which the chain
-        encodes alike). Driver errors are raised as SQLAlchemy's, as any other read's are."""
+    def _batches(conn: Connection, query: Any) -> Iterator[list[tuple[Any, ...]]]:
+        """The driver's own tuples in batches, read straight from its cursor: no row objects
+        and no type processing (a boolean reads back as the 0 or 1 it is stored as, which the
+        chain encodes alike). Driver errors are raised as SQLAlchemy's, as any other read's."""
         compiled = query.compile(dialect=conn.dialect)
         params = compiled.construct_params()
         args = tuple(params[name] for name in compiled.positiontup or ()) \
@@ -272,7 +278,7 @@ class Store:
         try:
             cursor.execute(statement, args)
             while batch := cursor.fetchmany(_STREAM_BATCH):
-                yield from batch
+                yield list(batch)  # the drivers give lists; typed as sequences
         except conn.dialect.loaded_dbapi.Error as exc:
             raise DBAPIError.instance(statement, args, exc,
                                       conn.dialect.loaded_dbapi.Error) from exc
@@ -662,9 +668,17 @@ class Store:
                      .order_by(table.c.run_id, table.c.item_id, table.c.repetition))
             with self.engine.connect() as conn:
                 decoded = [(row_id, decode_json("trajectories", row_id, payload))
-                           for row_id, payload in self._batches(conn, query)]
+                           for batch in self._batches(conn, query)
+                           for row_id, payload in batch]
             if decoded:
                 yield item, _rebuilt(decoded, bases)
+
+    def trajectory_count(self, run_id: str) -> int:
+        """How many trajectories of `run_id` are stored (counted in the slot index alone)."""
+        t = schema.trajectories
+        with self.engine.connect() as conn:
+            return int(conn.execute(select(func.count()).select_from(t)
+                                    .where(t.c.run_id == run_id)).scalar_one())
 
     def trajectory_counts(self, run_id: str) -> tuple[int, int]:
         """How many trajectories of `run_id` are stored, and how many of them crashed."""
@@ -726,17 +740,12 @@ class Store:
         """The run's current scores as NumPy columns per metric: what a report aggregates,
         read without building an object per score."""
         sets = schema.score_sets
-        shared: dict[str, str] = {}  # one string per distinct item id and scorer list
         with self.engine.connect() as conn:
             generation = _current_generation(conn, run_id)
             query = (select(sets.c.id, sets.c.item_id, sets.c.repetition, sets.c.scorers,
                             sets.c.packed_values)
                      .where(sets.c.run_id == run_id, sets.c.generation == generation))
-            stored = [
-                StoredSet(row_id, shared.setdefault(item_id, item_id), repetition,
-                          shared.setdefault(scorers, scorers), packed)
-                for row_id, item_id, repetition, scorers, packed in self._batches(conn, query)
-            ]
+            stored = StoredSets.of_batches(self._batches(conn, query))
             legacy = _legacy_scores(conn, run_id, generation, None)
         return score_columns(
             stored,

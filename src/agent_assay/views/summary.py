@@ -188,7 +188,7 @@ def path_digests(store: Store, run: Run, recorded: Mapping[tuple[str, int], str]
     """Each stored trajectory's path digest: as its block records it, or, for trajectories
     written before blocks recorded one, from its decoded payload."""
     paths = dict(recorded)
-    if len(paths) < store.trajectory_counts(run.run_id)[0]:
+    if len(paths) < store.trajectory_count(run.run_id):
         for t in store.trajectories(run.run_id):
             paths.setdefault((t.item_id, t.repetition), t.path_digest())
     return paths
