@@ -14,7 +14,7 @@ import sys
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -22,7 +22,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from agent_assay.adapters.loaded import LoadedSystem, load_system
 from agent_assay.aggregates import scorer_versions
 from agent_assay.errors import AssayError
-from agent_assay.executors import SEQUENTIAL, Backend, ExecutorLost, ScoringJob, Task
+from agent_assay.executors import SEQUENTIAL, Arrival, Backend, ExecutorLost, ScoringJob, Task
 from agent_assay.hashing import stable_seed
 from agent_assay.llm.configs import is_model_config
 from agent_assay.llm.endpoint import resolve_endpoint
@@ -288,46 +288,22 @@ def execute_run(
         for item_id, rep in todo
     )
     show = sys.stderr.isatty() if progress is None else progress
-    written = crashed = unreachable = 0
-    first_unreachable: str | None = None
-    first_crashes: list[str] = []
+    tally = _Tally()
     try:
         with terminal_progress(f"run {run.run_id[:8]}", len(todo), show) as tick:
             executor = backend.executor(adapter, suite.public(), ScoringJob(suite, run.run_id))
-            for trajectory in executor.run(tasks):
-                if isinstance(trajectory, PreparedTrajectory):  # scored in a scoring worker
-                    store.write_prepared(run.run_id, trajectory)
-                else:
-                    store.write_trajectory(run.run_id, trajectory, context.score(trajectory))
-                written += 1
-                if trajectory.crashed:
-                    crashed += 1
-                    if len(first_crashes) < SHOWN_CRASHES:
-                        first_crashes.append(
-                            f"item {trajectory.item_id} rep {trajectory.repetition}: "
-                            f"{trajectory.error}"
-                        )
-                    if trajectory.meta.get("agent_unreachable"):
-                        unreachable += 1
-                        first_unreachable = first_unreachable or trajectory.error
-                    store.append_event(
-                        run.run_id,
-                        "item_crashed",
-                        {
-                            "item_id": trajectory.item_id,
-                            "repetition": trajectory.repetition,
-                            "error": trajectory.error,
-                        },
-                    )
-                tick(written, len(todo))
+            for arrival in executor.run(tasks):
+                for trajectory in _written(store, run.run_id, arrival, context):
+                    tally.add(store, run.run_id, trajectory)
+                tick(tally.written, len(todo))
     except BaseException as exc:
-        stopped = _why_stopped(run, written, exc)
+        stopped = _why_stopped(run, tally.written, exc)
         # if the store itself failed, the failure that stopped the run says more
         with suppress(Exception):
             store.append_event(
                 run.run_id,
                 "interrupted",
-                {"written": written, "why": str(stopped), **backend.recorded},
+                {"written": tally.written, "why": str(stopped), **backend.recorded},
             )
         if stopped is exc:
             raise
@@ -335,17 +311,59 @@ def execute_run(
     store.append_event(
         run.run_id,
         "complete",
-        {"written": written, "skipped": len(slots) - len(todo), **backend.recorded},
+        {"written": tally.written, "skipped": len(slots) - len(todo), **backend.recorded},
     )
     return RunResult(
         run=run,
-        written=written,
+        written=tally.written,
         skipped=len(slots) - len(todo),
-        crashed=crashed,
-        unreachable=unreachable,
-        first_unreachable=first_unreachable,
-        first_crashes=tuple(first_crashes),
+        crashed=tally.crashed,
+        unreachable=tally.unreachable,
+        first_unreachable=tally.first_unreachable,
+        first_crashes=tuple(tally.first_crashes),
     )
+
+
+def _written(
+    store: Store, run_id: str, arrival: Arrival, context: RunContext
+) -> Iterator[Trajectory | PreparedTrajectory]:
+    """Store what an executor handed over together, yielding each trajectory once it is
+    stored: rows a scoring process prepared go in one transaction (group commit),
+    trajectories to score here one by one."""
+    prepared = [t for t in arrival if isinstance(t, PreparedTrajectory)]
+    if prepared:
+        store.write_prepared_group(run_id, prepared)
+        yield from prepared
+    for trajectory in arrival:
+        if isinstance(trajectory, Trajectory):
+            store.write_trajectory(run_id, trajectory, context.score(trajectory))
+            yield trajectory
+
+
+@dataclass
+class _Tally:
+    """What a run has written so far, and the crashes it shows (each also an event)."""
+
+    written: int = 0
+    crashed: int = 0
+    unreachable: int = 0
+    first_unreachable: str | None = None
+    first_crashes: list[str] = field(default_factory=list)
+
+    def add(self, store: Store, run_id: str, trajectory: Trajectory | PreparedTrajectory) -> None:
+        self.written += 1
+        if not trajectory.crashed:
+            return
+        self.crashed += 1
+        if len(self.first_crashes) < SHOWN_CRASHES:
+            self.first_crashes.append(
+                f"item {trajectory.item_id} rep {trajectory.repetition}: {trajectory.error}")
+        if trajectory.meta.get("agent_unreachable"):
+            self.unreachable += 1
+            self.first_unreachable = self.first_unreachable or trajectory.error
+        store.append_event(run_id, "item_crashed", {"item_id": trajectory.item_id,
+                                                    "repetition": trajectory.repetition,
+                                                    "error": trajectory.error})
 
 
 class RunStopped(AssayError):

@@ -8,8 +8,8 @@ its own planter as a ``plant_defect(gold, trajectory, ctx)`` method.
 
 from __future__ import annotations
 
+import pickle
 from collections.abc import Callable, Mapping
-from copy import deepcopy
 from dataclasses import replace
 from typing import Any
 
@@ -18,6 +18,13 @@ from agent_assay.scoring.base import PlantsDefects, Scorer, ScoringContext
 
 Planter = Callable[[Gold, Trajectory, ScoringContext], Trajectory | None]
 PLANTED = "__planted_defect__"
+
+
+def _copied(state: Mapping[str, Any]) -> dict[str, Any]:
+    """A deep copy of a final state, which is JSON data: a pickle round trip makes the same
+    copy as `copy.deepcopy` in a fraction of the time (a bank is thousands of objects)."""
+    copied: dict[str, Any] = pickle.loads(pickle.dumps(dict(state), pickle.HIGHEST_PROTOCOL))
+    return copied
 
 
 def _drop_last_call(gold: Gold, t: Trajectory, ctx: ScoringContext) -> Trajectory | None:
@@ -31,7 +38,7 @@ def _wrong_outcome(gold: Gold, t: Trajectory, ctx: ScoringContext) -> Trajectory
 def _flip_asserted_field(gold: Gold, t: Trajectory, ctx: ScoringContext) -> Trajectory | None:
     if not gold.assertions or t.final_state is None:
         return None
-    state: dict[str, Any] = deepcopy(dict(t.final_state))
+    state = _copied(t.final_state)
     node = state
     *parents, leaf = gold.assertions[0].path.split(".")
     for key in parents:
@@ -43,7 +50,7 @@ def _flip_asserted_field(gold: Gold, t: Trajectory, ctx: ScoringContext) -> Traj
 def _unasserted_change(gold: Gold, t: Trajectory, ctx: ScoringContext) -> Trajectory | None:
     if t.final_state is None:
         return None
-    state: dict[str, Any] = deepcopy(dict(t.final_state))
+    state = _copied(t.final_state)
     state[PLANTED] = {"changed": True}
     return replace(t, final_state=state)
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
@@ -100,10 +100,15 @@ def crashed(task: Task, started: float, error: str, meta: dict[str, JSON]) -> Tr
     )
 
 
+Arrival = Sequence[Trajectory] | Sequence[PreparedTrajectory]
+"""Trajectories an executor hands the writer together (they finished together): for the
+writer to score, or scored and prepared already (see `scored_pool`), which the writer
+appends in one transaction."""
+
+
 class Executor(Protocol):
-    def run(self, tasks: Iterable[Task]) -> Iterator[Trajectory | PreparedTrajectory]:
-        """Yield one trajectory per task, in any order: for the writer to score, or scored
-        and prepared already (see `scored_pool`)."""
+    def run(self, tasks: Iterable[Task]) -> Iterator[Arrival]:
+        """Yield one trajectory per task, in any order, as they finish."""
         ...
 
 
@@ -126,9 +131,9 @@ class SequentialExecutor:
     def __init__(self, adapter: LoadedSystem) -> None:
         self.adapter = adapter
 
-    def run(self, tasks: Iterable[Task]) -> Iterator[Trajectory]:
+    def run(self, tasks: Iterable[Task]) -> Iterator[Arrival]:
         for task in tasks:
-            yield run_task(self.adapter, task)
+            yield [run_task(self.adapter, task)]
 
 
 _worker_adapter: LoadedSystem | None = None
@@ -191,13 +196,13 @@ class ProcessPoolExecutorBackend:
         self.suite = suite
         self.hash_seed = hash_seed
 
-    def run(self, tasks: Iterable[Task]) -> Iterator[Trajectory]:
+    def run(self, tasks: Iterable[Task]) -> Iterator[Arrival]:
         try:
             yield from self._run(iter(tasks))
         except BrokenProcessPool as exc:
             raise ExecutorLost("a worker process died (killed, or out of memory)") from exc
 
-    def _run(self, pending_tasks: Iterator[Task]) -> Iterator[Trajectory]:
+    def _run(self, pending_tasks: Iterator[Task]) -> Iterator[Arrival]:
         with hash_seed(self.hash_seed), ProcessPoolExecutor(
             max_workers=self.workers,
             mp_context=multiprocessing.get_context("spawn"),
@@ -209,9 +214,9 @@ class ProcessPoolExecutorBackend:
                 in_flight.add(pool.submit(run_in_worker, task))
                 if len(in_flight) >= self.workers * 4:
                     done, in_flight = wait(in_flight, return_when=FIRST_COMPLETED)
-                    yield from (f.result() for f in done)
+                    yield [f.result() for f in done]
             for future in in_flight:
-                yield future.result()
+                yield [future.result()]
 
 
 EXECUTOR_NAMES = ("process", "dask")

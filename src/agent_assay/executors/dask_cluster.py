@@ -67,6 +67,7 @@ from agent_assay.adapters.loaded import LoadedSystem
 from agent_assay.adapters.recipe import Recipe, recipe_of
 from agent_assay.errors import AssayError
 from agent_assay.executors import (
+    Arrival,
     Executor,
     ExecutorLost,
     ExecutorSpec,
@@ -222,7 +223,7 @@ class DaskExecutor:
     def __init__(self, client: Client, where: str, recipe: Recipe, suite: PublicSuite) -> None:
         self.client, self.where, self.recipe, self.suite = client, where, recipe, suite
 
-    def run(self, tasks: Iterable[Task]) -> Iterator[Trajectory]:
+    def run(self, tasks: Iterable[Task]) -> Iterator[Arrival]:
         with _Window(self.client, self.recipe, self.suite, iter(tasks)) as window:
             window.fill()
             for future in window.finished:
@@ -231,14 +232,14 @@ class DaskExecutor:
                     trajectories, seconds = future.result()
                 except KilledWorker:
                     if alone:
-                        yield gave_up(batch[0])
+                        yield [gave_up(batch[0])]
                     else:
                         window.suspects.extend(batch)
                 except CancelledError as exc:
                     raise ExecutorLost(f"the Dask scheduler ({self.where}) was lost") from exc
                 else:
                     window.size = next_size(window.size, seconds, len(batch))
-                    yield from trajectories
+                    yield trajectories
                 window.fill()
 
 

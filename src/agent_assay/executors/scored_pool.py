@@ -35,6 +35,7 @@ from typing import Any
 from agent_assay.adapters.recipe import Recipe, rebuild
 from agent_assay.errors import AssayError
 from agent_assay.executors import (
+    Arrival,
     ExecutorLost,
     ScoringJob,
     Task,
@@ -174,13 +175,13 @@ class ScoredPool:
         self.recipe, self.workers, self.public, self.job = recipe, workers, public, job
         self.hash_seed = seed
 
-    def run(self, tasks: Iterable[Task]) -> Iterator[Trajectory | PreparedTrajectory]:
+    def run(self, tasks: Iterable[Task]) -> Iterator[Arrival]:
         try:
             yield from self._run(iter(tasks))
         except BrokenProcessPool as exc:
             raise ExecutorLost("a worker process died (killed, or out of memory)") from exc
 
-    def _run(self, tasks: Iterator[Task]) -> Iterator[PreparedTrajectory]:
+    def _run(self, tasks: Iterator[Task]) -> Iterator[list[PreparedTrajectory]]:
         spawn = multiprocessing.get_context("spawn")
         with hash_seed(self.hash_seed), ProcessPoolExecutor(
             max_workers=self.workers, mp_context=spawn, initializer=_init_agent,
@@ -193,9 +194,9 @@ class ScoredPool:
             scoring: set[Future[list[PreparedTrajectory]]] = set()
             window = self.workers * 3  # batches per pool: memory stays flat
 
-            def step() -> Iterator[PreparedTrajectory]:
+            def step() -> Iterator[list[PreparedTrajectory]]:
                 """Wait for anything to finish: finished trajectories go to the scorers,
-                finished rows to the writer."""
+                finished rows to the writer, a scored batch at a time."""
                 pending: list[Future[Any]] = [*acting, *scoring]
                 done, _ = wait(pending, return_when=FIRST_COMPLETED)
                 for acted in [f for f in acting if f in done]:
@@ -203,7 +204,7 @@ class ScoredPool:
                     scoring.add(scorers.submit(_score, acted.result()))
                 for scored in [f for f in scoring if f in done]:
                     scoring.discard(scored)
-                    yield from scored.result()
+                    yield scored.result()
 
             for batch in batched(tasks, BATCH):
                 acting.add(agents.submit(_act, list(batch)))

@@ -569,7 +569,17 @@ class Store:
 
     def write_prepared(self, run_id: str, prepared: PreparedTrajectory) -> int:
         """Append a prepared trajectory (`store.prepared`) and its scores as one block,
-        atomically; return its row id.
+        atomically; return its row id."""
+        return self.write_prepared_group(run_id, [prepared])[0]
+
+    def write_prepared_group(
+        self, run_id: str, group: Sequence[PreparedTrajectory]
+    ) -> list[int]:
+        """Append prepared trajectories, each with its scores as its own block, in one
+        transaction; return their row ids. One commit serves the group, which is how the
+        writer keeps up with several agent processes (a scoring process hands over a batch);
+        each trajectory stays all-or-nothing, all are durable when this returns, and if one
+        is refused none of the group is stored (its slots run again on resume).
 
         This is the hot path of every run, so it uses the driver's cursor inside the
         SQLAlchemy transaction with fixed statements (no per-call compilation). The
@@ -577,47 +587,51 @@ class Store:
         A base state this store has not written yet is stored with the row (see
         `_store_base`): no trajectory row names a base that is not stored.
         """
-        created = now()
-        item_id, repetition = prepared.item_id, prepared.repetition
-        t_content = (run_id, item_id, repetition, prepared.crashed, prepared.payload, created)
-        t_digest = chain.row_digest("trajectories", t_content)
         conn = self._writer_connection()
         sql = _hot_path_sql(conn.dialect.paramstyle)
         with conn.begin():
             cursor = conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
-            cursor.execute(sql.head, (run_id, run_id))
-            last, prev, generation = cursor.fetchone()
-            seq, prev = (last + 1, prev) if last is not None else (1, chain.GENESIS)
-            generation = generation or 0
-            score_set = _score_set_content(
-                run_id, item_id, repetition, generation, prepared.scores
-            )
-            digests = [t_digest]
-            if score_set is not None:
-                set_digest = chain.row_digest("score_sets", score_set)
-                digests.append(set_digest)
-            recorded: dict[str, Any] = {
-                "rows": {"score_sets": 1, "trajectories": 1} if score_set is not None
-                else {"trajectories": 1},
-                "slot": [item_id, repetition],
-                "steps": prepared.steps,
-                "path": prepared.path,  # the block records it: a report reads no payload
-            }
-            if prepared.state is not None:  # the chain check finds the bases without payloads
-                recorded["state"] = prepared.state
-            detail = canonical_json(recorded)
-            digest = chain.block_digest(run_id, seq, "trajectory", prev, detail, digests)
-            ledger = (run_id, seq, "trajectory", detail, prev, digest, created)
-            cursor.execute(sql.ledger, ledger)
-            if prepared.state is not None and prepared.state not in self._bases_written:
-                self._store_base(cursor, sql, prepared)
-            cursor.execute(sql.trajectory, (*t_content, seq, t_digest))
-            trajectory_id = int(cursor.fetchone()[0])
-            if score_set is not None:
-                cursor.execute(sql.score_set, (trajectory_id, *score_set, seq, set_digest))
+            ids = [self._append_prepared(cursor, sql, run_id, prepared) for prepared in group]
             cursor.close()
-        if prepared.state is not None:
-            self._bases_written.add(prepared.state)
+        self._bases_written.update(p.state for p in group if p.state is not None)
+        return ids
+
+    def _append_prepared(
+        self, cursor: Any, sql: _HotPathSQL, run_id: str, prepared: PreparedTrajectory
+    ) -> int:
+        """One trajectory's block, rows and (first named) base, inside the caller's
+        transaction; its row id."""
+        created = now()
+        item_id, repetition = prepared.item_id, prepared.repetition
+        t_content = (run_id, item_id, repetition, prepared.crashed, prepared.payload, created)
+        t_digest = chain.row_digest("trajectories", t_content)
+        cursor.execute(sql.head, (run_id, run_id))
+        last, prev, generation = cursor.fetchone()
+        seq, prev = (last + 1, prev) if last is not None else (1, chain.GENESIS)
+        generation = generation or 0
+        score_set = _score_set_content(run_id, item_id, repetition, generation, prepared.scores)
+        digests = [t_digest]
+        if score_set is not None:
+            set_digest = chain.row_digest("score_sets", score_set)
+            digests.append(set_digest)
+        recorded: dict[str, Any] = {
+            "rows": {"score_sets": 1, "trajectories": 1} if score_set is not None
+            else {"trajectories": 1},
+            "slot": [item_id, repetition],
+            "steps": prepared.steps,
+            "path": prepared.path,  # the block records it: a report reads no payload
+        }
+        if prepared.state is not None:  # the chain check finds the bases without payloads
+            recorded["state"] = prepared.state
+        detail = canonical_json(recorded)
+        digest = chain.block_digest(run_id, seq, "trajectory", prev, detail, digests)
+        cursor.execute(sql.ledger, (run_id, seq, "trajectory", detail, prev, digest, created))
+        if prepared.state is not None and prepared.state not in self._bases_written:
+            self._store_base(cursor, sql, prepared)  # a repeat in one group is a no-op insert
+        cursor.execute(sql.trajectory, (*t_content, seq, t_digest))
+        trajectory_id = int(cursor.fetchone()[0])
+        if score_set is not None:
+            cursor.execute(sql.score_set, (trajectory_id, *score_set, seq, set_digest))
         return trajectory_id
 
     @staticmethod
