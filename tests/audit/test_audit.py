@@ -68,9 +68,13 @@ def test_numbers_in_regions_code_and_ordinals_are_not_findings(tmp_path: Path) -
         "1. Python 3.12 and v1.0.0 on 2026-09-02, SHA-256, pass^3, k=1\n"
         "`--repeats 3`\n```sh\nmake demo 42\n```\n"
         "<!-- value: x.json#a -->17<!-- /value -->\n"
+        "the rounds gave <!-- value: x.json#ratios[2] -->3.1<!-- /value --> in all\n"
     )
     (tmp_path / "NUMBERS.md").write_text("")
     assert number_audit.audit([doc], tmp_path / "NUMBERS.md") == []
+    doc.write_text(doc.read_text() + "and 7 by hand\n")
+    assert [(f.line, f.number) for f in number_audit.audit([doc], tmp_path / "NUMBERS.md")] == [
+        (8, "7")]
 
 
 def test_a_claim_whose_artifact_changed_fails_evidence(repo: Path) -> None:

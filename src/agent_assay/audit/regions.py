@@ -84,9 +84,10 @@ def render(text: str, reports: Path) -> str:
 
 
 def strip_regions(text: str) -> str:
-    """The text with every generated body blanked (line count kept), for the number audit."""
+    """The text with every generated region blanked, its tags too (a reference such as
+    `ratios[0]` names a value, it claims none), line count kept, for the number audit."""
 
     def blank(match: re.Match[str]) -> str:
-        return match["open"] + "\n" * match["body"].count("\n") + match["close"]
+        return "\n" * match.group(0).count("\n")
 
     return VALUE.sub(blank, BLOCK.sub(blank, text))
