@@ -111,7 +111,8 @@ bench-controls: $(STAMP)
 
 # The same on banking x 100 (10,400 trajectories), once: what certifying a large run holds.
 bench-controls-100: $(STAMP)
-	$(PY) tools/bench_controls.py --repeats 100 --rounds 1 --out reports/bench/controls_100.json
+	$(PY) tools/bench_controls.py --repeats 100 --rounds 1 --out reports/bench/controls_100.json \
+		--command 'make bench-controls-100'
 
 # Banking throughput with 1, 2 and 4 worker processes (medians of 3 rounds, taking turns).
 bench-workers: $(STAMP)

@@ -64,12 +64,14 @@ def main() -> int:
     parser.add_argument("--repeats", type=int, default=10)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--out", type=Path, default=ROOT / "reports/bench/controls.json")
+    parser.add_argument("--command", default="make bench-controls",
+                        help="the make target that ran it, recorded in the figures")
     args = parser.parse_args()
     rounds = [one_round(args.repeats) for _ in range(args.rounds)]
     middle = sorted(rounds, key=lambda r: r["ratio"])[len(rounds) // 2]  # the median round
     peak = max(r["controls_rss"] for r in rounds)
     write_figures(args.out, {
-        "command": "make bench-controls",
+        "command": args.command,
         "machine": machine(),
         "repeats": args.repeats,
         "rounds": args.rounds,
