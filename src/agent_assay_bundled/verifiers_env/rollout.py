@@ -1,0 +1,122 @@
+"""Load a verifiers environment, list its tasks, and run one rollout of a policy on one.
+
+The environment is loaded as its package says (`load_environment(**args)`), by module
+name for an installed environment or from a `.py` file. Its evaluation rows are what a
+trainer would feed a model; `Task.gold_of` separates what the model is shown (the prompt)
+from what it must not see (everything else the task carries: answers, hidden worlds,
+`info`). A rollout goes through `Env.rollout`, the path a model takes: the harness offers
+the tools, parses the calls, runs the tools and the rubric.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import importlib.util
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from agent_assay.errors import AssayError
+from agent_assay_bundled.verifiers_env.scripted import Policy, ScriptedModel, Turn
+
+
+def load_environment(source: str, args: Mapping[str, Any] | None = None) -> Any:
+    """The environment `source` names (an installed module, or a path to a .py file),
+    built with `args`; a one-line error when it cannot be found or does not build."""
+    module = _module(source)
+    build = getattr(module, "load_environment", None)
+    if not callable(build):
+        raise AssayError(f"verifiers environment {source}: its module has no "
+                         "load_environment()")
+    try:
+        return build(**dict(args or {}))
+    except Exception as exc:  # the environment's own code: say whose failure it is
+        raise AssayError(f"verifiers environment {source}: load_environment() raised "
+                         f"{type(exc).__name__}: {exc}") from exc
+
+
+def _module(source: str) -> Any:
+    path = Path(source)
+    if path.suffix == ".py":
+        if not path.is_file():
+            raise AssayError(f"verifiers environment {source}: no such file")
+        spec = importlib.util.spec_from_file_location(f"_assay_env_{path.stem}", path)
+        if spec is None or spec.loader is None:
+            raise AssayError(f"verifiers environment {source}: cannot be imported")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module
+        spec.loader.exec_module(module)
+        return module
+    try:
+        return importlib.import_module(source.replace("-", "_"))
+    except ModuleNotFoundError as exc:
+        raise AssayError(f"verifiers environment {source}: not installed ({exc.msg}); "
+                         "install its package next to verifiers") from exc
+
+
+@dataclass(frozen=True)
+class Task:
+    """One evaluation row of an environment: the row the harness takes, and its task."""
+
+    example_id: str
+    row: Mapping[str, Any]
+    task: Mapping[str, Any]
+
+    @property
+    def prompt(self) -> Sequence[Mapping[str, Any]]:
+        """What the model is shown."""
+        return list(self.task.get("prompt") or [])
+
+    def gold_of(self) -> dict[str, Any]:
+        """Everything the task carries beyond the prompt: the model must never see it."""
+        return {key: value for key, value in self.task.items() if key != "prompt"}
+
+
+def tasks(env: Any) -> list[Task]:
+    """The environment's evaluation tasks, in dataset order."""
+    rows = env.get_eval_dataset()
+    found = []
+    for index in range(len(rows)):
+        row = dict(rows[index])
+        task = env.taskset.to_task(row)
+        found.append(Task(str(row.get("example_id", index)), row, dict(task)))
+    return found
+
+
+@dataclass(frozen=True)
+class Rollout:
+    """What one rollout showed: the rubric's reward and metrics, every model request with
+    the tools offered and the tool messages returned, and how it ended."""
+
+    example_id: str
+    reward: float | None
+    metrics: Mapping[str, float]
+    turns: tuple[Turn, ...]
+    error: str | None
+    stop: str | None
+
+    def offered_ever(self) -> set[str]:
+        return {name for turn in self.turns for name in turn.offered}
+
+
+def run_rollout(env: Any, task: Task, policy: Policy, *, model: str = "scripted") -> Rollout:
+    """Run `policy` on `task` through the environment's own rollout path."""
+    from verifiers.clients import OpenAIChatCompletionsClient
+
+    scripted = ScriptedModel(policy)
+    state = asyncio.run(env.rollout(dict(task.row), OpenAIChatCompletionsClient(scripted),
+                                    model))
+    error = state.get("error")
+    reward = state.get("reward")
+    return Rollout(
+        example_id=task.example_id,
+        reward=None if reward is None else float(reward),
+        metrics={str(k): float(v) for k, v in (state.get("metrics") or {}).items()},
+        turns=tuple(scripted.turns),
+        error=None if not error else str(error.get("error_chain_str", error)
+                                         if isinstance(error, Mapping) else error),
+        stop=state.get("stop_condition"),
+    )

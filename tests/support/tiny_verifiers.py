@@ -1,0 +1,68 @@
+"""A tiny verifiers environment, written here, in a correct copy and two broken ones: a task
+asks the model to look a word's code up and submit it; the reward is 1 when the submitted
+code is the task's answer. `load_environment(flaw=...)` builds the copy:
+
+- "none": both tools are offered and work;
+- "never_offered": `submit` is hidden from every turn (a per-task `show` that names a
+  toolset the environment never names, as an author might write it);
+- "raises": `lookup` raises when it runs.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import verifiers.v1 as vf
+
+WORDS = ("abc", "hello", "assay")
+
+
+def _source() -> Any:
+    for word in WORDS:
+        yield {"prompt": [{"role": "user", "content": f"Look up the code of {word}; submit it."}],
+               "answer": word[::-1], "info": {"word": word}, "max_turns": 4,
+               "toolsets": {"submitting": {"show": ["submit"]}}}
+
+
+def lookup(word: str, *, state: dict[str, Any], task: dict[str, Any]) -> str:
+    """Look up the code of a word."""
+    return word[::-1]
+
+
+def _raising_lookup() -> Any:
+    def lookup(word: str, *, state: dict[str, Any], task: dict[str, Any]) -> str:
+        """Look up the code of a word."""
+        raise RuntimeError("the code table is not loaded")
+
+    return lookup
+
+
+def submit(code: str, *, state: dict[str, Any], task: dict[str, Any]) -> str:
+    """Submit the code."""
+    state["submitted"] = code
+    return "submitted"
+
+
+@vf.reward(weight=1.0)
+async def correct(task: Any, state: Any) -> float:
+    return float(state.get("submitted") == task["answer"])
+
+
+@vf.metric
+async def submitted(task: Any, state: Any) -> float:
+    return float("submitted" in state)
+
+
+@vf.stop
+async def done(task: Any, state: Any) -> bool:
+    return "submitted" in state
+
+
+def load_environment(flaw: str = "none", **_: Any) -> Any:
+    look = _raising_lookup() if flaw == "raises" else lookup
+    toolsets = [vf.Toolset(tools=[look, submit])] if flaw != "never_offered" else [
+        vf.Toolset(tools=[look]), vf.Toolset(tools=[submit], hide=["submit"])]
+    taskset = vf.Taskset(source=_source, eval_source=_source, taskset_id="tiny-code",
+                         toolsets=toolsets, rewards=[correct], metrics=[submitted],
+                         stops=[done])
+    return vf.Env(taskset=taskset)
