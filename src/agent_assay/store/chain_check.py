@@ -10,11 +10,12 @@ scoring generation, which is what a certificate binds to.
 
 from __future__ import annotations
 
+import functools
 import gc
 import json
 import operator
-from collections import Counter, defaultdict
-from collections.abc import Iterator, Mapping
+from collections import Counter, defaultdict, namedtuple
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -26,9 +27,10 @@ from agent_assay.store.schema_check import schema_findings
 from agent_assay.store.state_blobs import BaseStates
 from agent_assay.store.store import TERMINAL_EVENTS, Head, LedgerEntry, Store, StoredRows
 
-Row = dict[str, Any]
-"""One stored row as the checks read it: by column name (for the tables that grow with a
-run, only the columns the checks read)."""
+Row = chain.Columns
+"""One stored row as the checks read it, by column name: a dict for the small tables, and
+for the tables that grow with a run a tuple of only the columns the checks read (a
+`_kept_row`), which holds a run of a million scores in a fraction of the memory."""
 
 # The columns later checks read of the tables that grow with a run; the rest of a row is
 # re-hashed and let go, so memory holds a few small fields per trajectory, not its payload.
@@ -98,7 +100,7 @@ def _row_name(table: str, row: Row) -> str:
         elif table == "score_sets":
             slot += f" generation {row['generation']}"
         return f"{table} row {row['id']} ({slot})"
-    if "id" in row:
+    if isinstance(row, dict) and "id" in row:
         return f"{table} row {row['id']}"
     if table == "run_env":
         return f"run_env row {row['key']!r}"
@@ -141,19 +143,13 @@ class _Walk:
         names = [stored.columns[i] for i in kept]
         assert len(kept) > 1  # so the getter returns a tuple
         pick = operator.itemgetter(*kept)
-        shared = [stored.columns[i] for i in kept if stored.columns[i] in _NAMES] \
-            if wanted is not None else []
-        one: dict[str, str] = {}  # one string per distinct shared value
+        make = _row_maker(names, growing=wanted is not None)
         rows: list[Row] = []
         digests: list[str | None] = []
         by_block = self.by_block
         row_digest = chain.row_digest
         for values in stored.rows:
-            row = dict(zip(names, pick(values), strict=True))
-            for name in shared:
-                value = row[name]
-                if type(value) is str:
-                    row[name] = one.setdefault(value, value)
+            row = make(pick(values))
             rows.append(row)
             try:
                 digest = row_digest(table, values[:n])
@@ -187,6 +183,39 @@ class _Walk:
         # the block is checked against the digests as stored, so an edited row is one finding
         # (above) and an edited digest column is another (its block's)
         self.by_block[block][table].append(str(held))
+
+
+def _row_maker(names: Sequence[str], *, growing: bool) -> Callable[[tuple[Any, ...]], Row]:
+    """How one table's kept values become a row: a dict for a small table; for one that
+    grows with a run, a `_kept_row` whose repeated texts (item ids, scorer names) are held
+    once each."""
+    if not growing:
+        return lambda values: dict(zip(names, values, strict=True))
+    record = _kept_row(tuple(names))
+    shared_at = [position for position, name in enumerate(names) if name in _NAMES]
+    one: dict[str, str] = {}
+
+    def make(values: tuple[Any, ...]) -> Row:
+        held = list(values)
+        for position in shared_at:
+            value = held[position]
+            if type(value) is str:
+                held[position] = one.setdefault(value, value)
+        row: Row = record._make(held)
+        return row
+
+    return make
+
+
+@functools.cache
+def _kept_row(names: tuple[str, ...]) -> Any:
+    """A named tuple of `names` that is also read by column name (`row["item_id"]`)."""
+    base = namedtuple("KeptRow", names)  # type: ignore[misc]
+
+    def by_name(self: Any, key: Any) -> Any:
+        return getattr(self, key) if type(key) is str else tuple.__getitem__(self, key)
+
+    return type("KeptRow", (base,), {"__slots__": (), "__getitem__": by_name})
 
 
 def check_run_chain(store: Store, run_id: str) -> ChainCheck:
