@@ -4,7 +4,7 @@ Preparing is the part of writing a trajectory that needs no database: encoding
 its final state against a base (`state_blobs`), serialising the payload and
 digesting its proposal path. The writer prepares trajectories itself when it
 scores them; with worker processes, the scoring workers prepare them, so the
-writer only hashes and appends (`Store.write_prepared`).
+writer only hashes and appends them, a batch per transaction (`Store.write_prepared_group`).
 """
 
 from __future__ import annotations
