@@ -5,7 +5,8 @@ code is the task's answer. `load_environment(flaw=...)` builds the copy:
 - "none": both tools are offered and work;
 - "never_offered": `submit` is hidden from every turn (a per-task `show` that names a
   toolset the environment never names, as an author might write it);
-- "raises": `lookup` raises when it runs.
+- "raises": `submit` raises when it runs;
+- "stingy": everything works, but the reward never credits a correct submission.
 """
 
 from __future__ import annotations
@@ -29,12 +30,12 @@ def lookup(word: str, *, state: dict[str, Any], task: dict[str, Any]) -> str:
     return word[::-1]
 
 
-def _raising_lookup() -> Any:
-    def lookup(word: str, *, state: dict[str, Any], task: dict[str, Any]) -> str:
-        """Look up the code of a word."""
-        raise RuntimeError("the code table is not loaded")
+def _raising_submit() -> Any:
+    def submit(code: str, *, state: dict[str, Any], task: dict[str, Any]) -> str:
+        """Submit the code."""
+        raise RuntimeError("the ledger is read-only")
 
-    return lookup
+    return submit
 
 
 def submit(code: str, *, state: dict[str, Any], task: dict[str, Any]) -> str:
@@ -48,6 +49,11 @@ async def correct(task: Any, state: Any) -> float:
     return float(state.get("submitted") == task["answer"])
 
 
+@vf.reward(weight=1.0)
+async def never(task: Any, state: Any) -> float:
+    return 0.0
+
+
 @vf.metric
 async def submitted(task: Any, state: Any) -> float:
     return float("submitted" in state)
@@ -59,10 +65,11 @@ async def done(task: Any, state: Any) -> bool:
 
 
 def load_environment(flaw: str = "none", **_: Any) -> Any:
-    look = _raising_lookup() if flaw == "raises" else lookup
-    toolsets = [vf.Toolset(tools=[look, submit])] if flaw != "never_offered" else [
-        vf.Toolset(tools=[look]), vf.Toolset(tools=[submit], hide=["submit"])]
+    send = _raising_submit() if flaw == "raises" else submit
+    toolsets = [vf.Toolset(tools=[lookup, send])] if flaw != "never_offered" else [
+        vf.Toolset(tools=[lookup]), vf.Toolset(tools=[send], hide=["submit"])]
     taskset = vf.Taskset(source=_source, eval_source=_source, taskset_id="tiny-code",
-                         toolsets=toolsets, rewards=[correct], metrics=[submitted],
+                         toolsets=toolsets, rewards=[never if flaw == "stingy" else correct],
+                         metrics=[submitted],
                          stops=[done])
     return vf.Env(taskset=taskset)

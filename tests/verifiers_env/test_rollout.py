@@ -48,10 +48,10 @@ def test_a_tool_never_offered_leaves_the_oracle_at_nothing_and_shows_why() -> No
 def test_a_tool_that_raises_returns_its_error_to_the_model_and_earns_nothing() -> None:
     env = load_environment(TINY, {"flaw": "raises"})
     task = tasks(env)[0]
-    wrong = Scripted([Call("lookup", {"word": "abc"}), Call("submit", {"code": "nope"})])
-    done = run_rollout(env, task, wrong)
+    done = run_rollout(env, task, _oracle("abc"))
     assert done.reward == 0.0
-    assert any("the code table is not loaded" in r for r in done.turns[1].results), done.turns
+    assert done.turns[2].results == ("the ledger is read-only",), done.turns
+    assert [(r.kind, r.text) for r in done.raised] == [("RuntimeError", "the ledger is read-only")]
 
 
 def test_an_environment_that_cannot_be_found_is_one_line(tmp_path: Path) -> None:

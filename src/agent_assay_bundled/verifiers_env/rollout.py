@@ -14,7 +14,8 @@ import asyncio
 import importlib
 import importlib.util
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -87,14 +88,25 @@ def tasks(env: Any) -> list[Task]:
 
 
 @dataclass(frozen=True)
+class Raised:
+    """An exception a tool call raised in the harness: its type, and the text the model got."""
+
+    kind: str
+    text: str
+
+
+@dataclass(frozen=True)
 class Rollout:
     """What one rollout showed: the rubric's reward and metrics, every model request with
-    the tools offered and the tool messages returned, and how it ended."""
+    the tools offered and the tool messages returned, the tool calls that raised (the
+    harness hands the model only the exception's text, so they are recorded as it makes
+    that text), and how it ended."""
 
     example_id: str
     reward: float | None
     metrics: Mapping[str, float]
     turns: tuple[Turn, ...]
+    raised: tuple[Raised, ...]
     error: str | None
     stop: str | None
 
@@ -107,8 +119,9 @@ def run_rollout(env: Any, task: Task, policy: Policy, *, model: str = "scripted"
     from verifiers.clients import OpenAIChatCompletionsClient
 
     scripted = ScriptedModel(policy)
-    state = asyncio.run(env.rollout(dict(task.row), OpenAIChatCompletionsClient(scripted),
-                                    model))
+    with _tool_exceptions() as raised:
+        state = asyncio.run(env.rollout(dict(task.row), OpenAIChatCompletionsClient(scripted),
+                                        model))
     error = state.get("error")
     reward = state.get("reward")
     return Rollout(
@@ -116,7 +129,30 @@ def run_rollout(env: Any, task: Task, policy: Policy, *, model: str = "scripted"
         reward=None if reward is None else float(reward),
         metrics={str(k): float(v) for k, v in (state.get("metrics") or {}).items()},
         turns=tuple(scripted.turns),
+        raised=tuple(raised),
         error=None if not error else str(error.get("error_chain_str", error)
                                          if isinstance(error, Mapping) else error),
         stop=state.get("stop_condition"),
     )
+
+
+@contextmanager
+def _tool_exceptions() -> Iterator[list[Raised]]:
+    """Record each exception a tool call raises inside the harness while handing the model
+    exactly the text the harness would have: an observation of the rollout path, not a
+    change to it."""
+    from verifiers.v1 import harness
+
+    original = harness.tool_error_content
+    raised: list[Raised] = []
+
+    def recorded(error: Exception) -> Any:
+        content = original(error)
+        raised.append(Raised(type(error).__name__, str(content)))
+        return content
+
+    harness.tool_error_content = recorded
+    try:
+        yield raised
+    finally:
+        harness.tool_error_content = original
