@@ -108,7 +108,7 @@ appends in one transaction."""
 
 class Executor(Protocol):
     def run(self, tasks: Iterable[Task]) -> Iterator[Arrival]:
-        """Yield one trajectory per task, in any order, as they finish."""
+        """Yield every task's trajectory, in any order, in arrivals as they finish."""
         ...
 
 

@@ -185,7 +185,7 @@ class _Column:
     shown: dict[str, Any] = field(default_factory=dict)
 
     def take(self, item: Item, group: Sequence[Trajectory], base_rows: Sequence[ScoreRow],
-             scoring: RunContext, seed: int) -> None:
+             context: RunContext, seed: int) -> None:
         """Plant the operator in one item's trajectories (if its tags fit), replay what it
         altered, and add each trajectory's scores (the baseline's where nothing changed)."""
         if self.spec.tags and not set(self.spec.tags) & set(item.tags):
@@ -196,8 +196,8 @@ class _Column:
             mutant, changed = _apply(self.replays, item, base, self.spec, self.octx, seed)
             self.altered += changed
             # an unaltered trajectory is the baseline's own: its scores are already known
-            self.rows.append(score_rows(scoring.scorers, scoring.items, [mutant],
-                                        scoring.scoring)[0] if changed else base_row)
+            self.rows.append(score_rows(context.scorers, context.items, [mutant],
+                                        context.scoring)[0] if changed else base_row)
             if changed and base.repetition == 1 and len(self.shown) < SHOWN_ITEMS:
                 self.shown[base.item_id] = {
                     "baseline": [s.to_json() for s in base.steps],
@@ -254,6 +254,7 @@ def run_pass(
     ids = [item_id for item_id, _ in slots]
     base_table = table_of(ids, base_rows)
     floors = rep_floors(slots, base_rows, detector)
+    kinds = context.kinds  # built on each read: once for every operator
     results = []
     for column in columns:
         spec = column.spec
@@ -264,7 +265,7 @@ def run_pass(
         verdicts = tuple(
             judge_metric(
                 m,
-                context.kinds[m],
+                kinds[m],
                 base_table.get(m, {}),
                 table.get(m, {}),
                 threshold=mutants.threshold(m),

@@ -245,7 +245,7 @@ class Store:
         where the fast read stopped, so checkers still see, and can name, the damaged row."""
         return itertools.chain.from_iterable(self._tolerant_batches(query))
 
-    def _tolerant_batches(self, query: Any) -> Iterator[list[tuple[Any, ...]]]:
+    def _tolerant_batches(self, query: Any) -> Iterator[Sequence[tuple[Any, ...]]]:
         done = 0  # a batch is fetched whole or raises: none of a failed one was handed out
         try:
             with self.engine.connect() as conn:
@@ -265,7 +265,7 @@ class Store:
                 done = 0
 
     @staticmethod
-    def _batches(conn: Connection, query: Any) -> Iterator[list[tuple[Any, ...]]]:
+    def _batches(conn: Connection, query: Any) -> Iterator[Sequence[tuple[Any, ...]]]:
         """The driver's own tuples in batches, read straight from its cursor: no row objects
         and no type processing (a boolean reads back as the 0 or 1 it is stored as, which the
         chain encodes alike). Driver errors are raised as SQLAlchemy's, as any other read's."""
@@ -278,7 +278,7 @@ class Store:
         try:
             cursor.execute(statement, args)
             while batch := cursor.fetchmany(_STREAM_BATCH):
-                yield list(batch)  # the drivers give lists; typed as sequences
+                yield batch
         except conn.dialect.loaded_dbapi.Error as exc:
             raise DBAPIError.instance(statement, args, exc,
                                       conn.dialect.loaded_dbapi.Error) from exc
