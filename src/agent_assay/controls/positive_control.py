@@ -8,12 +8,13 @@ this setup is admissible, however good it looks.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from agent_assay.aggregates import direction, score_means
 from agent_assay.controls.base import ControlContext, ControlOutcome, Requirement, outcome
 from agent_assay.controls.oracle import oracle_trajectories
+from agent_assay.model import Trajectory
 
 
 class PositiveControl:
@@ -40,4 +41,24 @@ class PositiveControl:
         summary += f"; {failed_steps} failed tool calls"
         if short:
             summary += f"; below ceiling: {', '.join(short)}"
+            cause = first_failing_step(trajectories)
+            measured["first_failing_step"] = cause
+            summary += (
+                "; no agent ran, so the environment, the adapter or a scorer is at fault"
+                + (f"; first failing step: {cause}" if cause else
+                   "; every step of gold's path succeeded, so what scores it did not credit it")
+            )
         return outcome(self, not short, summary, measured, band)
+
+
+def first_failing_step(trajectories: Sequence[Trajectory]) -> str | None:
+    """The first failed call of gold's replayed path, in item order, with the reason the
+    environment gave: what an environment's author needs to fix first."""
+    for trajectory in sorted(trajectories, key=lambda t: t.item_id):
+        if trajectory.crashed:
+            return f"item {trajectory.item_id}: the episode crashed: {trajectory.error}"
+        for number, step in enumerate(trajectory.steps, 1):
+            if not step.ok:
+                return (f"item {trajectory.item_id}, step {number} ({step.call.tool}): "
+                        f"{step.error or 'failed'}")
+    return None

@@ -4,6 +4,12 @@ Gold is permuted across items so that no item keeps its own (a seeded
 derangement, recorded). If a headline metric barely moves, the suite cannot
 tell one item's correct behaviour from another's, and the metric measures the
 agent's habits rather than its answers. No agent is re-run.
+
+A scorer may declare itself `bound_to_gold`: its value exists only under the gold the
+trajectory was produced for (an environment's own reward, imported with a digest of its
+task). Under deranged gold it is n/a by design, so it is reported as bound rather than as
+failing to drop; a bound metric that still scores under another item's gold is judged
+like any other, and a headline made only of bound metrics fails, having nothing to judge.
 """
 
 from __future__ import annotations
@@ -47,9 +53,14 @@ class ShuffledGold:
         min_drop: Mapping[str, float] = band["min_drop"]
         rows: dict[str, Any] = {}
         failing: list[str] = []
+        bound = {s.name for s in ctx.scorers if getattr(s, "bound_to_gold", False)}
+        judged = [m for m in ctx.headline if not (m in bound and after.get(m) is None)]
         for metric in ctx.headline:
             before, shuffled = ctx.real_means.get(metric), after.get(metric)
             need = float(min_drop.get(metric, min_drop["default"]))
+            if metric not in judged:
+                rows[metric] = {"before": before, "after": None, "bound_to_gold": True}
+                continue
             if before is None or shuffled is None:
                 rows[metric] = {"before": before, "after": shuffled, "required_drop": need}
                 failing.append(metric)
@@ -68,6 +79,12 @@ class ShuffledGold:
         )
         if failing:
             summary += f"; did not drop enough: {', '.join(failing)}"
+        if len(judged) < len(ctx.headline):
+            summary += ("; bound to the gold it was produced for, so n/a under any other: "
+                        + ", ".join(m for m in ctx.headline if m not in judged))
+        if not judged:
+            failing.append("(no headline metric can be judged under deranged gold)")
+            summary += "; nothing left to judge"
         apart = disagreements(ctx, after)
         summary += disagreement_text(apart)
         measured = {"seed": seed, "metrics": rows, "refinements_disagreeing": apart,

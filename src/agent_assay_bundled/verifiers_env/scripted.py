@@ -1,9 +1,11 @@
-"""A scripted policy in the place of a model: verifiers' OpenAI client calls it as it
-would call a server, and it answers each request with the policy's next tool call.
+"""What stands in the model's place on the rollout path: a scripted policy, or a real
+OpenAI-compatible server with a recorder in front of it.
 
-It also keeps what the environment showed at each request (the tools offered and the
-tool messages sent back), which is how a control can say that a step failed because a
-tool was never offered or because it raised, rather than because the policy was wrong.
+verifiers' `OpenAIChatCompletionsClient` wraps an `AsyncOpenAI`; only
+`chat.completions.create` is used. Both stand-ins here keep what the environment showed at
+each request (the tools offered, with their parameters, and the tool messages sent back),
+which is how a control can say that a step failed because a tool was never offered or
+because it raised, rather than because the policy was wrong.
 """
 
 from __future__ import annotations
@@ -27,8 +29,8 @@ class Call:
 @dataclass(frozen=True)
 class Turn:
     """One model request: the tools offered with it, the tool messages the environment had
-    sent back since the previous request, and the call the policy answered with (None: it
-    answered with a final message and no call)."""
+    sent back since the previous request, and the call answered with (None: a final
+    message and no call)."""
 
     offered: tuple[str, ...]
     results: tuple[str, ...]
@@ -54,36 +56,93 @@ class Scripted:
         return self.calls[len(turns)] if len(turns) < len(self.calls) else None
 
 
-class ScriptedModel:
-    """What verifiers' `OpenAIChatCompletionsClient` wraps as its `AsyncOpenAI`: only
-    `chat.completions.create` is used, and it is answered from `policy`."""
+class _Recording:
+    """The bookkeeping both stand-ins share: turns, tool specs, tool messages seen."""
 
-    def __init__(self, policy: Policy) -> None:
-        self.policy = policy
+    def __init__(self) -> None:
         self.turns: list[Turn] = []
+        self.specs: dict[str, Mapping[str, Any]] = {}
         self._seen_tool_messages = 0
 
     @property
-    def chat(self) -> ScriptedModel:
+    def chat(self) -> _Recording:
         return self
 
     @property
-    def completions(self) -> ScriptedModel:
+    def completions(self) -> _Recording:
         return self
+
+    def _observe(self, messages: Sequence[Mapping[str, Any]],
+                 tools: Sequence[Mapping[str, Any]] | None) -> tuple[tuple[str, ...],
+                                                                      tuple[str, ...]]:
+        offered = []
+        for tool in tools or ():
+            function = tool.get("function", {})
+            name = str(function.get("name"))
+            offered.append(name)
+            self.specs.setdefault(name, dict(function.get("parameters") or {}))
+        tool_messages = [message_text(m.get("content")) for m in messages
+                         if m.get("role") == "tool"]
+        results = tuple(tool_messages[self._seen_tool_messages:])
+        self._seen_tool_messages = len(tool_messages)
+        return tuple(offered), results
+
+
+class ScriptedModel(_Recording):
+    """Answers each request from `policy`."""
+
+    def __init__(self, policy: Policy) -> None:
+        super().__init__()
+        self.policy = policy
 
     async def create(self, *, model: str, messages: Sequence[Mapping[str, Any]],
                      tools: Sequence[Mapping[str, Any]] | None = None,
                      **_: Any) -> ChatCompletion:
-        offered = tuple(str(t.get("function", {}).get("name")) for t in tools or ())
-        tool_messages = [_text(m.get("content")) for m in messages if m.get("role") == "tool"]
-        results = tuple(tool_messages[self._seen_tool_messages:])
-        self._seen_tool_messages = len(tool_messages)
+        offered, results = self._observe(messages, tools)
         call = self.policy.next_call(tuple(self.turns), offered, results)
         self.turns.append(Turn(offered, results, call))
         return _completion(model, call, len(self.turns))
 
 
-def _text(content: Any) -> str:
+class RecordedServer(_Recording):
+    """Forwards each request to a real OpenAI-compatible client and records the first tool
+    call of its answer (the one the harness's step record is keyed by)."""
+
+    def __init__(self, client: Any) -> None:
+        super().__init__()
+        self.client = client
+
+    async def create(self, *, messages: Sequence[Mapping[str, Any]],
+                     tools: Sequence[Mapping[str, Any]] | None = None,
+                     **kwargs: Any) -> ChatCompletion:
+        offered, results = self._observe(messages, tools)
+        request: dict[str, Any] = {"messages": messages, **kwargs}
+        if tools is not None:
+            request["tools"] = tools
+        answer: ChatCompletion = await self.client.chat.completions.create(**request)
+        made = (answer.choices[0].message.tool_calls or []) if answer.choices else []
+        call = None
+        if made:
+            function = getattr(made[0], "function", None)
+            call = Call(str(getattr(function, "name", "")), parsed_arguments(
+                getattr(function, "arguments", "")))
+        self.turns.append(Turn(offered, results, call))
+        return answer
+
+
+def parsed_arguments(raw: Any) -> Mapping[str, Any]:
+    """A call's arguments as a mapping (a model may send text that is not a JSON object)."""
+    if isinstance(raw, Mapping):
+        return dict(raw)
+    try:
+        parsed = json.loads(raw or "{}")
+    except (TypeError, json.JSONDecodeError):
+        return {"_unparsed": str(raw)}
+    return parsed if isinstance(parsed, dict) else {"_unparsed": str(raw)}
+
+
+def message_text(content: Any) -> str:
+    """A message's content as plain text."""
     if isinstance(content, str):
         return content
     if isinstance(content, list):
