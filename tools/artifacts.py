@@ -6,7 +6,7 @@ command, its exit code, the run id and suite hash it concerns and the package
 version. README.md quotes these files; `make readme-check` re-renders the README
 from them, so a documented number is always the output of a command.
 
-Usage: python tools/artifacts.py [--db run/artifacts.db] [--only banking]
+Usage: python tools/artifacts.py [--db run/artifacts.db] [--only verifiers]
 """
 
 from __future__ import annotations
@@ -237,6 +237,23 @@ def tau_bench(rec: Recorder) -> None:
     rec.run("tau_bench/report_json", f"{CLI} report {run_id} --passk-curve --json --db $DB")
 
 
+VALID_ACTION = "../shared/data/valid-action"
+
+
+def verifiers(rec: Recorder) -> None:
+    """valid-action through the rollout path and through its core functions: the same
+    controls on the same oracle config, and the case study's tables."""
+    rec.run("verifiers/valid_action_table",
+            f"{PY} tools/verifiers_case.py --source {VALID_ACTION} --out reports/verifiers")
+    for adapter, expect in (("verifiers", 2), ("verifiers-offline", 0)):
+        rec.run(
+            f"verifiers/controls_{adapter.replace('-', '_')}",
+            f"{CLI} controls run --adapter {adapter} --source {VALID_ACTION} --config oracle "
+            "--allow-not-run state_check_bites --db $DB",
+            expect=expect,
+        )
+
+
 def check_pages(rec: Recorder) -> None:
     """Open every page in headless Chromium (tools/report_check.py): verdict, plots, rows,
     links, filter, console and network; writes the screenshots beside the pages."""
@@ -248,12 +265,17 @@ def check_pages(rec: Recorder) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--db", default="run/artifacts.db")
+    parser.add_argument("--only", choices=["verifiers"], default=None,
+                        help="Rebuild one group's artifacts (no HTML pages).")
     args = parser.parse_args()
     db = Path(args.db)
     db.parent.mkdir(parents=True, exist_ok=True)
     for suffix in ("", "-wal", "-shm"):
         Path(f"{db}{suffix}").unlink(missing_ok=True)
     recorder = Recorder(str(db))
+    if args.only == "verifiers":
+        verifiers(recorder)
+        return 0
     banking(recorder)
     synthworld(recorder)
     governance(recorder)
@@ -261,6 +283,10 @@ def main() -> int:
         tau_bench(recorder)
     else:
         print(f"  tau_bench: skipped, {TAU_FILE} is absent", file=sys.stderr)
+    if Path(VALID_ACTION).exists():
+        verifiers(recorder)
+    else:
+        print(f"  verifiers: skipped, {VALID_ACTION} is absent", file=sys.stderr)
     recorder.write_manifest()
     check_pages(recorder)
     return 0

@@ -275,4 +275,37 @@ CLAIMS = [
         lambda t: (t.splitlines()[-1], "2 fresh processes against the certified run" in t),
         ("1 NOT_RUN, 8 PASSED, run admissible", True),
     ),
+    Claim(
+        "valid-action: its baselines script, run as shipped, prints the figures its README "
+        "publishes, and agent-assay's offline path reproduces every one of them",
+        "verifiers/valid_action.json",
+        lambda d: {n: (r["published"]["mean_reward"], r["reproduced"]["mean_reward"])
+                   for n, r in d["baselines"]["rows"].items()},
+        {"random": (0.0, 0.0), "naive_max_approval": (0.1875, 0.1875),
+         "keyword_heuristic": (0.1875, 0.1875), "oracle_replay": (1.0, 1.0),
+         "search_only": (0.0, 0.0)},
+    ),
+    Claim(
+        "valid-action: through the rollout path every baseline, the oracle included, earns 0",
+        "verifiers/valid_action.json",
+        lambda d: {n: r["framework"]["mean_reward"] for n, r in d["baselines"]["rows"].items()},
+        {"random": 0.0, "naive_max_approval": 0.0, "keyword_heuristic": 0.0,
+         "oracle_replay": 0.0, "search_only": 0.0},
+    ),
+    Claim(
+        "valid-action: positive_control fails through the framework, its first failing step "
+        "a create tool that was not offered",
+        "verifiers/controls_verifiers.txt",
+        lambda t: ("positive_control    FAILED" in t,
+                   re.search(r"first failing step: item \S+, step 1 \(create_\w+\): not offered",
+                             " ".join(t.split())) is not None),
+        (True, True),
+    ),
+    Claim(
+        "valid-action: on its core functions the same oracle config passes every control but "
+        "the state checks, which do not apply",
+        "verifiers/controls_verifiers_offline.txt",
+        lambda t: t.splitlines()[-1],
+        "2 NOT_RUN, 7 PASSED, run admissible",
+    ),
 ]

@@ -77,7 +77,8 @@ def load_environment(flaw: str = "none", **_: Any) -> Any:
 
 
 class TinyBridge:
-    """The tiny environment's own oracle: look the word up, submit its code."""
+    """The tiny environment's own oracle (look the word up, submit its code) and its
+    offline path (the same two tools called directly)."""
 
     ceiling = 1.0
 
@@ -89,6 +90,22 @@ class TinyBridge:
 
     def tags(self, task: Any) -> tuple[str, ...]:
         return (f"length:{len(task.task['info']['word'])}",)
+
+    def offline_reward(self, task: Any, plan: Any) -> Any:
+        """The tools called directly, whichever copy: what an offline test would see."""
+        from agent_assay_bundled.verifiers_env.bridge import OfflineCall, OfflineResult
+
+        state: dict[str, Any] = {}
+        calls = []
+        for call in plan:
+            if call.tool == "lookup":
+                calls.append(OfflineCall(True, lookup(**call.arguments, state=state, task={})))
+            elif call.tool == "submit":
+                calls.append(OfflineCall(True, submit(**call.arguments, state=state, task={})))
+            else:
+                calls.append(OfflineCall(False, error=f"no tool named {call.tool}"))
+        reward = float(state.get("submitted") == task.task["answer"])
+        return OfflineResult(reward, tuple(calls), {"submitted": float("submitted" in state)})
 
 
 def agent_assay_bridge() -> TinyBridge:

@@ -4,6 +4,7 @@ oracle plan cannot reach the ceiling there."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,7 @@ from agent_assay.controls.shuffled_gold import ShuffledGold
 from agent_assay.errors import AssayError
 from agent_assay.model import Run
 from agent_assay.store import Store
+from agent_assay_bundled.verifiers_env.scoring import EnvironmentReward
 from agent_assay_bundled.verifiers_env.system import VerifiersAdapter
 
 TINY = Path(__file__).resolve().parents[1] / "support" / "tiny_verifiers.py"
@@ -132,3 +134,56 @@ def test_no_source_and_no_project_are_refused(tmp_path: Path) -> None:
         VerifiersAdapter().build_suite(None)
     with pytest.raises(AssayError, match=r"no pyproject\.toml"):
         VerifiersAdapter().build_suite(tmp_path)
+
+
+def test_controls_run_through_the_cli_names_what_it_found(tmp_path: Path) -> None:
+    from tests.support.invoke import invoke
+
+    done = invoke("controls", "run", "--adapter", "verifiers", "--source",
+                  str(_source(tmp_path, "raises")), "--config", "oracle",
+                  "--allow-not-run", "state_check_bites", "--db", str(tmp_path / "cli.db"))
+    assert done.traceback is None and done.code == 2, done.err
+    flat = " ".join(done.out.split())
+    assert "positive_control FAILED" in flat
+    assert ("first failing step: item task-00000, step 2 (submit): raised RuntimeError: the "
+            "ledger is read-only") in flat
+    assert "never probed, no item where the oracle scores well for the defect to lower: " \
+           "env.reward" in flat
+
+
+class _RewardOnly(VerifiersAdapter):
+    facts = replace(VerifiersAdapter.facts, headline_metrics=("env.reward",))
+
+
+class _UnboundReward(EnvironmentReward):
+    """Says it is bound to its gold, yet scores under any gold."""
+
+    name = "env.reward_unbound"
+
+    def score(self, gold: Any, trajectory: Any, ctx: Any) -> Any:
+        own = type(gold)(truth={**gold.truth, "task_sha256": trajectory.meta["task_sha256"]})
+        return super().score(own, trajectory, ctx)
+
+
+class _Unbound(VerifiersAdapter):
+    facts = replace(VerifiersAdapter.facts, headline_metrics=("env.reward_unbound",),
+                     scorers=(EnvironmentReward(), _UnboundReward()))
+
+
+def test_shuffled_gold_fails_a_headline_of_bound_metrics_only(tmp_path: Path) -> None:
+    store = api.open_db(str(tmp_path / "b.db"))
+    system = load_system(_RewardOnly())
+    run = api.run_to_certify(store, system, run=None, config="oracle",
+                             source=_source(tmp_path, "none"))
+    got = _control(ShuffledGold(), store, system, run)
+    assert got.status == "FAILED" and "nothing left to judge" in got.summary
+
+
+def test_a_metric_declared_bound_that_scores_under_other_gold_is_judged(tmp_path: Path) -> None:
+    store = api.open_db(str(tmp_path / "u.db"))
+    system = load_system(_Unbound())
+    run = api.run_to_certify(store, system, run=None, config="oracle",
+                             source=_source(tmp_path, "none"))
+    got = _control(ShuffledGold(), store, system, run)
+    row = got.measured["metrics"]["env.reward_unbound"]
+    assert got.status == "FAILED" and row["after"] == 1.0 and "bound_to_gold" not in row

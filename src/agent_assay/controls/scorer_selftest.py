@@ -148,13 +148,18 @@ class ScorerSelfTest:
         summary = f"{tested - len(green)} of {tested} scorers went red on a planted defect"
         if idle:
             summary += f"; not applicable on this suite: {', '.join(idle)}"
-        if green:
+        unprobed = [name for name in green if per_scorer[name].get("probed") == 0]
+        stayed = [name for name in green if name not in unprobed]
+        if stayed:
             where = [
                 f"{name} (on {', '.join(per_scorer[name]['green_on'])})"
                 if per_scorer[name].get("green_on") else name
-                for name in green
+                for name in stayed
             ]
             summary += f"; stayed green: {', '.join(where)}"
+        if unprobed:
+            summary += ("; never probed, no item where the oracle scores well for the defect "
+                        f"to lower: {', '.join(unprobed)}")
         summary += f"; probed across {len(by_tag)} tag(s), up to {limit} items each"
         measured = {"scorers": per_scorer, "tags": sorted(by_tag)}
         return outcome(self, not green, summary, measured, band)

@@ -43,17 +43,37 @@ class Bridge(Protocol):
 
 
 @dataclass(frozen=True)
+class OfflineCall:
+    """One call of a plan run offline: whether the tool existed and returned, and what."""
+
+    ok: bool
+    result: str | None = None
+    error: str | None = None
+
+
+@dataclass(frozen=True)
 class OfflineResult:
-    """What the environment's core functions give a plan, with the framework out of it."""
+    """What the environment's core functions give a plan, with the framework out of it:
+    the reward its scoring computes, each call's outcome in plan order, and metrics."""
 
     reward: float
-    detail: Mapping[str, Any] = field(default_factory=dict)
+    calls: tuple[OfflineCall, ...]
+    metrics: Mapping[str, float] = field(default_factory=dict)
 
 
 @runtime_checkable
 class OfflinePath(Protocol):
     def offline_reward(self, task: Task, plan: Sequence[Call]) -> OfflineResult:
-        """`plan` run through the environment's core functions on `task`'s world."""
+        """`plan` run through the environment's core functions on `task`'s world, one
+        outcome per call."""
+        ...
+
+
+@runtime_checkable
+class ArgumentPools(Protocol):
+    def argument_pools(self, tasks: Sequence[Task]) -> Mapping[str, Sequence[Any]]:
+        """argument name -> values valid somewhere in `tasks`, for random and mutated
+        calls (the generic fallback draws from each parameter's JSON type)."""
         ...
 
 

@@ -45,6 +45,7 @@ from agent_assay_bundled.bands import BANDS
 from agent_assay_bundled.verifiers_env.scoring import RUBRIC, TASK_DIGEST, EnvironmentReward
 
 ADAPTER = "verifiers"
+OFFLINE_ADAPTER = "verifiers-offline"
 HEADLINE = ("env.reward", "tools.recall")
 REPLAYED = Cost(0.0, "scripted policy in the model's place: nothing billed")
 
@@ -109,7 +110,8 @@ class VerifiersAdapter:
         where, env, bridge = self._loaded
         return where, env, bridge
 
-    def _task(self, item: PublicItem) -> Any:
+    def task_of(self, item: PublicItem) -> Any:
+        """The environment's task behind `item`, checked against its stored prompt."""
         self._ready()
         task = self._tasks.get(item.item_id)
         if task is None:
@@ -181,16 +183,13 @@ class VerifiersAdapter:
     # ---- running -------------------------------------------------------------------
     def run_item(self, item: PublicItem, config: Config, *, seed: int,
                  repetition: int) -> Trajectory:
-        from agent_assay_bundled.verifiers_env.scripted import Scripted, ScriptedModel
-
         agent = config.params.get("agent")
         if agent == "silent":
-            return self._rollout(item, ScriptedModel(Scripted(())), repetition, REPLAYED)
+            return self._play(item, (), repetition)
         if agent == "verifiers_model":
             return self._model_rollout(item, config, repetition)
         if agent == "oracle_plan":
-            return self._rollout(item, ScriptedModel(Scripted(self._oracle_plan(item))),
-                                 repetition, REPLAYED)
+            return self._play(item, self._oracle_plan(item), repetition)
         raise AssayError(f"verifiers config {config.name}: unknown agent {agent!r}")
 
     def _model_rollout(self, item: PublicItem, config: Config, repetition: int) -> Trajectory:
@@ -211,19 +210,24 @@ class VerifiersAdapter:
         if bridge is None:
             raise AssayError(f"verifiers environment {self._ready()[0].env_id}: no bridge "
                              "gives its oracle plan, so the oracle config cannot run")
-        return list(bridge.oracle_plan(self._task(item)))
+        return list(bridge.oracle_plan(self.task_of(item)))
 
     def replay(self, item: PublicItem, calls: Sequence[ToolCall], *, seed: int) -> Trajectory:
-        from agent_assay_bundled.verifiers_env.scripted import Call, Scripted, ScriptedModel
+        from agent_assay_bundled.verifiers_env.scripted import Call
 
-        plan = [Call(c.tool, dict(c.args)) for c in calls]
-        return self._rollout(item, ScriptedModel(Scripted(plan)), 1, REPLAYED)
+        return self._play(item, [Call(c.tool, dict(c.args)) for c in calls], 1)
+
+    def _play(self, item: PublicItem, plan: Sequence[Any], repetition: int) -> Trajectory:
+        """`plan` made by a scripted policy in the model's place, through the rollout path."""
+        from agent_assay_bundled.verifiers_env.scripted import Scripted, ScriptedModel
+
+        return self._rollout(item, ScriptedModel(Scripted(plan)), repetition, REPLAYED)
 
     def _rollout(self, item: PublicItem, stand_in: Any, repetition: int, cost: Cost, *,
                  model: str = "scripted") -> Trajectory:
         from agent_assay_bundled.verifiers_env.rollout import drive
 
-        task = self._task(item)
+        task = self.task_of(item)
         started = perf_counter()
         done = drive(self._ready()[1], task, stand_in, model=model)
         steps = tuple(_step(call, done.turns) for call in done.calls)
@@ -242,6 +246,15 @@ class VerifiersAdapter:
                            "stop": done.stop},
                   "offered": [list(turn.offered) for turn in done.turns]},
         )
+
+    def _offline_path(self) -> Any:
+        from agent_assay_bundled.verifiers_env.bridge import OfflinePath
+
+        where, _, bridge = self._ready()
+        if not isinstance(bridge, OfflinePath):
+            raise AssayError(f"verifiers environment {where.env_id}: its bridge has no "
+                             "offline path (offline_reward)")
+        return bridge
 
     # ---- what replays and random calls draw on ---------------------------------------
     def baseline_snapshot(self) -> dict[str, Any]:
@@ -267,6 +280,13 @@ class VerifiersAdapter:
         return self._catalogue
 
     def argument_pools(self) -> Mapping[str, Sequence[Any]]:
+        """The bridge's pools when it has them; otherwise none, and random and mutated
+        arguments are drawn from each parameter's JSON type."""
+        from agent_assay_bundled.verifiers_env.bridge import ArgumentPools
+
+        bridge = self._ready()[2]
+        if isinstance(bridge, ArgumentPools):
+            return bridge.argument_pools(list(self._tasks.values()))
         return {}
 
 
@@ -284,3 +304,33 @@ def _step(call: Any, turns: Sequence[Any]) -> Step:
     if call.result is None:
         return Step(tool_call, False, None, "no tool message came back")
     return Step(tool_call, True, call.result)
+
+
+class OfflineVerifiersAdapter(VerifiersAdapter):
+    """The same environment, suite and scorers, with every plan run through the
+    environment's core functions directly (its bridge's offline path), as its authors'
+    own scripts measure it: no framework between the calls and the tools. Its numbers are
+    what an environment's offline tests claim; the `verifiers` adapter's are what the
+    rollout path delivers."""
+
+    name = OFFLINE_ADAPTER
+
+    def configs(self) -> Mapping[str, Mapping[str, Any]]:
+        return {name: params for name, params in super().configs().items()
+                if params.get("agent") != "verifiers_model"}
+
+    def _play(self, item: PublicItem, plan: Sequence[Any], repetition: int) -> Trajectory:
+        task = self.task_of(item)
+        started = perf_counter()
+        done = self._offline_path().offline_reward(task, plan)
+        steps = tuple(Step(ToolCall(call.tool, _plain(dict(call.arguments))), made.ok,
+                           made.result, made.error)
+                      for call, made in zip(plan, done.calls, strict=True))
+        return Trajectory(
+            item_id=item.item_id, repetition=repetition, steps=steps, final_state=None,
+            outcome="offline", latency_ms=(perf_counter() - started) * 1000.0,
+            cost=Cost(0.0, "the environment's core functions, called directly"),
+            meta={TASK_DIGEST: task_digest(task.gold_of()),
+                  RUBRIC: {"reward": done.reward, "metrics": dict(done.metrics),
+                           "stop": "offline"}},
+        )

@@ -16,11 +16,13 @@ policy. `published_baselines` runs those scripts as shipped.
 
 from __future__ import annotations
 
+import importlib.util
 import inspect
 import json
 import subprocess
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from datetime import date
 from decimal import Decimal
 from enum import Enum
@@ -28,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_assay.errors import AssayError
-from agent_assay_bundled.verifiers_env.bridge import OfflineResult
+from agent_assay_bundled.verifiers_env.bridge import OfflineCall, OfflineResult
 from agent_assay_bundled.verifiers_env.rollout import Task
 from agent_assay_bundled.verifiers_env.scripted import Call
 
@@ -51,6 +53,8 @@ def _plain(value: Any) -> Any:
         return value.isoformat()
     if isinstance(value, Enum):
         return value.value
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
     return value
 
 
@@ -118,23 +122,31 @@ def create_call(world: Any) -> Call:
     return Call(name, arguments)
 
 
-def run_offline(world: Any, plan: Sequence[Call], task: Task | None = None
-                ) -> tuple[dict[str, Any], list[str]]:
+def run_offline(world: Any, plan: Sequence[Call], task: Task | None = None, *,
+                as_stored: bool = False) -> tuple[dict[str, Any], list[OfflineCall]]:
     """`plan` through the tool functions on a fresh state: the state, and each call's
-    failure (an unknown tool or a raised exception), in order."""
+    outcome in order (an unknown tool or a raised exception is a failed call).
+
+    `as_stored`: the state holds the world as the environment's rollout setup stores it
+    (its JSON dump), not as the typed object the baselines script hands the tools; the
+    same tool code then takes another branch."""
     functions = tool_functions()
     state = fresh_state(world, task)
-    failures: list[str] = []
+    if as_stored:
+        state["world"] = world.model_dump(mode="json")
+    outcomes: list[OfflineCall] = []
     for call in plan:
         function = functions.get(call.tool)
         if function is None:
-            failures.append(f"{call.tool}: no such tool")
+            outcomes.append(OfflineCall(False, error=f"no tool named {call.tool}"))
             continue
         try:
-            function(**dict(call.arguments), state=state, task={})
+            result = function(**dict(call.arguments), state=state, task={})
         except Exception as exc:  # the environment's code, observed as a failed call
-            failures.append(f"{call.tool}: {type(exc).__name__}: {exc}")
-    return state, failures
+            outcomes.append(OfflineCall(False, error=f"raised {type(exc).__name__}: {exc}"))
+        else:
+            outcomes.append(OfflineCall(True, result=str(result)))
+    return state, outcomes
 
 
 class ValidActionBridge:
@@ -167,19 +179,117 @@ class ValidActionBridge:
         world = world_of(task)
         return (world.action_request.action_type.value, f"template:{world.world_template_id}")
 
-    def offline_reward(self, task: Task, plan: Sequence[Call]) -> OfflineResult:
+    def argument_pools(self, tasks: Sequence[Task]) -> dict[str, list[str]]:
+        """The ids the worlds' records and registers name, by the argument that takes
+        them (any id of its kind, from any world: a wrong one is still well-formed)."""
+        pools: dict[str, set[str]] = {"entity_id": set(), "authorizer_id": set(),
+                                      "signatory_person_id": set(), "record_id": set()}
+        for task in tasks:
+            world = task.task["info"]["world"]
+            pools["entity_id"] |= {e["entity_id"] for e in world["entities"]}
+            people = {p["person_id"] for p in world["people"]}
+            pools["signatory_person_id"] |= people
+            pools["authorizer_id"] |= people | {b["body_id"] for b in world["bodies"]}
+            pools["record_id"] |= {r["record_id"] for r in world["records"]}
+        return {name: sorted(values) for name, values in pools.items()}
+
+    def offline_reward(self, task: Task, plan: Sequence[Call], *,
+                       as_stored: bool = False) -> OfflineResult:
+        """The reward the environment's `compute_reward` gives `plan` on the typed world
+        (see `run_offline` for `as_stored`)."""
         models, scoring, _ = _core()
         world = world_of(task)
-        state, failures = run_offline(world, plan, task)
+        state, outcomes = run_offline(world, plan, task, as_stored=as_stored)
         execution = state.get("execution_attempt") or models.ExecutionAttempt(
             execution_id="none", action_id="none", signatory_person_id="unknown",
             timestamp_step=0, valid=False, defect_codes=[])
         breakdown, _ = scoring.compute_reward(world, state.get("created_action"),
                                               state.get("authorization_attempts", []),
                                               execution)
-        return OfflineResult(float(breakdown.reward), {
-            "valid": bool(breakdown.valid), "defects": list(breakdown.defect_codes),
-            "failed_calls": failures})
+        return OfflineResult(float(breakdown.reward), tuple(outcomes), {
+            "execution_valid": float(bool(breakdown.valid)),
+            "validation_defects": float(len(breakdown.defect_codes))})
+
+
+def _script(folder: Path) -> Any:
+    """The environment's baselines script, imported from its folder (once per process)."""
+    script = folder / BASELINES_SCRIPT
+    if not script.is_file():
+        raise AssayError(f"{folder}: no {BASELINES_SCRIPT} (the environment's offline "
+                         "baselines)")
+    name = f"_assay_valid_action_baselines_{abs(hash(str(script.resolve())))}"
+    module = sys.modules.get(name)
+    if module is None:
+        spec = importlib.util.spec_from_file_location(name, script)
+        if spec is None or spec.loader is None:
+            raise AssayError(f"{script}: cannot be imported")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    return module
+
+
+@contextmanager
+def _recording(module: Any) -> Iterator[list[Call]]:
+    """While open, every tool function the script's namespace holds (directly, or in a
+    dispatch table) records the call it is given, named as the framework offers it, and
+    then runs as before."""
+    names = {id(function): name for name, function in tool_functions().items()}
+    made: list[Call] = []
+
+    def recorded(function: Callable[..., str]) -> Callable[..., str]:
+        signature = inspect.signature(function)
+
+        def call(*args: Any, **kwargs: Any) -> str:
+            bound = signature.bind_partial(*args, **kwargs).arguments
+            made.append(Call(names[id(function)], {
+                key: _plain(value) for key, value in bound.items()
+                if key not in ("state", "task")}))
+            return function(*args, **kwargs)
+
+        return call
+
+    namespace = vars(module)
+    saved = dict(namespace)
+    for key, value in saved.items():
+        if id(value) in names:
+            namespace[key] = recorded(value)
+        elif isinstance(value, dict) and any(id(v) in names for v in value.values()):
+            namespace[key] = {k: recorded(v) if id(v) in names else v for k, v in value.items()}
+    try:
+        yield made
+    finally:
+        namespace.update(saved)
+
+
+def baseline_plans(folder: Path, task: Task, seed: int) -> dict[str, list[Call]]:
+    """Each baseline of the environment's own script, run on `task`'s world as the script
+    runs it (a fresh state, the script's seed), as the calls it made: the same policies,
+    ready to drive through the rollout path or the offline path."""
+    module = _script(folder)
+    plans: dict[str, list[Call]] = {}
+    for name, policy in module.BASELINES.items():
+        world = world_of(task)
+        with _recording(module) as made:
+            policy(world, fresh_state(world, task), seed=seed)
+        plans[str(name)] = list(made)
+    return plans
+
+
+def script_tasks(num_examples: int, seed: int, difficulty: str) -> list[Task]:
+    """The worlds the baselines script evaluates (its `generate_dataset` call, which does
+    not apply the environment's split seeds), as tasks the offline path can take: each
+    names the coordinates `world_of` regenerates it from, and its fingerprint."""
+    from valid_action.core.generator import generate_dataset
+    from valid_action.core.serialization import compute_fingerprint
+
+    models, _, _ = _core()
+    worlds = generate_dataset(split="eval", difficulty=models.Difficulty(difficulty),
+                              seed=seed, num_examples=num_examples)
+    return [Task(str(index), {}, {"info": {
+        "split": "eval", "index": index, "world_seed": world.seed,
+        "fingerprint": compute_fingerprint(world), "world": {"difficulty": difficulty}}})
+        for index, world in enumerate(worlds)]
 
 
 def published_baselines(folder: Path, args: Mapping[str, Any]) -> list[dict[str, Any]]:
