@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from time import perf_counter
 from typing import Any
@@ -202,8 +203,12 @@ class VerifiersAdapter:
         client = AsyncOpenAI(base_url=endpoint.base_url, api_key=endpoint.api_key)
         cost = Cost(0.0, "local model") if endpoint.loopback else Cost(
             0.0, "not reported by the endpoint")
-        return self._rollout(item, RecordedServer(client), repetition, cost,
+        done = self._rollout(item, RecordedServer(client), repetition, cost,
                              model=endpoint.model)
+        if done.error is None:
+            return done
+        return replace(done, error=f"model server {endpoint.base_url} ({endpoint.model}): "
+                                   f"{done.error}")
 
     def _oracle_plan(self, item: PublicItem) -> list[Any]:
         bridge = self._ready()[2]
