@@ -4,6 +4,7 @@ oracle plan cannot reach the ceiling there."""
 
 from __future__ import annotations
 
+import sys
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -187,3 +188,26 @@ def test_a_metric_declared_bound_that_scores_under_other_gold_is_judged(tmp_path
     got = _control(ShuffledGold(), store, system, run)
     row = got.measured["metrics"]["env.reward_unbound"]
     assert got.status == "FAILED" and row["after"] == 1.0 and "bound_to_gold" not in row
+
+
+def test_a_reward_from_an_environment_changed_after_the_suite_is_not_credited(
+    tmp_path: Path,
+) -> None:
+    """The prompt is the same, the hidden answer is not: the rollout's task digest no longer
+    matches gold's, so its reward scores n/a rather than counting for the stored item."""
+    copy = tmp_path / "tiny_copy.py"
+    copy.write_text(TINY.read_text())
+    spec = tmp_path / "copy.yaml"
+    spec.write_text(f"environment: {copy}\n")
+    store = api.open_db(str(tmp_path / "c.db"))
+    suite = api.build_suite(VerifiersAdapter(), store=store, source=spec)
+    copy.write_text(TINY.read_text().replace('"answer": word[::-1]', '"answer": word'))
+    sys.modules.pop("_assay_env_tiny_copy", None)  # a fresh process would import it anew
+    fresh = VerifiersAdapter()
+    fresh.prepare(suite.public())
+    item = suite.items[0]
+    trajectory = fresh.replay(item.public(), item.gold.path, seed=0)
+    reward = EnvironmentReward().score(item.gold, trajectory,
+                                       load_system(fresh).scoring_context())
+    assert trajectory.meta["task_sha256"] != item.gold.truth["task_sha256"]
+    assert reward.value is None
