@@ -34,9 +34,10 @@ def _source(tmp_path: Path, flaw: str) -> Path:
     return spec
 
 
-def _oracle_run(tmp_path: Path, flaw: str, config: str = "oracle") -> tuple[Store, Any, Run]:
+def _oracle_run(tmp_path: Path, flaw: str, config: str = "oracle",
+                adapter: VerifiersAdapter | None = None) -> tuple[Store, Any, Run]:
     store = api.open_db(str(tmp_path / f"{flaw}.db"))
-    system = load_system(VerifiersAdapter())
+    system = load_system(adapter or VerifiersAdapter())
     run = api.run_to_certify(store, system, run=None, config=config,
                              source=_source(tmp_path, flaw))
     return store, system, run
@@ -172,19 +173,13 @@ class _Unbound(VerifiersAdapter):
 
 
 def test_shuffled_gold_fails_a_headline_of_bound_metrics_only(tmp_path: Path) -> None:
-    store = api.open_db(str(tmp_path / "b.db"))
-    system = load_system(_RewardOnly())
-    run = api.run_to_certify(store, system, run=None, config="oracle",
-                             source=_source(tmp_path, "none"))
+    store, system, run = _oracle_run(tmp_path, "none", adapter=_RewardOnly())
     got = _control(ShuffledGold(), store, system, run)
     assert got.status == "FAILED" and "nothing left to judge" in got.summary
 
 
 def test_a_metric_declared_bound_that_scores_under_other_gold_is_judged(tmp_path: Path) -> None:
-    store = api.open_db(str(tmp_path / "u.db"))
-    system = load_system(_Unbound())
-    run = api.run_to_certify(store, system, run=None, config="oracle",
-                             source=_source(tmp_path, "none"))
+    store, system, run = _oracle_run(tmp_path, "none", adapter=_Unbound())
     got = _control(ShuffledGold(), store, system, run)
     row = got.measured["metrics"]["env.reward_unbound"]
     assert got.status == "FAILED" and row["after"] == 1.0 and "bound_to_gold" not in row
