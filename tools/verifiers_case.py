@@ -107,26 +107,27 @@ def baselines(folder: Path, db: Path) -> dict[str, Any]:
     suites: dict[str, str] = {}
     evaluated: set[str] = set()
     store = open_store(str(db))
-    for path, adapter in PATHS.items():
-        system = load_system(adapter())
-        suite = build_and_store_suite(store, system, folder)
-        suites[path] = suite.suite_hash
-        raw: Any = system.raw
-        by_item: dict[str, dict[str, list[ToolCall]]] = {}
-        for item in suite.items:
-            task = raw.task_of(item.public())
-            evaluated.add(task.task["info"]["fingerprint"])
-            for name, plan in bridge.baseline_plans(folder, task, seed).items():
-                by_item.setdefault(name, {})[item.item_id] = [
-                    ToolCall(c.tool, dict(c.arguments)) for c in plan]
-                if path == "offline":
-                    stored = va.offline_reward(task, plan, as_stored=True)
-                    as_stored.setdefault(name, []).append(stored.reward)
-                    _count(tools.setdefault("offline_world_as_stored", {}), plan, stored.calls)
+    systems = {path: load_system(adapter()) for path, adapter in PATHS.items()}
+    built = {path: build_and_store_suite(store, system, folder)
+             for path, system in systems.items()}
+    # the plans are the script's on each evaluation task, whichever path then runs them
+    by_item: dict[str, dict[str, list[ToolCall]]] = {}
+    raw: Any = systems["offline"].raw
+    for item in built["offline"].items:
+        task = raw.task_of(item.public())
+        evaluated.add(task.task["info"]["fingerprint"])
+        for name, plan in bridge.baseline_plans(folder, task, seed).items():
+            by_item.setdefault(name, {})[item.item_id] = [
+                ToolCall(c.tool, dict(c.arguments)) for c in plan]
+            stored = va.offline_reward(task, plan, as_stored=True)
+            as_stored.setdefault(name, []).append(stored.reward)
+            _count(tools.setdefault("offline_world_as_stored", {}), plan, stored.calls)
+    for path, system in systems.items():
+        suites[path] = built[path].suite_hash
         outcomes = tools.setdefault(path, {})
         for name, plans in by_item.items():
             columns.setdefault(name, {})[path] = _column(
-                _rewards(system, suite, plans, outcomes))
+                _rewards(system, built[path], plans, outcomes))
     shared = sum(t.task["info"]["fingerprint"] in evaluated for t in script_tasks)
     rows = {}
     for name, row in published.items():

@@ -5,11 +5,12 @@ derangement, recorded). If a headline metric barely moves, the suite cannot
 tell one item's correct behaviour from another's, and the metric measures the
 agent's habits rather than its answers. No agent is re-run.
 
-A scorer may declare itself `bound_to_gold`: its value exists only under the gold the
-trajectory was produced for (an environment's own reward, imported with a digest of its
-task). Under deranged gold it is n/a by design, so it is reported as bound rather than as
-failing to drop; a bound metric that still scores under another item's gold is judged
-like any other, and a headline made only of bound metrics fails, having nothing to judge.
+A scorer may declare itself `bound_to_gold` (`BoundToGold` in scoring.base): its value
+exists only under the gold the trajectory was produced for (an environment's own reward,
+imported with a digest of its task). Under deranged gold it is n/a by design, so it is
+reported as bound rather than as failing to drop; a bound metric that still scores under
+another item's gold is judged like any other, and a headline made only of bound metrics
+fails, having nothing to judge.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from agent_assay.controls.base import ControlContext, ControlOutcome, Requiremen
 from agent_assay.controls.refinements import disagreement_text, disagreements
 from agent_assay.hashing import stable_seed
 from agent_assay.model import Item
+from agent_assay.scoring.base import is_bound_to_gold
 
 
 def derangement(ids: Sequence[str], seed: int) -> dict[str, str]:
@@ -53,7 +55,7 @@ class ShuffledGold:
         min_drop: Mapping[str, float] = band["min_drop"]
         rows: dict[str, Any] = {}
         failing: list[str] = []
-        bound = {s.name for s in ctx.scorers if getattr(s, "bound_to_gold", False)}
+        bound = {s.name for s in ctx.scorers if is_bound_to_gold(s)}
         judged = [m for m in ctx.headline if not (m in bound and after.get(m) is None)]
         for metric in ctx.headline:
             before, shuffled = ctx.real_means.get(metric), after.get(metric)

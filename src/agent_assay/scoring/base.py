@@ -114,6 +114,15 @@ class ProbesWhereNotApplicable(Protocol):
 
 
 @runtime_checkable
+class BoundToGold(Protocol):
+    """A scorer whose value exists only under the gold its trajectory was produced for (an
+    environment's own reward, bound by a digest of its task): shuffled_gold reports it as
+    bound where it is n/a under deranged gold, instead of failing it for not dropping."""
+
+    bound_to_gold: bool
+
+
+@runtime_checkable
 class Judge(Protocol):
     """A model-based scorer: judge_calibration must calibrate it before it may score."""
 
@@ -139,6 +148,10 @@ def refined_metric(scorer: Scorer) -> str | None:
 
 def probes_where_not_applicable(scorer: Scorer) -> bool:
     return isinstance(scorer, ProbesWhereNotApplicable) and bool(scorer.selftest_probe_na)
+
+
+def is_bound_to_gold(scorer: Scorer) -> bool:
+    return isinstance(scorer, BoundToGold) and bool(scorer.bound_to_gold)
 
 
 def passes(kind: ScoreKind, value: float | None) -> bool | None:

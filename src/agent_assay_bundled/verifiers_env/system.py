@@ -87,6 +87,7 @@ class VerifiersAdapter:
         self._loaded: Any = None
         self._tasks: dict[str, Any] = {}
         self._catalogue: dict[str, Mapping[str, Any]] | None = None
+        self._pools: Mapping[str, Sequence[Any]] | None = None
 
     # ---- the environment -----------------------------------------------------------
     def _load(self, where: Any) -> Any:
@@ -101,7 +102,7 @@ class VerifiersAdapter:
         env = load_environment(module_source, where.args)
         self._loaded = (where, env, bridge_for(where.env_id, environment_module(module_source)))
         self._tasks = {item_id_of(t.example_id): t for t in tasks(env)}
-        self._catalogue = None
+        self._catalogue = self._pools = None
         return self._loaded
 
     def _ready(self) -> tuple[Any, Any, Any]:
@@ -289,10 +290,11 @@ class VerifiersAdapter:
         arguments are drawn from each parameter's JSON type."""
         from agent_assay_bundled.verifiers_env.bridge import ArgumentPools
 
-        bridge = self._ready()[2]
-        if isinstance(bridge, ArgumentPools):
-            return bridge.argument_pools(list(self._tasks.values()))
-        return {}
+        if self._pools is None:
+            bridge = self._ready()[2]
+            self._pools = (bridge.argument_pools(list(self._tasks.values()))
+                           if isinstance(bridge, ArgumentPools) else {})
+        return self._pools
 
 
 def _step(call: Any, turns: Sequence[Any]) -> Step:
