@@ -18,29 +18,13 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from agent_assay.adapters.loaded import LoadedSystem, load_system
-from agent_assay.adapters.registry import load_adapter
 from agent_assay.aggregates import clusters_of
-from agent_assay.controls.execute import check_allowed, controls_exit_code, run_controls
 from agent_assay.errors import AssayError
-from agent_assay.executors import ExecutorSpec, open_backend
 from agent_assay.integrity.admissibility import Admissibility, assess
 from agent_assay.integrity.comparability import Comparison, compare_runs
-from agent_assay.integrity.verify import Verification, verify_store
 from agent_assay.model import Run, Suite
-from agent_assay.rescoring import RescoreResult
-from agent_assay.rescoring import rescore as rescore_run
-from agent_assay.runner import (
-    RunResult,
-    build_and_store_suite,
-    certifiable_run,
-    execute_run,
-    resolve_config,
-    select_items,
-    start_run,
-)
 from agent_assay.store import open_store
 from agent_assay.store.bundle import bundle_summary, export_bundle, load_bundle
 from agent_assay.store.store import Store, open_existing_store
@@ -61,7 +45,16 @@ from agent_assay.views.planning import Plan, make_plan, plan_json, plan_text
 from agent_assay.views.run_view import RunView, run_view
 from agent_assay.views.summary import summarise
 from agent_assay.views.trajectory_view import TrajectoryView, trajectory_view
-from agent_assay.writers import still_writing, this_process
+
+if TYPE_CHECKING:
+    from agent_assay.adapters.loaded import LoadedSystem
+    from agent_assay.integrity.verify import Verification
+    from agent_assay.rescoring import RescoreResult
+    from agent_assay.runner import RunResult
+
+# Running, certifying and re-scoring import the adapters, the executors, the runner and the
+# controls (SciPy's statistics among them) where they are called: reading a stored run
+# (`report`, `compare`, `runs`) never needs them, and their start-up was most of its cost.
 
 StoreLike = str | Path | Store
 SystemLike = str | object
@@ -86,12 +79,17 @@ def open_db(store: StoreLike, *, must_exist: bool = False, read_only: bool = Fal
 
 
 def system_of(system: SystemLike) -> LoadedSystem:
+    from agent_assay.adapters.loaded import load_system
+    from agent_assay.adapters.registry import load_adapter
+
     return load_adapter(system) if isinstance(system, str) else load_system(system)
 
 
 # ---- running -----------------------------------------------------------------------------
 def build_suite(system: SystemLike, *, store: StoreLike, source: Path | None = None) -> Suite:
     """Build the system's golden set into content-hashed items and store it."""
+    from agent_assay.runner import build_and_store_suite
+
     return build_and_store_suite(open_db(store), system_of(system), source)
 
 
@@ -125,6 +123,15 @@ def evaluate(
     this process (`workers` 1), in `workers` spawned processes, or with `executor` "dask"
     on the scheduler at `scheduler` (else a local cluster of `workers` processes), which
     is reached before the store is touched."""
+    from agent_assay.executors import ExecutorSpec, open_backend
+    from agent_assay.runner import (
+        build_and_store_suite,
+        execute_run,
+        resolve_config,
+        select_items,
+        start_run,
+    )
+
     spec = ExecutorSpec(executor, workers, scheduler)
     loaded = system_of(system)
     chosen_config = resolve_config(loaded, config)
@@ -150,6 +157,11 @@ def resume(
     """Run what `run_id` has not stored yet, with the adapter that made it, on any executor
     (`evaluate` says which); the slots already stored are skipped whichever one stored
     them."""
+    from agent_assay.adapters.registry import load_adapter
+    from agent_assay.executors import ExecutorSpec, open_backend
+    from agent_assay.runner import execute_run
+    from agent_assay.writers import still_writing, this_process
+
     spec = ExecutorSpec(executor, workers, scheduler)
     db = open_db(store, must_exist=True)
     run = db.get_run(run_id)
@@ -180,6 +192,16 @@ def run_to_certify(
     new run made now (and said so), on the executor asked for (see `evaluate`), which is
     reached only then. A config given with a run must be the run's: silently certifying
     another config's run would report the wrong system."""
+    from agent_assay.executors import ExecutorSpec, open_backend
+    from agent_assay.runner import (
+        build_and_store_suite,
+        certifiable_run,
+        execute_run,
+        resolve_config,
+        select_items,
+        start_run,
+    )
+
     spec = ExecutorSpec(executor, workers, scheduler)
     if run:
         named = db.get_run(run)
@@ -213,6 +235,9 @@ def run_to_certify(
 def rescore(run_id: str, *, store: StoreLike) -> RescoreResult:
     """Score a stored run again with the adapter that made it (a new generation if anything
     differs)."""
+    from agent_assay.adapters.registry import load_adapter
+    from agent_assay.rescoring import rescore as rescore_run
+
     db = open_db(store, must_exist=True)
     return rescore_run(db, load_adapter(db.get_run(run_id).adapter), run_id)
 
@@ -257,6 +282,8 @@ def certify(
     """Run every control on a run and say whether it is admissible. A run made for it runs
     on the executor asked for (see `evaluate`); identical_config's twins run in `workers`
     spawned processes whatever the executor (each needs a fresh one)."""
+    from agent_assay.controls.execute import check_allowed, controls_exit_code, run_controls
+
     allowed = check_allowed(allow_not_run)
     db, loaded = open_db(store), system_of(system)
     target = run_to_certify(
@@ -449,6 +476,9 @@ def verify(
     run: str | None = None, *, store: StoreLike, rescore: bool = True, notice: Notice = _quiet
 ) -> Verification:
     """Re-derive what a run (every run when None, or an evidence bundle) claims."""
+    from agent_assay.adapters.registry import load_adapter
+    from agent_assay.integrity.verify import verify_store
+
     loader = load_adapter if rescore else None
     if run is None:
         return verify_store(open_db(store, read_only=True), None, loader)

@@ -81,7 +81,7 @@ def db(certified: Certified, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
     """A private copy of the certified store; verify re-scores with the toy adapter."""
     copy = tmp_path / "assay.db"
     shutil.copyfile(certified.db, copy)
-    monkeypatch.setattr("agent_assay.api.load_adapter", lambda name: adapter_named(name))
+    monkeypatch.setattr("agent_assay.adapters.registry.load_adapter", adapter_named)
     yield copy
 
 

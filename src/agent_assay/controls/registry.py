@@ -1,32 +1,44 @@
-"""Every control kind, in the order `controls run` executes and prints them."""
+"""Every control kind, in the order `controls run` executes and prints them.
+
+The kinds are named here, with where each control's class lives, so that reading which
+controls a verdict needs (`report`, `compare`) never imports the controls themselves:
+the mutation detectors alone pull in SciPy's statistics, about half a second of start-up.
+"""
 
 from __future__ import annotations
 
-from agent_assay.controls.base import Control
-from agent_assay.controls.identical_config import IdenticalConfig
-from agent_assay.controls.judge_calibration import JudgeCalibration
-from agent_assay.controls.mutation_control import MutationControl
-from agent_assay.controls.null_agent import NullAgentControl
-from agent_assay.controls.positive_control import PositiveControl
-from agent_assay.controls.random_agent import RandomAgentControl
-from agent_assay.controls.scorer_selftest import ScorerSelfTest
-from agent_assay.controls.shuffled_gold import ShuffledGold
-from agent_assay.controls.state_check_bites import StateCheckBites
+import importlib
+from typing import TYPE_CHECKING
 
+if TYPE_CHECKING:
+    from agent_assay.controls.base import Control
 
-def all_controls() -> tuple[Control, ...]:
-    return (
-        ScorerSelfTest(),
-        ShuffledGold(),
-        StateCheckBites(),
-        NullAgentControl(),
-        RandomAgentControl(),
-        IdenticalConfig(),
-        PositiveControl(),
-        MutationControl(),
-        JudgeCalibration(),
-    )
+_WHERE: dict[str, tuple[str, str]] = {
+    "scorer_selftest": ("scorer_selftest", "ScorerSelfTest"),
+    "shuffled_gold": ("shuffled_gold", "ShuffledGold"),
+    "state_check_bites": ("state_check_bites", "StateCheckBites"),
+    "null_agent": ("null_agent", "NullAgentControl"),
+    "random_agent": ("random_agent", "RandomAgentControl"),
+    "identical_config": ("identical_config", "IdenticalConfig"),
+    "positive_control": ("positive_control", "PositiveControl"),
+    "mutation": ("mutation_control", "MutationControl"),
+    "judge_calibration": ("judge_calibration", "JudgeCalibration"),
+}
 
 
 def control_kinds() -> tuple[str, ...]:
-    return tuple(c.kind for c in all_controls())
+    return tuple(_WHERE)
+
+
+def all_controls() -> tuple[Control, ...]:
+    """One instance of each control; a class whose `kind` is not the one it is listed
+    under is a programming error, refused here rather than stored under the wrong name."""
+    made = []
+    for kind, (module, name) in _WHERE.items():
+        control: Control = getattr(importlib.import_module(f"agent_assay.controls.{module}"),
+                                   name)()
+        if control.kind != kind:
+            raise RuntimeError(f"controls.{module}.{name} declares kind {control.kind!r}, "
+                               f"listed as {kind!r}")
+        made.append(control)
+    return tuple(made)

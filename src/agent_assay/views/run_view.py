@@ -12,15 +12,17 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent_assay.aggregates import RunStatus, run_status
 from agent_assay.integrity.admissibility import Admissibility, assess
 from agent_assay.model import Config, Run
-from agent_assay.runner import RunResult
 from agent_assay.store.store import RunEvent, Store
 from agent_assay.views.render import run_identity
 from agent_assay.writers import recorded_writer
+
+if TYPE_CHECKING:
+    from agent_assay.runner import RunResult
 
 
 @dataclass(frozen=True)
