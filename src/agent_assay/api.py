@@ -54,7 +54,7 @@ if TYPE_CHECKING:
 
 # Running, certifying and re-scoring import the adapters, the executors, the runner and the
 # controls (SciPy's statistics among them) where they are called: reading a stored run
-# (`report`, `compare`, `runs`) never needs them, and their start-up was most of its cost.
+# (`report`, `compare`, `runs`) never needs them (about a tenth of `import api`'s CPU).
 
 StoreLike = str | Path | Store
 SystemLike = str | object
