@@ -1,8 +1,8 @@
 """Every control kind, in the order `controls run` executes and prints them.
 
 The kinds are named here, with where each control's class lives, so that reading which
-controls a verdict needs (`report`, `compare`) never imports the controls themselves:
-the mutation detectors alone pull in SciPy's statistics, about half a second of start-up.
+controls a verdict needs (`report`, `compare`) never imports the controls themselves
+(the mutation detectors pull in SciPy's statistics, which reading never uses).
 """
 
 from __future__ import annotations
