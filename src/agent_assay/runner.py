@@ -29,9 +29,10 @@ from agent_assay.llm.endpoint import resolve_endpoint
 from agent_assay.model import Config, Item, Run, Suite, Trajectory
 from agent_assay.scoring.base import ScoreKind, Scorer, ScoringContext
 from agent_assay.scoring.registry import score_all
-from agent_assay.store.chain_check import require_intact
+from agent_assay.store.checkpoint import write_checkpoint
 from agent_assay.store.engine import shown
 from agent_assay.store.prepared import PreparedTrajectory
+from agent_assay.store.run_check import require_intact
 from agent_assay.store.store import ScoreRecord, Store
 from agent_assay.version import harness_version
 from agent_assay.writers import this_process
@@ -313,6 +314,7 @@ def execute_run(
         "complete",
         {"written": tally.written, "skipped": len(slots) - len(todo), **backend.recorded},
     )
+    write_checkpoint(store, run.run_id)
     return RunResult(
         run=run,
         written=tally.written,

@@ -24,7 +24,7 @@ from agent_assay.errors import AssayError
 from agent_assay.hashing import stable_seed
 from agent_assay.model import Run
 from agent_assay.runner import run_context
-from agent_assay.store.chain_check import require_intact
+from agent_assay.store.run_check import require_intact
 from agent_assay.store.run_trajectories import RunTrajectories
 from agent_assay.store.store import Store
 

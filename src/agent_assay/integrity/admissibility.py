@@ -18,7 +18,8 @@ from agent_assay.controls.registry import control_kinds
 from agent_assay.findings import Finding
 from agent_assay.integrity.certificates import void_reasons
 from agent_assay.model import Run
-from agent_assay.store.chain_check import ChainCheck, check_run_chain
+from agent_assay.store.chain_check import ChainCheck
+from agent_assay.store.run_check import check_run
 from agent_assay.store.schema_check import schema_findings
 from agent_assay.store.store import Store, StoredOutcome
 
@@ -38,7 +39,7 @@ class Integrity:
 def integrity(store: Store, run: Run) -> Integrity:
     with store.engine.connect() as conn:
         found = schema_findings(conn)
-    check = check_run_chain(store, run.run_id)
+    check = check_run(store, run.run_id)
     return Integrity((*found, *check.findings), check)
 
 
@@ -118,7 +119,7 @@ def determinism_certifier(store: Store, run: Run) -> str | None:
         certified = store.get_run(o.run_id)
         if not wanted <= set(certified.item_ids):
             continue
-        check = check_run_chain(store, certified.run_id)
+        check = check_run(store, certified.run_id)
         if check.findings:
             continue
         latest = store.control_outcomes(certified.run_id).get("identical_config")

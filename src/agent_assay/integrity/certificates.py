@@ -43,8 +43,7 @@ def void_reasons(
     if cert.get("run_id") != run.run_id:
         return [f"it was judged on run {cert.get('run_id')}, not this one (a copied verdict)"]
     head = cert.get("head") or {}
-    digest_at = {entry.seq: entry.digest for entry in check.ledger}
-    if digest_at.get(head.get("seq", -1)) != head.get("digest"):
+    if check.digests.get(head.get("seq", -1)) != head.get("digest"):
         reasons.append("the chain head it judged is not in this run's chain")
     evidence = check.evidence
     n, digest = _set(cert, "trajectories")

@@ -30,6 +30,7 @@ from agent_assay.model import Config, Item, Run, Suite, Trajectory
 from agent_assay.rescoring import fresh_scores
 from agent_assay.store import schema
 from agent_assay.store.chain_check import ChainCheck, check_run_chain
+from agent_assay.store.checkpoint import checkpoint_findings
 from agent_assay.store.damage import damage_report
 from agent_assay.store.postgres_schema import guard_holder_notes
 from agent_assay.store.schema_check import schema_findings
@@ -128,6 +129,8 @@ def verify_run(store: Store, run_id: str, load_adapter: AdapterLoader | None) ->
     out = RunVerification(run_id)
     check = check_run_chain(store, run_id)
     out.findings += check.findings
+    if not check.findings:  # a walk that found damage says more than a checkpoint's stream
+        out.findings += checkpoint_findings(store, run_id, check.ledger)
     out.blocks, out.rows = check.blocks, check.rows
     try:
         run = store.get_run(run_id)

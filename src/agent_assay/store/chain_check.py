@@ -20,10 +20,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent_assay.errors import AssayError
 from agent_assay.findings import Finding
 from agent_assay.store import chain
-from agent_assay.store.schema_check import schema_findings
 from agent_assay.store.state_blobs import BaseStates
 from agent_assay.store.store import TERMINAL_EVENTS, Head, LedgerEntry, Store, StoredRows
 
@@ -83,9 +81,15 @@ class ChainCheck:
     blocks: int
     rows: int
     ledger: tuple[LedgerEntry, ...] = field(default=())
+    """The blocks this check read whole: every block for a full walk, the blocks after the
+    checkpoint for a check from one (see `run_check`)."""
     paths: Mapping[tuple[str, int], str] = field(default_factory=dict)
     """Per trajectory slot, the digest of its proposal path its block records (blocks
     written before schema 4 record none): what the consistency figure compares."""
+    digests: Mapping[int, str] = field(default_factory=dict)
+    """Every block's digest, by sequence number: what a recorded chain head is looked up in."""
+    states: frozenset[str] = frozenset()
+    """The base states the trajectory blocks name (see `state_blobs`)."""
 
     @property
     def intact(self) -> bool:
@@ -121,7 +125,7 @@ def _parse_detail(entry: LedgerEntry, findings: list[Finding]) -> dict[str, Any]
     return detail
 
 
-class _Walk:
+class Walk:
     """The state of one walk: rows grouped by block, legacy rows by table, findings."""
 
     def __init__(self, run_id: str) -> None:
@@ -237,17 +241,18 @@ def paused_gc() -> Iterator[None]:
 
 
 def _check_run_chain(store: Store, run_id: str) -> ChainCheck:
-    walk = _Walk(run_id)
+    walk = Walk(run_id)
     rows: dict[str, list[Row]] = {}
     digests: dict[str, list[str | None]] = {}
     for table in chain.CHAINED_TABLES:
         rows[table], digests[table] = walk.digest_rows(table, store.chained_rows(table, run_id))
-    ledger = _sound_entries(walk, store.ledger(run_id))
+    ledger = sound_entries(walk, store.ledger(run_id))
     _check_ledger(walk, ledger)
     paths, states = _check_rows_against_blocks(walk, ledger, rows)
-    _check_base_states(walk, store, states)
+    check_base_states(walk, store, states)
     _check_slots(walk, rows)
-    _check_terminal_heads(walk, ledger, rows["run_events"])
+    digest_at = {entry.seq: entry.digest for entry in ledger}
+    check_terminal_heads(walk, digest_at, rows["run_events"])
     generation = _check_generations(walk, rows)
     head = Head(ledger[-1].seq, ledger[-1].digest) if ledger else None
     trajectory_digests = [d for d in digests["trajectories"] if d is not None]
@@ -265,10 +270,10 @@ def _check_run_chain(store: Store, run_id: str) -> ChainCheck:
         scores=RowSet(len(current), chain.set_digest(current)),
     )
     return ChainCheck(run_id, tuple(walk.findings), evidence, len(ledger), walk.rows,
-                      tuple(ledger), paths)
+                      tuple(ledger), paths, digest_at, frozenset(states))
 
 
-def _sound_entries(walk: _Walk, ledger: list[LedgerEntry]) -> list[LedgerEntry]:
+def sound_entries(walk: Walk, ledger: list[LedgerEntry]) -> list[LedgerEntry]:
     """The ledger entries whose fields have the types the writer gives them; the rest are
     findings (a damaged entry cannot be re-hashed, and its absence is a gap in the chain)."""
     sound: list[LedgerEntry] = []
@@ -286,28 +291,52 @@ def _sound_entries(walk: _Walk, ledger: list[LedgerEntry]) -> list[LedgerEntry]:
     return sound
 
 
-def _check_ledger(walk: _Walk, ledger: list[LedgerEntry]) -> None:
+def _check_ledger(walk: Walk, ledger: list[LedgerEntry]) -> None:
     if not ledger:
         walk.add(f"run {walk.run_id}", "has no ledger: its rows are not chained")
         return
-    prev = chain.GENESIS
-    for position, entry in enumerate(ledger, start=1):
+    check_links(walk, ledger, 1, chain.GENESIS)
+    if ledger[0].kind not in ("run", "seal"):
+        walk.add("ledger block 1", f"is a {ledger[0].kind!r} block, not the run's creation")
+
+
+def check_links(walk: Walk, entries: Sequence[LedgerEntry], first: int, prev: str) -> None:
+    """`entries` are blocks `first`, `first + 1`, ... each linking to the one before it,
+    the first to a block whose digest is `prev`."""
+    for position, entry in enumerate(entries, start=first):
         where = f"ledger block {entry.seq}"
         if entry.seq != position:
             walk.add(where, f"out of sequence (expected block {position}): a block is missing")
         if entry.prev_digest != prev:
             walk.add(where, "does not link to the block before it")
         prev = entry.digest
-    if ledger[0].kind not in ("run", "seal"):
-        walk.add("ledger block 1", f"is a {ledger[0].kind!r} block, not the run's creation")
 
 
 def _check_rows_against_blocks(
-    walk: _Walk, ledger: list[LedgerEntry], rows: Mapping[str, list[Row]]
+    walk: Walk, ledger: list[LedgerEntry], rows: Mapping[str, list[Row]]
 ) -> tuple[dict[tuple[str, int], str], set[str]]:
     """Each block holds the rows its entry records and digests to them; returns the path
     digests the trajectory blocks record, by slot, and the base states they name."""
     slot_of = {row["block"]: (row["item_id"], row["repetition"]) for row in rows["trajectories"]}
+    paths, states, sealed = check_blocks(walk, ledger, slot_of)
+    if walk.legacy and not sealed:
+        tables = ", ".join(sorted(walk.legacy))
+        walk.add(f"run {walk.run_id}", f"has unchained {tables} rows and no seal")
+    runs = rows["runs"]
+    if len(runs) != 1:
+        walk.add(f"run {walk.run_id}", f"has {len(runs)} runs rows, not 1")
+    elif runs[0]["block"] not in (None, 1):
+        walk.add(f"run {walk.run_id}", f"its runs row joined block {runs[0]['block']}, not 1")
+    return paths, states
+
+
+def check_blocks(
+    walk: Walk, ledger: Sequence[LedgerEntry], slot_of: Mapping[Any, tuple[str, int]]
+) -> tuple[dict[tuple[str, int], str], set[str], bool]:
+    """Each of `ledger`'s blocks holds the rows the walk filed under it, as many as its entry
+    records, and digests to them; no row names a block outside `ledger`. Returns the path
+    digests trajectory blocks record (by the slot `slot_of` gives their block), the base
+    states they name, and whether a seal was among the blocks."""
     paths: dict[tuple[str, int], str] = {}
     states: set[str] = set()
     known = {entry.seq for entry in ledger}
@@ -344,18 +373,10 @@ def _check_rows_against_blocks(
         if entry.kind == "seal":
             sealed = True
             _check_seal(walk, entry, detail)
-    if walk.legacy and not sealed:
-        tables = ", ".join(sorted(walk.legacy))
-        walk.add(f"run {walk.run_id}", f"has unchained {tables} rows and no seal")
-    runs = rows["runs"]
-    if len(runs) != 1:
-        walk.add(f"run {walk.run_id}", f"has {len(runs)} runs rows, not 1")
-    elif runs[0]["block"] not in (None, 1):
-        walk.add(f"run {walk.run_id}", f"its runs row joined block {runs[0]['block']}, not 1")
-    return paths, states
+    return paths, states, sealed
 
 
-def _check_base_states(walk: _Walk, store: Store, states: set[str]) -> None:
+def check_base_states(walk: Walk, store: Store, states: set[str]) -> None:
     """Every base state a trajectory block names is stored and still hashes to its name:
     without it the trajectory's final state cannot be rebuilt (see `state_blobs`)."""
     bases = BaseStates(store.engine)
@@ -367,7 +388,7 @@ def _check_base_states(walk: _Walk, store: Store, states: set[str]) -> None:
             walk.add(f"run {walk.run_id}", f"a trajectory's final state: {exc}")
 
 
-def _check_seal(walk: _Walk, entry: LedgerEntry, detail: Mapping[str, Any]) -> None:
+def _check_seal(walk: Walk, entry: LedgerEntry, detail: Mapping[str, Any]) -> None:
     sealed = detail.get("sealed", {})
     if not isinstance(sealed, dict):
         walk.add(f"ledger block {entry.seq} (seal)", "its sealed digests do not decode")
@@ -386,7 +407,7 @@ def _check_seal(walk: _Walk, entry: LedgerEntry, detail: Mapping[str, Any]) -> N
             walk.add(f"{table} rows sealed at migration", "content changed since the seal")
 
 
-def _check_slots(walk: _Walk, rows: Mapping[str, list[Row]]) -> None:
+def _check_slots(walk: Walk, rows: Mapping[str, list[Row]]) -> None:
     """Each trajectory slot once; each score row and score set names its own trajectory's
     slot; a trajectory has one set, or one row per scorer, in each generation (the
     database refuses otherwise, unless its guards were removed), never both."""
@@ -423,10 +444,8 @@ def _check_slots(walk: _Walk, rows: Mapping[str, list[Row]]) -> None:
             )
 
 
-def _check_terminal_heads(
-    walk: _Walk, ledger: list[LedgerEntry], events: list[Row]
-) -> None:
-    digest_at = {entry.seq: entry.digest for entry in ledger}
+def check_terminal_heads(walk: Walk, digest_at: Mapping[int, str], events: list[Row]) -> None:
+    """Each terminal event records a chain head that is in the chain."""
     for row in events:
         if row["event"] not in TERMINAL_EVENTS or row["block"] is None:
             continue
@@ -440,7 +459,7 @@ def _check_terminal_heads(
             walk.add(_row_name("run_events", row), "records a chain head the ledger does not have")
 
 
-def _check_generations(walk: _Walk, rows: Mapping[str, list[Row]]) -> int:
+def _check_generations(walk: Walk, rows: Mapping[str, list[Row]]) -> int:
     recorded = {int(r["generation"]) for r in rows["score_generations"]}
     for table in chain.SCORE_TABLES:
         for row in rows[table]:
@@ -448,20 +467,3 @@ def _check_generations(walk: _Walk, rows: Mapping[str, list[Row]]) -> int:
                 walk.add(_row_name(table, row),
                          f"in generation {row['generation']}, never recorded")
     return max(recorded, default=0)
-
-
-def require_intact(store: Store, run_id: str, doing: str) -> ChainCheck:
-    """The run's chain check, refusing to go on (`doing` it) when the run or the schema fails:
-    nothing is certified, mutated, re-scored or resumed on evidence that was edited."""
-    with store.engine.connect() as conn:
-        problems = schema_findings(conn)
-    check = check_run_chain(store, run_id)
-    problems += list(check.findings)
-    if problems:
-        raise AssayError(
-            f"run {run_id} fails its integrity check ({len(problems)} finding(s), first: "
-            f"{problems[0].line()}); nothing was {doing}. Run `agent-assay verify {run_id}` "
-            "for the full list",
-            exit_code=2,
-        )
-    return check

@@ -219,30 +219,73 @@ class Store:
             finally:
                 raw.text_factory = str
 
-    def ledger(self, run_id: str) -> list[LedgerEntry]:
+    def ledger(self, run_id: str, after: int | None = None) -> list[LedgerEntry]:
+        """The run's blocks in order; only those after block `after` when it is given."""
         table = schema.ledger
-        query = (select(*(table.c[c] for c in _LEDGER_FIELDS)).where(table.c.run_id == run_id)
-                 .order_by(table.c.seq))
-        return [LedgerEntry(*row) for row in self._read_tolerantly(query)]
+        query = select(*(table.c[c] for c in _LEDGER_FIELDS)).where(table.c.run_id == run_id)
+        if after is not None:
+            query = query.where(table.c.seq > after)
+        return [LedgerEntry(*row) for row in self.read_raw(query.order_by(table.c.seq))]
 
-    def chained_rows(self, table: str, run_id: str) -> StoredRows:
-        """Every stored row of `table` for `run_id`, raw (no decoding), streamed in batches
-        so a run of any size is re-hashed in bounded memory. Rows come in a fixed order: a
-        table that grows with a run in its slot index's (no sort on the way), the rest by
-        id or block."""
+    def first_block(self, run_id: str, kind: str) -> LedgerEntry | None:
+        """The run's earliest block of `kind`, or None."""
+        table = schema.ledger
+        query = (select(*(table.c[c] for c in _LEDGER_FIELDS))
+                 .where(table.c.run_id == run_id, table.c.kind == kind)
+                 .order_by(table.c.seq).limit(1))
+        found = list(self.read_raw(query))
+        return LedgerEntry(*found[0]) if found else None
+
+    def chained_rows(self, table: str, run_id: str, after: int | None = None) -> StoredRows:
+        """Every stored row of `table` for `run_id` (only those joined to a block after
+        `after`, or whose block column is not a number, when it is given), raw (no
+        decoding), streamed in batches so a run of any size is re-hashed in bounded memory.
+        Rows come in a fixed order: a table that grows with a run in its slot index's (no
+        sort on the way), the rest by id or block."""
         t = schema.metadata.tables[table]
         content = chain.CONTENT_COLUMNS[table]
         rest = [c.name for c in t.columns if c.name not in (*content, "block", "digest")]
         columns = (*content, "block", "digest", *rest)
         order = _READ_ORDER.get(table, ("id",) if "id" in t.c else ("block",))
-        query = (select(*(t.c[c] for c in columns)).where(t.c.run_id == run_id)
-                 .order_by(*(t.c[c] for c in order)))
-        return StoredRows(columns, self._read_tolerantly(query))
+        query = select(*(t.c[c] for c in columns)).where(t.c.run_id == run_id)
+        if after is not None:
+            query = query.where(t.c.block > after)
+        return StoredRows(columns, self.read_raw(query.order_by(*(t.c[c] for c in order))))
 
-    def _read_tolerantly(self, query: Any) -> Iterator[tuple[Any, ...]]:
-        """The rows of `query`, streamed. Text is decoded the fast way; should a value not be
-        UTF-8 (a damaged store), the query is read again with tolerant decoding from the row
-        where the fast read stopped, so checkers still see, and can name, the damaged row."""
+    def count_after(self, table: str, run_id: str, after: int) -> int:
+        """How many of the run's `table` rows join a block after `after` (on SQLite a text
+        or blob in the block column sorts after every number, so it counts too)."""
+        t = schema.metadata.tables[table]
+        with self.engine.connect() as conn:
+            query = select(func.count()).where(t.c.run_id == run_id, t.c.block > after)
+            return int(conn.execute(query).scalar_one())
+
+    @property
+    def embedded(self) -> bool:
+        """An SQLite store (the stream a checkpoint digests is SQLite's; see `checkpoint`)."""
+        return self.engine.dialect.name == "sqlite"
+
+    def append_checkpoint(
+        self, run_id: str, claim: Callable[[Connection, Head], Mapping[str, Any] | None]
+    ) -> Head | None:
+        """Append a checkpoint block whose detail `claim` makes, or nothing when it returns
+        None. `claim` is handed the write transaction's connection and the head: what it
+        reads on that connection cannot change before the block is in."""
+        with self.engine.begin() as conn:
+            head = _head(conn, run_id)
+            detail = claim(conn, head) if head is not None else None
+            if detail is None:
+                return None
+            return self._append_block(conn, run_id, "checkpoint", detail, [])
+
+    def read_raw(self, query: Any, conn: Connection | None = None) -> Iterator[tuple[Any, ...]]:
+        """The rows of `query`, streamed, as the driver's tuples; on `conn` when it is given
+        (inside its transaction). Text is decoded the fast way; should a value not be UTF-8
+        (a damaged store), the query is read again with tolerant decoding from the row where
+        the fast read stopped, so checkers still see, and can name, the damaged row (on a
+        given `conn`, the failure is raised instead)."""
+        if conn is not None:
+            return itertools.chain.from_iterable(self._batches(conn, query))
         return itertools.chain.from_iterable(self._tolerant_batches(query))
 
     def _tolerant_batches(self, query: Any) -> Iterator[Sequence[tuple[Any, ...]]]:

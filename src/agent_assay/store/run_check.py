@@ -1,0 +1,133 @@
+"""The integrity check every command makes before it reads or extends a run.
+
+From the run's first checkpoint when it has one (see `checkpoint`): the covered rows
+must still stream to the digest it records, and every block after it is walked in
+full, its rows re-hashed. Otherwise, or when anything after the checkpoint adds
+trajectories, scores or a scoring generation, the whole chain is walked
+(`chain_check`). Either way the answer is a `ChainCheck` with the same findings a full
+walk would give a store that is intact, and a finding when it is not.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agent_assay.errors import AssayError
+from agent_assay.findings import Finding
+from agent_assay.store import chain
+from agent_assay.store.chain_check import (
+    ChainCheck,
+    Evidence,
+    Row,
+    Walk,
+    check_base_states,
+    check_blocks,
+    check_links,
+    check_run_chain,
+    check_terminal_heads,
+    paused_gc,
+    sound_entries,
+)
+from agent_assay.store.checkpoint import (
+    CHANGED,
+    EVIDENCE_TABLES,
+    KIND,
+    BeyondCheckpoint,
+    Claim,
+    ledger_query,
+    parse_claim,
+    stream_from,
+)
+from agent_assay.store.schema_check import schema_findings
+from agent_assay.store.store import Head, LedgerEntry, Store
+
+
+def check_run(store: Store, run_id: str) -> ChainCheck:
+    """The run's chain check: from its first checkpoint when one can be used, else in full."""
+    with paused_gc():
+        quick = _quick(store, run_id) if store.embedded else None
+        return quick if quick is not None else check_run_chain(store, run_id)
+
+
+def _quick(store: Store, run_id: str) -> ChainCheck | None:
+    """The check from the run's first checkpoint, or None when it cannot start from one: no
+    checkpoint, a detail that does not parse (the full walk treats it as any block and
+    `verify` names it), or trajectories or scores added after it."""
+    ledger = list(store.read_raw(ledger_query(run_id, None)))
+    at = next((i for i, row in enumerate(ledger) if row[1] == KIND), None)
+    if at is None or type(ledger[at][0]) is not int:
+        return None
+    entry = _entry(ledger[at])
+    claim, _ = parse_claim(entry)
+    if claim is None:
+        return None
+    covered = [row for row in ledger[:at] if type(row[0]) is int and row[0] <= claim.through]
+    try:
+        stream = stream_from(store, run_id, claim.through, covered)
+    except BeyondCheckpoint:
+        return None
+    if stream.digest != claim.stream:
+        full = check_run_chain(store, run_id)
+        if full.findings:
+            return full
+        finding = Finding(f"ledger block {entry.seq} ({KIND})", CHANGED)
+        return ChainCheck(full.run_id, (finding,), full.evidence, full.blocks, full.rows,
+                          full.ledger, full.paths, full.digests, full.states)
+    tail = [_entry(row) for row in ledger[at:]]
+    return _from_checkpoint(store, run_id, claim, stream.digests, tail)
+
+
+def _entry(row: tuple[Any, ...]) -> LedgerEntry:
+    """A ledger entry from the stream's row of it (its detail read back from bytes, as a
+    tolerant read decodes a damaged one)."""
+    seq, kind, prev_digest, digest, at, _, detail = row
+    text = detail.decode("utf-8", "surrogateescape") if isinstance(detail, bytes) else detail
+    return LedgerEntry(seq, kind, text, prev_digest, digest, at)
+
+
+def _from_checkpoint(
+    store: Store, run_id: str, claim: Claim, covered: dict[int, str], after: list[LedgerEntry]
+) -> ChainCheck:
+    """Walk the blocks after the checkpoint's `through` (`after`, the checkpoint first) in
+    full; the rest is the claim's."""
+    walk = Walk(run_id)
+    rows: dict[str, list[Row]] = {}
+    for table in chain.CHAINED_TABLES:
+        if table not in EVIDENCE_TABLES:
+            rows[table], _ = walk.digest_rows(
+                table, store.chained_rows(table, run_id, after=claim.through))
+    tail = sound_entries(walk, after)
+    if claim.through not in covered:
+        walk.add(f"ledger block {claim.through}", "is missing: a checkpoint covers it")
+    check_links(walk, tail, claim.through + 1, covered.get(claim.through, chain.GENESIS))
+    check_blocks(walk, tail, {})
+    digests = {**covered, **{entry.seq: entry.digest for entry in tail}}
+    check_terminal_heads(walk, digests, rows["run_events"])
+    check_base_states(walk, store, set(claim.states))
+    last = tail[-1] if tail else None
+    evidence = Evidence(
+        run_id=run_id,
+        head=Head(last.seq, last.digest) if last else None,
+        trajectories=claim.trajectories,
+        generation=claim.generation,
+        scores=claim.scores,
+    )
+    return ChainCheck(run_id, tuple(walk.findings), evidence, claim.through + len(tail),
+                      claim.rows + walk.rows, tuple(tail), claim.paths, digests, claim.states)
+
+
+def require_intact(store: Store, run_id: str, doing: str) -> ChainCheck:
+    """The run's chain check, refusing to go on (`doing` it) when the run or the schema fails:
+    nothing is certified, mutated, re-scored or resumed on evidence that was edited."""
+    with store.engine.connect() as conn:
+        problems = schema_findings(conn)
+    check = check_run(store, run_id)
+    problems += list(check.findings)
+    if problems:
+        raise AssayError(
+            f"run {run_id} fails its integrity check ({len(problems)} finding(s), first: "
+            f"{problems[0].line()}); nothing was {doing}. Run `agent-assay verify {run_id}` "
+            "for the full list",
+            exit_code=2,
+        )
+    return check
