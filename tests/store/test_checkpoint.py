@@ -228,3 +228,36 @@ def test_verify_names_a_checkpoint_whose_rows_changed(made: tuple[Path, Store, s
           (run_id,))
     named = [f.problem for f in verify_run(store, run_id, None).findings]
     assert CHANGED in named
+
+
+EDITS = [
+    ("trajectories", "payload = CAST(payload AS BLOB)"),  # the same bytes, stored as a blob
+    ("trajectories", "payload = payload || ' '"),
+    ("trajectories", "created_at = created_at || 'Z'"),
+    ("trajectories", "crashed = 1 - crashed"),
+    ("score_sets", "packed_values = CAST(packed_values AS BLOB)"),
+    ("score_sets", "details = NULL"),
+    ("score_sets", "trajectory_id = (SELECT max(id) FROM trajectories)"),
+    ("run_events", "detail = CAST(detail AS BLOB)"),
+    ("runs", "seed = seed + 1"),
+    ("run_env", "value = value || '.'"),
+    ("ledger", "detail = CAST(detail AS BLOB)"),
+    ("ledger", "prev_digest = 'f' || substr(prev_digest, 2)"),
+]
+
+
+@pytest.mark.parametrize(("table", "change"), EDITS)
+def test_any_change_to_a_covered_value_changes_the_stream(
+    made: tuple[Path, Store, str], table: str, change: str
+) -> None:
+    """Each edit, whatever the row digests make of it, leaves the covered rows streaming to
+    another digest than the checkpoint's."""
+    db, store, run_id = made
+    first = store.first_block(run_id, KIND)
+    assert first is not None
+    recorded = json.loads(first.detail)["stream"]
+    assert covered_stream(store, run_id, first.seq - 1).digest == recorded
+    _edit(db, f"{table}_no_update", f"UPDATE {table} SET {change} WHERE rowid = "
+          f"(SELECT min(rowid) FROM {table} WHERE run_id = ?)", (run_id,))
+    assert covered_stream(store, run_id, first.seq - 1).digest != recorded
+    assert not check_run(store, run_id).intact

@@ -37,7 +37,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, LargeBinary, Text, and_, cast, func, or_, select
+from sqlalchemy import Connection, LargeBinary, Text, and_, cast, func, literal, or_, select
 from sqlalchemy.sql import Select
 
 from agent_assay.findings import Finding
@@ -122,7 +122,7 @@ def _query(table: str, run_id: str, through: int | None) -> _TableQuery:
         order = [t.c.block, t.c.digest, *(t.c[c] for c in columns)]
     query = (
         select(*small, *(func.typeof(t.c[c]) for c in long),
-               *(cast(t.c[c], LargeBinary) for c in long))
+               *(_bytes_of(t.c[c]) for c in long))
         .select_from(source)
         .where(t.c.run_id == run_id)
         .order_by(t.c.run_id, *order)
@@ -130,6 +130,12 @@ def _query(table: str, run_id: str, through: int | None) -> _TableQuery:
     if through is not None:
         query = query.where(or_(t.c.block <= through, t.c.block.is_(None)))
     return _TableQuery(query, [c for c in columns if c not in long].index("block"))
+
+
+def _bytes_of(column: Any) -> Any:
+    """A long text column's stored bytes, undecoded (empty for NULL: its type tells them
+    apart)."""
+    return func.coalesce(cast(column, LargeBinary), literal(b""))
 
 
 @functools.cache
@@ -145,7 +151,7 @@ def ledger_query(run_id: str, through: int | None) -> Select[Any]:
     t = schema.ledger
     query = (
         select(t.c.seq, t.c.kind, t.c.prev_digest, t.c.digest, t.c.at, func.typeof(t.c.detail),
-               cast(t.c.detail, LargeBinary))
+               _bytes_of(t.c.detail))
         .where(t.c.run_id == run_id)
         .order_by(t.c.seq)
     )
@@ -154,17 +160,23 @@ def ledger_query(run_id: str, through: int | None) -> Select[Any]:
 
 def _hash_rows(
     hasher: Any, rows: Iterable[tuple[Any, ...]], n_bytes: int
-) -> Iterator[Sequence[tuple[Any, ...]]]:
-    """Feed `rows` to `hasher` a chunk at a time: a JSON array of each row's small values and
-    its byte values' lengths, then those bytes. Yields each chunk, for a caller that reads
-    more of it."""
-    cut = -n_bytes
+) -> Iterator[list[tuple[Any, ...]]]:
+    """Feed `rows` to `hasher` a chunk at a time, column by column: a JSON array of the small
+    columns and of the byte columns' lengths, then each byte column's bytes. Yields each
+    chunk's columns, for a caller that reads more of them. (Column-major, so the work per
+    row is the driver's and the C library's, not Python's.)"""
     for chunk in itertools.batched(rows, _CHUNK):
-        heads = [(*row[:cut], *(None if b is None else len(b) for b in row[cut:]))
-                 for row in chunk]
-        hasher.update(_ENCODE(heads).encode("utf-8", "surrogatepass"))
-        hasher.update(b"".join(b for row in chunk for b in row[cut:] if b is not None))
-        yield chunk
+        columns = list(zip(*chunk, strict=True))
+        split = len(columns) - n_bytes
+        lengths = [list(map(len, column)) for column in columns[split:]]
+        hasher.update(_ENCODE([columns[:split], lengths]).encode("utf-8", "surrogatepass"))
+        for column in columns[split:]:
+            hasher.update(b"".join(column))
+        yield columns
+
+
+Guard = Callable[[str, list[tuple[Any, ...]]], None]
+"""Called with each chunk's columns of a table as the stream reads them."""
 
 
 def _stream(
@@ -172,16 +184,18 @@ def _stream(
     through: int,
     ledger: Iterable[tuple[Any, ...]],
     table_rows: Callable[[str], Iterable[tuple[Any, ...]]],
+    guard: Guard | None = None,
 ) -> Stream:
     """The stream: the covered ledger entries, then each chained table's covered rows."""
     hasher = hashlib.sha256(f"{STREAM}\x1f{run_id}\x1f{through}\x1eledger".encode())
     digests: dict[int, str] = {}
-    for chunk in _hash_rows(hasher, ledger, 1):
-        digests.update((row[0], row[3]) for row in chunk)
+    for columns in _hash_rows(hasher, ledger, 1):
+        digests.update(zip(columns[0], columns[3], strict=True))
     for table in chain.CHAINED_TABLES:
         hasher.update(f"\x1e{table}".encode())
-        for _ in _hash_rows(hasher, table_rows(table), len(_long_columns(table))):
-            pass
+        for columns in _hash_rows(hasher, table_rows(table), len(_long_columns(table))):
+            if guard is not None:
+                guard(table, columns)
     return Stream(hasher.hexdigest(), digests)
 
 
@@ -204,23 +218,19 @@ def stream_from(
     """The same stream, for the quick check: the covered ledger rows it already holds, and
     each table that grows with a run read whole in one pass (no second pass to look for
     its rows after the checkpoint); raises `BeyondCheckpoint` on such a row."""
+    block_at = {table: _query(table, run_id, None).block_at for table in EVIDENCE_TABLES}
 
     def rows(table: str) -> Iterable[tuple[Any, ...]]:
-        if table not in EVIDENCE_TABLES:
-            return store.read_raw(_query(table, run_id, through).query)
-        read = _query(table, run_id, None)
-        return _within(store.read_raw(read.query), read.block_at, through)
+        return store.read_raw(_query(table, run_id, None if table in block_at else through).query)
 
-    return _stream(run_id, through, covered_ledger, rows)
+    def within(table: str, columns: list[tuple[Any, ...]]) -> None:
+        if table not in block_at:
+            return
+        blocks = [b for b in columns[block_at[table]] if b is not None]
+        if blocks and (not all(type(b) is int for b in blocks) or max(blocks) > through):
+            raise BeyondCheckpoint(table)
 
-
-def _within(rows: Iterable[tuple[Any, ...]], block_at: int, through: int) -> Iterator[
-        tuple[Any, ...]]:
-    for row in rows:
-        block = row[block_at]
-        if block is not None and (type(block) is not int or block > through):
-            raise BeyondCheckpoint(block)
-        yield row
+    return _stream(run_id, through, covered_ledger, rows, within)
 
 
 @dataclass(frozen=True)

@@ -80,9 +80,9 @@ def _quick(store: Store, run_id: str) -> ChainCheck | None:
 def _entry(row: tuple[Any, ...]) -> LedgerEntry:
     """A ledger entry from the stream's row of it (its detail read back from bytes, as a
     tolerant read decodes a damaged one)."""
-    seq, kind, prev_digest, digest, at, _, detail = row
-    text = detail.decode("utf-8", "surrogateescape") if isinstance(detail, bytes) else detail
-    return LedgerEntry(seq, kind, text, prev_digest, digest, at)
+    seq, kind, prev_digest, digest, at, stored_as, detail = row
+    text = None if stored_as == "null" else detail.decode("utf-8", "surrogateescape")
+    return LedgerEntry(seq, kind, text, prev_digest, digest, at)  # type: ignore[arg-type]
 
 
 def _from_checkpoint(
