@@ -20,6 +20,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+from sqlalchemy import Connection
+
 from agent_assay.findings import Finding
 from agent_assay.store import chain
 from agent_assay.store.state_blobs import BaseStates
@@ -223,8 +225,9 @@ def _kept_row(names: tuple[str, ...]) -> Any:
 
 
 def check_run_chain(store: Store, run_id: str) -> ChainCheck:
-    with paused_gc():
-        return _check_run_chain(store, run_id)
+    """The full walk, every read in one snapshot of the store (see `Store.snapshot`)."""
+    with paused_gc(), store.snapshot() as conn:
+        return _check_run_chain(store, run_id, conn)
 
 
 @contextmanager
@@ -240,13 +243,14 @@ def paused_gc() -> Iterator[None]:
             gc.enable()
 
 
-def _check_run_chain(store: Store, run_id: str) -> ChainCheck:
+def _check_run_chain(store: Store, run_id: str, conn: Connection | None) -> ChainCheck:
     walk = Walk(run_id)
     rows: dict[str, list[Row]] = {}
     digests: dict[str, list[str | None]] = {}
     for table in chain.CHAINED_TABLES:
-        rows[table], digests[table] = walk.digest_rows(table, store.chained_rows(table, run_id))
-    ledger = sound_entries(walk, store.ledger(run_id))
+        rows[table], digests[table] = walk.digest_rows(
+            table, store.chained_rows(table, run_id, conn=conn))
+    ledger = sound_entries(walk, store.ledger(run_id, conn=conn))
     _check_ledger(walk, ledger)
     paths, states = _check_rows_against_blocks(walk, ledger, rows)
     check_base_states(walk, store, states)

@@ -213,7 +213,11 @@ def covered_stream(
 
 
 def stream_from(
-    store: Store, run_id: str, through: int, covered_ledger: Sequence[tuple[Any, ...]]
+    store: Store,
+    run_id: str,
+    through: int,
+    covered_ledger: Sequence[tuple[Any, ...]],
+    conn: Connection | None = None,
 ) -> Stream:
     """The same stream, for the quick check: the covered ledger rows it already holds, and
     each table that grows with a run read whole in one pass (no second pass to look for
@@ -221,7 +225,8 @@ def stream_from(
     block_at = {table: _query(table, run_id, None).block_at for table in EVIDENCE_TABLES}
 
     def rows(table: str) -> Iterable[tuple[Any, ...]]:
-        return store.read_raw(_query(table, run_id, None if table in block_at else through).query)
+        query = _query(table, run_id, None if table in block_at else through).query
+        return store.read_raw(query, conn)
 
     def within(table: str, columns: list[tuple[Any, ...]]) -> None:
         if table not in block_at:

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from sqlalchemy import Connection
+
 from agent_assay.errors import AssayError
 from agent_assay.findings import Finding
 from agent_assay.store import chain
@@ -45,15 +47,19 @@ from agent_assay.store.store import Head, LedgerEntry, Store
 def check_run(store: Store, run_id: str) -> ChainCheck:
     """The run's chain check: from its first checkpoint when one can be used, else in full."""
     with paused_gc():
-        quick = _quick(store, run_id) if store.embedded else None
+        quick = None
+        if store.embedded:
+            with store.snapshot() as conn:
+                quick = _quick(store, run_id, conn)
         return quick if quick is not None else check_run_chain(store, run_id)
 
 
-def _quick(store: Store, run_id: str) -> ChainCheck | None:
-    """The check from the run's first checkpoint, or None when it cannot start from one: no
-    checkpoint, a detail that does not parse (the full walk treats it as any block and
-    `verify` names it), or trajectories or scores added after it."""
-    ledger = list(store.read_raw(ledger_query(run_id, None)))
+def _quick(store: Store, run_id: str, conn: Connection | None) -> ChainCheck | None:
+    """The check from the run's first checkpoint, every read on `conn` (one snapshot), or
+    None when it cannot start from one: no checkpoint, a detail that does not parse (the
+    full walk treats it as any block and `verify` names it), or trajectories or scores
+    added after it."""
+    ledger = list(store.read_raw(ledger_query(run_id, None), conn))
     at = next((i for i, row in enumerate(ledger) if row[1] == KIND), None)
     if at is None or type(ledger[at][0]) is not int:
         return None
@@ -63,7 +69,7 @@ def _quick(store: Store, run_id: str) -> ChainCheck | None:
         return None
     covered = [row for row in ledger[:at] if type(row[0]) is int and row[0] <= claim.through]
     try:
-        stream = stream_from(store, run_id, claim.through, covered)
+        stream = stream_from(store, run_id, claim.through, covered, conn)
     except BeyondCheckpoint:
         return None
     if stream.digest != claim.stream:
@@ -74,7 +80,7 @@ def _quick(store: Store, run_id: str) -> ChainCheck | None:
         return ChainCheck(full.run_id, (finding,), full.evidence, full.blocks, full.rows,
                           full.ledger, full.paths, full.digests, full.states)
     tail = [_entry(row) for row in ledger[at:]]
-    return _from_checkpoint(store, run_id, claim, stream.digests, tail)
+    return _from_checkpoint(store, run_id, claim, stream.digests, tail, conn)
 
 
 def _entry(row: tuple[Any, ...]) -> LedgerEntry:
@@ -86,7 +92,12 @@ def _entry(row: tuple[Any, ...]) -> LedgerEntry:
 
 
 def _from_checkpoint(
-    store: Store, run_id: str, claim: Claim, covered: dict[int, str], after: list[LedgerEntry]
+    store: Store,
+    run_id: str,
+    claim: Claim,
+    covered: dict[int, str],
+    after: list[LedgerEntry],
+    conn: Connection | None,
 ) -> ChainCheck:
     """Walk the blocks after the checkpoint's `through` (`after`, the checkpoint first) in
     full; the rest is the claim's."""
@@ -95,7 +106,7 @@ def _from_checkpoint(
     for table in chain.CHAINED_TABLES:
         if table not in EVIDENCE_TABLES:
             rows[table], _ = walk.digest_rows(
-                table, store.chained_rows(table, run_id, after=claim.through))
+                table, store.chained_rows(table, run_id, after=claim.through, conn=conn))
     tail = sound_entries(walk, after)
     if claim.through not in covered:
         walk.add(f"ledger block {claim.through}", "is missing: a checkpoint covers it")

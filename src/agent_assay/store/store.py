@@ -205,27 +205,57 @@ class Store:
             return _head(conn, run_id)
 
     @contextmanager
-    def tolerant_connection(self) -> Iterator[Connection]:
-        """A connection on which text that is not valid UTF-8 reads back (with surrogate
-        escapes) instead of raising: checkers must see a damaged row to name it."""
-        with self.engine.connect() as conn:
-            raw = conn.connection.driver_connection
+    def tolerant_connection(self, conn: Connection | None = None) -> Iterator[Connection]:
+        """A connection (`conn` when given, else a new one) on which text that is not valid
+        UTF-8 reads back (with surrogate escapes) instead of raising: checkers must see a
+        damaged row to name it."""
+        with self._reader(conn) as reader:
+            raw = reader.connection.driver_connection
             if not isinstance(raw, sqlite3.Connection):
-                yield conn
+                yield reader
                 return
             raw.text_factory = _tolerant_text
             try:
-                yield conn
+                yield reader
             finally:
                 raw.text_factory = str
 
-    def ledger(self, run_id: str, after: int | None = None) -> list[LedgerEntry]:
-        """The run's blocks in order; only those after block `after` when it is given."""
+    @contextmanager
+    def _reader(self, conn: Connection | None) -> Iterator[Connection]:
+        if conn is not None:
+            yield conn
+            return
+        with self.engine.connect() as fresh:
+            yield fresh
+
+    @contextmanager
+    def snapshot(self) -> Iterator[Connection | None]:
+        """One read transaction on SQLite: every read made on it sees the same committed state,
+        so a check made while a writer appends never sees a block's rows without its entry
+        (or the reverse). None on PostgreSQL, where each read stands alone."""
+        if not self.embedded:
+            yield None
+            return
+        with self.engine.connect() as conn:
+            raw = conn.connection.driver_connection
+            assert isinstance(raw, sqlite3.Connection)
+            raw.execute("BEGIN")
+            try:
+                yield conn
+            finally:
+                if raw.in_transaction:
+                    raw.execute("ROLLBACK")
+
+    def ledger(
+        self, run_id: str, after: int | None = None, conn: Connection | None = None
+    ) -> list[LedgerEntry]:
+        """The run's blocks in order (read on `conn` when given); only those after block
+        `after` when it is given."""
         table = schema.ledger
         query = select(*(table.c[c] for c in _LEDGER_FIELDS)).where(table.c.run_id == run_id)
         if after is not None:
             query = query.where(table.c.seq > after)
-        return [LedgerEntry(*row) for row in self.read_raw(query.order_by(table.c.seq))]
+        return [LedgerEntry(*row) for row in self.read_raw(query.order_by(table.c.seq), conn)]
 
     def first_block(self, run_id: str, kind: str) -> LedgerEntry | None:
         """The run's earliest block of `kind`, or None."""
@@ -236,12 +266,14 @@ class Store:
         found = list(self.read_raw(query))
         return LedgerEntry(*found[0]) if found else None
 
-    def chained_rows(self, table: str, run_id: str, after: int | None = None) -> StoredRows:
+    def chained_rows(
+        self, table: str, run_id: str, after: int | None = None, conn: Connection | None = None
+    ) -> StoredRows:
         """Every stored row of `table` for `run_id` (only those joined to a block after
         `after`, or whose block column is not a number, when it is given), raw (no
-        decoding), streamed in batches so a run of any size is re-hashed in bounded memory.
-        Rows come in a fixed order: a table that grows with a run in its slot index's (no
-        sort on the way), the rest by id or block."""
+        decoding), streamed in batches so a run of any size is re-hashed in bounded memory
+        (on `conn` when given). Rows come in a fixed order: a table that grows with a run
+        in its slot index's (no sort on the way), the rest by id or block."""
         t = schema.metadata.tables[table]
         content = chain.CONTENT_COLUMNS[table]
         rest = [c.name for c in t.columns if c.name not in (*content, "block", "digest")]
@@ -250,15 +282,7 @@ class Store:
         query = select(*(t.c[c] for c in columns)).where(t.c.run_id == run_id)
         if after is not None:
             query = query.where(t.c.block > after)
-        return StoredRows(columns, self.read_raw(query.order_by(*(t.c[c] for c in order))))
-
-    def count_after(self, table: str, run_id: str, after: int) -> int:
-        """How many of the run's `table` rows join a block after `after` (on SQLite a text
-        or blob in the block column sorts after every number, so it counts too)."""
-        t = schema.metadata.tables[table]
-        with self.engine.connect() as conn:
-            query = select(func.count()).where(t.c.run_id == run_id, t.c.block > after)
-            return int(conn.execute(query).scalar_one())
+        return StoredRows(columns, self.read_raw(query.order_by(*(t.c[c] for c in order)), conn))
 
     @property
     def embedded(self) -> bool:
@@ -282,25 +306,25 @@ class Store:
         """The rows of `query`, streamed, as the driver's tuples; on `conn` when it is given
         (inside its transaction). Text is decoded the fast way; should a value not be UTF-8
         (a damaged store), the query is read again with tolerant decoding from the row where
-        the fast read stopped, so checkers still see, and can name, the damaged row (on a
-        given `conn`, the failure is raised instead)."""
-        if conn is not None:
-            return itertools.chain.from_iterable(self._batches(conn, query))
-        return itertools.chain.from_iterable(self._tolerant_batches(query))
+        the fast read stopped (on `conn` too), so checkers still see, and can name, the damaged
+        row."""
+        return itertools.chain.from_iterable(self._tolerant_batches(query, conn))
 
-    def _tolerant_batches(self, query: Any) -> Iterator[Sequence[tuple[Any, ...]]]:
+    def _tolerant_batches(
+        self, query: Any, conn: Connection | None
+    ) -> Iterator[Sequence[tuple[Any, ...]]]:
         done = 0  # a batch is fetched whole or raises: none of a failed one was handed out
         try:
-            with self.engine.connect() as conn:
-                for batch in self._batches(conn, query):
+            with self._reader(conn) as reader:
+                for batch in self._batches(reader, query):
                     yield batch
                     done += len(batch)
             return
         except DBAPIError as exc:
             if not _undecodable(exc):
                 raise
-        with self.tolerant_connection() as conn:
-            for batch in self._batches(conn, query):
+        with self.tolerant_connection(conn) as tolerant:
+            for batch in self._batches(tolerant, query):
                 if done >= len(batch):
                     done -= len(batch)
                     continue

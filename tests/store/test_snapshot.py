@@ -1,0 +1,55 @@
+"""The chain check reads one snapshot: a block appended while it reads is not half seen.
+
+Without it, `report` on a run that a writer is extending can see a block's ledger entry
+without its rows (or the rows without the entry) and say TAMPERED about an honest store.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent_assay.store import Store, open_store
+from agent_assay.store.chain_check import ChainCheck, check_run_chain
+from agent_assay.store.run_check import check_run
+from tests.support.toy import ToyAdapter
+from tests.support.toyrun import toy_run
+
+
+def _append_while_reading(
+    monkeypatch: pytest.MonkeyPatch, writer: Store, run_id: str
+) -> list[int]:
+    """After the check's first read of run_events, another connection appends an event
+    block and commits; returns a list that records that it happened."""
+    appended: list[int] = []
+    real = Store.read_raw
+
+    def read_raw(self: Store, query: Any, conn: Any = None) -> Iterator[tuple[Any, ...]]:
+        yield from real(self, query, conn)
+        if not appended and "run_events" in str(query):
+            appended.append(writer.append_event(run_id, "note", {"said": "meanwhile"}).seq)
+
+    monkeypatch.setattr(Store, "read_raw", read_raw)
+    return appended
+
+
+@pytest.mark.parametrize("check", [check_run_chain, check_run], ids=["full walk", "quick"])
+def test_a_block_appended_while_the_check_reads_is_not_half_seen(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, check: Callable[[Store, str], ChainCheck]
+) -> None:
+    db = tmp_path / "assay.db"
+    reader = open_store(str(db))
+    run_id = toy_run(reader, ToyAdapter(), "good").run_id
+    writer = open_store(str(db))
+    appended = _append_while_reading(monkeypatch, writer, run_id)
+    during = check(reader, run_id)
+    assert appended, "the block was not appended during the check"
+    assert during.intact, [f.line() for f in during.findings]
+    assert during.evidence.head is not None and during.evidence.head.seq < appended[0]
+    monkeypatch.undo()
+    after = check(reader, run_id)
+    assert after.intact and after.evidence.head is not None
+    assert after.evidence.head.seq == appended[0]
