@@ -166,8 +166,11 @@ def test_ctrl_c_stores_what_ran_and_prints_the_resume_command(site: Path, tmp_pa
 
 # ---- a writer killed with -9 -------------------------------------------------------------
 
-def start_slow_run(site: Path, tmp_path: Path, db: Path, *extra: str) -> subprocess.Popen[str]:
-    env = cli_env(site) | {SLOW_SECONDS_ENV: "0.5"}
+def start_slow_run(
+    site: Path, tmp_path: Path, db: Path, *extra: str, seconds: float = 0.5
+) -> subprocess.Popen[str]:
+    """`run` of the slow toy (each item takes `seconds`) in its own process."""
+    env = cli_env(site) | {SLOW_SECONDS_ENV: str(seconds)}
     return subprocess.Popen(
         [str(AGENT_ASSAY), "run", "--adapter", "slowtoy", "--config", "good", "--repeats", "3",
          "--db", str(db), *extra],
@@ -259,7 +262,9 @@ def test_a_killed_worker_process_ends_the_run_with_one_line_and_an_interrupted_e
     site: Path, tmp_path: Path
 ) -> None:
     db = tmp_path / "a.db"
-    writer = start_slow_run(site, tmp_path, db, "--workers", "2")
+    # items slow enough that the workers are still busy when the first trajectory is stored,
+    # however loaded the machine (at 0.5 s they could all finish before the writer stored one)
+    writer = start_slow_run(site, tmp_path, db, "--workers", "2", seconds=2.0)
     run_id = wait_for_trajectories(db, 1)
     workers = child_workers(writer.pid)
     assert workers, "no worker process found"
