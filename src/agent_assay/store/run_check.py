@@ -59,6 +59,8 @@ def _quick(store: Store, run_id: str, conn: Connection | None) -> ChainCheck | N
     None when it cannot start from one: no checkpoint, a detail that does not parse (the
     full walk treats it as any block and `verify` names it), or trajectories or scores
     added after it."""
+    if store.first_block(run_id, KIND, conn) is None:
+        return None  # a run without one: the ledger is read once, by the full walk
     ledger = list(store.read_raw(ledger_query(run_id, None), conn))
     at = next((i for i, row in enumerate(ledger) if row[1] == KIND), None)
     if at is None or type(ledger[at][0]) is not int:

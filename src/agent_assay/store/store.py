@@ -257,13 +257,15 @@ class Store:
             query = query.where(table.c.seq > after)
         return [LedgerEntry(*row) for row in self.read_raw(query.order_by(table.c.seq), conn)]
 
-    def first_block(self, run_id: str, kind: str) -> LedgerEntry | None:
-        """The run's earliest block of `kind`, or None."""
+    def first_block(
+        self, run_id: str, kind: str, conn: Connection | None = None
+    ) -> LedgerEntry | None:
+        """The run's earliest block of `kind` (read on `conn` when given), or None."""
         table = schema.ledger
         query = (select(*(table.c[c] for c in _LEDGER_FIELDS))
                  .where(table.c.run_id == run_id, table.c.kind == kind)
                  .order_by(table.c.seq).limit(1))
-        found = list(self.read_raw(query))
+        found = list(self.read_raw(query, conn))
         return LedgerEntry(*found[0]) if found else None
 
     def chained_rows(
