@@ -330,16 +330,27 @@ def _written(
     store: Store, run_id: str, arrival: Arrival, context: RunContext
 ) -> Iterator[Trajectory | PreparedTrajectory]:
     """Store what an executor handed over together, yielding each trajectory once it is
-    stored: rows a scoring process prepared go in one transaction (group commit),
-    trajectories to score here one by one."""
+    stored: rows a scoring process prepared in one transaction, and trajectories to score
+    here in another (group commit). A scorer that raises stops the run after what was
+    scored before it is stored."""
     prepared = [t for t in arrival if isinstance(t, PreparedTrajectory)]
     if prepared:
         store.write_prepared_group(run_id, prepared)
         yield from prepared
+    scored: list[tuple[Trajectory, list[ScoreRecord]]] = []
+    stopped: BaseException | None = None
     for trajectory in arrival:
         if isinstance(trajectory, Trajectory):
-            store.write_trajectory(run_id, trajectory, context.score(trajectory))
-            yield trajectory
+            try:
+                scored.append((trajectory, context.score(trajectory)))
+            except BaseException as exc:
+                stopped = exc
+                break
+    if scored:
+        store.write_trajectories(run_id, scored)
+        yield from (trajectory for trajectory, _ in scored)
+    if stopped is not None:
+        raise stopped
 
 
 @dataclass

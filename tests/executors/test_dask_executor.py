@@ -138,7 +138,7 @@ def test_a_worker_killed_mid_run_leaves_every_slot_stored_once(
     slow = SlowToy()  # half a second per item on the workers: still running when killed
     run = new_toy_run(store, slow, "good", repeats=3)
     where, victim = sorted(cluster.client.run(os.getpid).items())[0]
-    write = store.write_trajectory
+    write = store.write_trajectories
     was_running: list[object] = []
 
     def write_then_kill(*args: Any) -> Any:
@@ -148,7 +148,7 @@ def test_a_worker_killed_mid_run_leaves_every_slot_stored_once(
             os.kill(victim, signal.SIGKILL)
         return written
 
-    monkeypatch.setattr(store, "write_trajectory", write_then_kill)
+    monkeypatch.setattr(store, "write_trajectories", write_then_kill)
     result = execute_run(store, slow, run, backend=cluster, progress=False)
     assert was_running, "the worker was idle when it was killed"
     assert victim not in cluster.client.run(os.getpid).values()  # it did die
@@ -216,14 +216,14 @@ def test_a_run_interrupted_on_dask_is_finished_in_the_process_pool(
 ) -> None:
     toy = ToyAdapter()
     run = new_toy_run(store, toy, "good", repeats=3)
-    write = store.write_trajectory
+    write = store.write_trajectories
 
     def stop_at_the_fifth(*args: Any) -> Any:
         if store.count_rows("trajectories") == 4:
             raise KeyboardInterrupt  # Ctrl-C, as the fifth trajectory arrives
         return write(*args)
 
-    monkeypatch.setattr(store, "write_trajectory", stop_at_the_fifth)
+    monkeypatch.setattr(store, "write_trajectories", stop_at_the_fifth)
     with pytest.raises(RunInterrupted):
         execute_run(store, toy, run, backend=cluster, progress=False)
     monkeypatch.undo()

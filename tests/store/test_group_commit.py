@@ -75,3 +75,23 @@ def test_a_refused_trajectory_leaves_nothing_of_its_group(tmp_path: Path) -> Non
     store.write_prepared_group(run.run_id, taken[:2])  # the same rows go in once free of it
     assert store.stored_slots(run.run_id) == {(first, 1), (second, 1), (second, 2)}
     assert check_run_chain(store, run.run_id).intact
+
+
+def test_a_refused_group_of_trajectories_leaves_no_base_named_that_was_rolled_back(
+    tmp_path: Path,
+) -> None:
+    db, store, run = _fresh(tmp_path)
+    first, second = run.item_ids[:2]
+    store.write_trajectory(run.run_id, Trajectory(first, 1, final_state=_bank()), [])
+    bases = _counts(db, run.run_id)[2]
+    other = {"records": {"x": {"owner": "someone else", "balance": -1}}, **_bank(400)}
+    taken = [(Trajectory(second, 1, final_state=other), []),  # brings a new base ...
+             (Trajectory(first, 1, final_state=other), [])]  # ... in a group that is refused
+    with pytest.raises(sqlite3.IntegrityError):
+        store.write_trajectories(run.run_id, taken)
+    assert _counts(db, run.run_id)[2] == bases  # the new base was rolled back with it
+    store.write_trajectories(run.run_id, [(Trajectory(second, 1, final_state=other), []),
+                                          (Trajectory(second, 2, final_state=other), [])])
+    assert _counts(db, run.run_id) == (3, 3, bases + 1)
+    assert check_run_chain(store, run.run_id).intact
+    assert [t.final_state for t in store.trajectories(run.run_id, second)] == [other] * 2

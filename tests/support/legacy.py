@@ -99,13 +99,21 @@ def _write_score_rows(
     return trajectory_id
 
 
+def _write_each_as_score_rows(
+    self: Store, run_id: str, scored: Sequence[tuple[Trajectory, Sequence[ScoreRecord]]]
+) -> list[int]:
+    """Store.write_trajectories as schema 3 had it: a transaction per trajectory."""
+    return [_write_score_rows(self, run_id, trajectory, scores) for trajectory, scores in scored]
+
+
 @contextmanager
 def score_rows_layout() -> Iterator[None]:
     """Inside, every store writes trajectories as schema 3 did (a row per score): how a run
     written by an older agent-assay looks, for tests of stores upgraded past schema 4."""
-    original = Store.write_trajectory
+    original = Store.write_trajectory, Store.write_trajectories
     Store.write_trajectory = _write_score_rows  # type: ignore[method-assign]
+    Store.write_trajectories = _write_each_as_score_rows  # type: ignore[method-assign]
     try:
         yield
     finally:
-        Store.write_trajectory = original  # type: ignore[method-assign]
+        Store.write_trajectory, Store.write_trajectories = original  # type: ignore[method-assign]

@@ -631,10 +631,28 @@ class Store:
         self, run_id: str, trajectory: Trajectory, scores: Sequence[ScoreRecord]
     ) -> int:
         """Append a trajectory and its scores as one block, atomically; return its row id."""
-        prepared, encoded = prepare(self._states, run_id, trajectory, scores)
-        trajectory_id = self.write_prepared(run_id, prepared)
-        self._states.stored(run_id, encoded)
-        return trajectory_id
+        return self.write_trajectories(run_id, [(trajectory, scores)])[0]
+
+    def write_trajectories(
+        self, run_id: str, scored: Sequence[tuple[Trajectory, Sequence[ScoreRecord]]]
+    ) -> list[int]:
+        """Append trajectories with their scores, each its own block, in one transaction
+        (see `write_prepared_group`); return their row ids.
+
+        A row may name a base state an earlier row of the group brings: the encoder is
+        told of each base as its row is prepared. If the group is refused, the encoder
+        starts afresh, so no later row names a base that was rolled back.
+        """
+        group = []
+        for trajectory, scores in scored:
+            prepared, encoded = prepare(self._states, run_id, trajectory, scores)
+            self._states.stored(run_id, encoded)
+            group.append(prepared)
+        try:
+            return self.write_prepared_group(run_id, group)
+        except BaseException:
+            self._states = StateEncoder()
+            raise
 
     def write_prepared(self, run_id: str, prepared: PreparedTrajectory) -> int:
         """Append a prepared trajectory (`store.prepared`) and its scores as one block,
