@@ -161,7 +161,8 @@ def test_a_checkpoint_is_written_once_and_covers_the_block_before_it(
 def test_no_checkpoint_is_written_for_a_run_edited_during_its_walk(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The stream is taken before the walk and again under the write lock: an edit made
+    """The walk and the stream share a snapshot, and the block goes in on it only if nothing
+    was committed since; else the stream is taken again under the write lock. An edit made
     while the walk ran (after it read the row) leaves no checkpoint behind."""
     db = tmp_path / "assay.db"
     store = open_store(str(db))
@@ -169,14 +170,67 @@ def test_no_checkpoint_is_written_for_a_run_edited_during_its_walk(
     run_id = toy_run(store, ToyAdapter(), "good").run_id
     real = checkpoints.check_run_chain
 
-    def walk_then_edit(s: Store, rid: str) -> ChainCheck:
-        found = real(s, rid)
+    def walk_then_edit(s: Store, rid: str, snapshot: Any = None) -> ChainCheck:
+        found = real(s, rid, snapshot)
         _edit(db, "ledger_no_update", "UPDATE ledger SET at = 'later' WHERE seq = 1")
         return found
 
     monkeypatch.setattr(checkpoints, "check_run_chain", walk_then_edit)
     assert write_checkpoint(store, run_id) is None
     assert store.first_block(run_id, KIND) is None
+
+
+def _streams_taken(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    taken: list[int] = []
+    real = checkpoints.covered_stream
+
+    def counted(*args: Any) -> checkpoints.Stream:
+        taken.append(1)
+        return real(*args)
+
+    monkeypatch.setattr(checkpoints, "covered_stream", counted)
+    return taken
+
+
+def test_a_quiet_store_appends_the_checkpoint_on_the_walks_own_snapshot(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = open_store(str(tmp_path / "assay.db"))
+    monkeypatch.setattr("agent_assay.runner.write_checkpoint", lambda *_: None)
+    run_id = toy_run(store, ToyAdapter(), "good", repeats=2).run_id
+    taken = _streams_taken(monkeypatch)
+    head = write_checkpoint(store, run_id)
+    assert head is not None and store.head(run_id) == head
+    assert len(taken) == 1  # nobody wrote since the snapshot: no second stream
+    monkeypatch.undo()
+    _same(check_run(store, run_id), check_run_chain(store, run_id))
+
+
+def test_a_write_elsewhere_during_the_walk_still_leaves_a_checkpoint(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another run written into the same store while the walk runs makes SQLite refuse the
+    snapshot's write; the stream taken again under the write lock is unchanged, so the
+    checkpoint goes in all the same."""
+    db = tmp_path / "assay.db"
+    store = open_store(str(db))
+    monkeypatch.setattr("agent_assay.runner.write_checkpoint", lambda *_: None)
+    run_id = toy_run(store, ToyAdapter(), "good", repeats=2).run_id
+    real = checkpoints.check_run_chain
+    neighbour = open_store(str(db))
+
+    def walk_while_another_run_is_written(s: Store, rid: str, snapshot: Any = None) -> ChainCheck:
+        found = real(s, rid, snapshot)
+        toy_run(neighbour, ToyAdapter(), "good")
+        return found
+
+    monkeypatch.setattr(checkpoints, "check_run_chain", walk_while_another_run_is_written)
+    taken = _streams_taken(monkeypatch)
+    head = write_checkpoint(store, run_id)
+    assert head is not None and store.head(run_id) == head
+    assert len(taken) == 2  # the snapshot was refused its write: streamed again, unchanged
+    monkeypatch.undo()
+    _same(check_run(store, run_id), check_run_chain(store, run_id))
 
 
 def test_a_damaged_run_gets_no_checkpoint(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

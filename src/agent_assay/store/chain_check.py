@@ -224,8 +224,12 @@ def _kept_row(names: tuple[str, ...]) -> Any:
     return type("KeptRow", (base,), {"__slots__": (), "__getitem__": by_name})
 
 
-def check_run_chain(store: Store, run_id: str) -> ChainCheck:
-    """The full walk, every read in one snapshot of the store (see `Store.snapshot`)."""
+def check_run_chain(store: Store, run_id: str, snapshot: Connection | None = None) -> ChainCheck:
+    """The full walk, every read in one snapshot of the store (see `Store.snapshot`): the
+    caller's `snapshot` when it holds one, else its own."""
+    if snapshot is not None:
+        with paused_gc():
+            return _check_run_chain(store, run_id, snapshot)
     with paused_gc(), store.snapshot() as conn:
         return _check_run_chain(store, run_id, conn)
 

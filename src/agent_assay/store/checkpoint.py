@@ -339,24 +339,31 @@ def write_checkpoint(store: Store, run_id: str) -> Head | None:
     """Append the run's checkpoint, when it has none yet and a full walk finds it intact;
     the new head, or None when nothing was written.
 
-    The stream is taken before the walk and again inside the write transaction that
-    appends the block: a row changed while the walk ran makes them differ, and then no
-    checkpoint is written (nothing the walk did not see can be vouched for).
+    The walk and the stream are read in one snapshot, and the block is appended in that
+    same transaction, which SQLite allows only while nothing was committed since it
+    began. When another connection wrote meanwhile (another run in the same store, say),
+    the stream is taken again under the write lock and the block is appended only if it
+    is unchanged: nothing the walk did not see is ever vouched for.
     """
     if not store.embedded or store.first_block(run_id, KIND) is not None:
         return None
-    before = store.head(run_id)
-    if before is None:
-        return None
-    stream = covered_stream(store, run_id, before.seq)
-    check = check_run_chain(store, run_id)
-    if check.findings or check.evidence.head != before:
-        return None
+    with store.snapshot() as snapshot:
+        check = check_run_chain(store, run_id, snapshot)
+        walked = check.evidence.head
+        if check.findings or walked is None:
+            return None
+        stream = covered_stream(store, run_id, walked.seq, snapshot)
+        detail = claim_of(check, stream)
+        if detail is None:
+            return None
+        assert snapshot is not None  # embedded
+        written = store.append_to_snapshot(snapshot, run_id, walked, KIND, detail)
+    if written is not None:
+        return written
 
     def claim(conn: Connection, head: Head) -> dict[str, Any] | None:
-        if head != before or covered_stream(store, run_id, head.seq, conn) != stream:
-            return None
-        return claim_of(check, stream)
+        unchanged = head == walked and covered_stream(store, run_id, head.seq, conn) == stream
+        return detail if unchanged else None
 
     return store.append_checkpoint(run_id, claim)
 

@@ -304,6 +304,32 @@ class Store:
                 return None
             return self._append_block(conn, run_id, "checkpoint", detail, [])
 
+    def append_to_snapshot(
+        self, snapshot: Connection, run_id: str, head: Head, kind: str, detail: Mapping[str, Any]
+    ) -> Head | None:
+        """Append a block with no rows after `head` on `snapshot` (a `snapshot()`'s
+        connection) and commit it, or return None and write nothing.
+
+        SQLite turns a read transaction into a write only while nothing was committed
+        since it began, so a block appended here follows exactly the state read in the
+        snapshot; when another connection wrote since, or is writing now, SQLite refuses
+        at once and the caller decides what to do instead.
+        """
+        raw = snapshot.connection.driver_connection
+        assert isinstance(raw, sqlite3.Connection)
+        seq = head.seq + 1
+        detail_json = canonical_json({**detail, "rows": {}})  # as `_append_block` words it
+        digest = chain.block_digest(run_id, seq, kind, head.digest, detail_json, [])
+        entry = (run_id, seq, kind, detail_json, head.digest, digest, now())
+        try:
+            raw.execute(_hot_path_sql("qmark").ledger, entry)
+            raw.execute("COMMIT")
+        except sqlite3.OperationalError as exc:
+            if exc.sqlite_errorcode & 0xFF != sqlite3.SQLITE_BUSY:
+                raise
+            return None  # still the read transaction, which `snapshot` rolls back
+        return Head(seq, digest)
+
     def read_raw(self, query: Any, conn: Connection | None = None) -> Iterator[tuple[Any, ...]]:
         """The rows of `query`, streamed, as the driver's tuples; on `conn` when it is given
         (inside its transaction). Text is decoded the fast way; should a value not be UTF-8
