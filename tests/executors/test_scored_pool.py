@@ -59,7 +59,7 @@ def _prepared(item: str, state: str | None, blob: tuple[str, str] | None) -> Pre
                "final_state_delta": {"base": state, "edits": []}}
     return PreparedTrajectory(item_id=item, repetition=1, crashed=False, error=None, meta={},
                               steps=0, path="0" * 64, payload=canonical_json(payload),
-                              state=state, blob=blob, scores=())
+                              state=state, blob=blob, score_set=None)
 
 
 @pytest.mark.parametrize(("blob", "problem"), [

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from agent_assay.hashing import canonical_json
 from agent_assay.model import JSON, Trajectory
+from agent_assay.store.score_pack import PackedScores, pack_records
 from agent_assay.store.state_blobs import Encoded, StateEncoder
 
 if TYPE_CHECKING:
@@ -38,7 +39,8 @@ class PreparedTrajectory:
     blob: tuple[str, str] | None
     """(digest, canonical JSON) of a base state first named by this payload, to be stored
     in the same transaction."""
-    scores: tuple[ScoreRecord, ...]
+    score_set: PackedScores | None
+    """Its scores as its score set row stores them (None: no score to store)."""
 
 
 def prepare(
@@ -70,5 +72,5 @@ def prepared_row(
         payload=payload,
         state=state,
         blob=blob,
-        scores=tuple(scores),
+        score_set=pack_records(scores),
     )

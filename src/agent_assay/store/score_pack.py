@@ -25,10 +25,13 @@ import math
 import struct
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent_assay.errors import AssayError
 from agent_assay.hashing import canonical_json
+
+if TYPE_CHECKING:
+    from agent_assay.store.store import ScoreRecord
 
 VALUE_BYTES = 8
 
@@ -66,6 +69,29 @@ def pack(entries: Sequence[Entry]) -> PackedScores:
         struct.pack(f"<{len(values)}d", *values).hex(),
         canonical_json(details) if any(d is not None for d in details) else None,
     )
+
+
+def pack_records(records: Sequence[ScoreRecord]) -> PackedScores | None:
+    """One trajectory's scores as its score set stores them, checking every value first;
+    None when there is no score to store. Packed where they are scored, so what travels
+    to the writer is three strings, not a dozen records."""
+    if not records:
+        return None
+    return pack([(r.scorer, r.scorer_version, bool(r.imported), score_value(r), r.detail)
+                 for r in records])
+
+
+def score_value(record: ScoreRecord) -> float | None:
+    """The value as the database will return it (REAL), refusing NaN and infinities."""
+    if record.value is None:
+        return None
+    value = float(record.value)
+    if not math.isfinite(value):
+        raise AssayError(
+            f"scorer {record.scorer} returned {record.value!r} for "
+            f"{record.item_id}/{record.repetition}: a score is a finite number or None"
+        )
+    return value
 
 
 @functools.lru_cache(maxsize=64)

@@ -17,7 +17,6 @@ from __future__ import annotations
 import functools
 import itertools
 import json
-import math
 import sqlite3
 import uuid
 from collections import Counter
@@ -38,6 +37,7 @@ from agent_assay.store.engine import Access, make_engine, shown, store_path
 from agent_assay.store.postgres import connect_reason, is_server_url
 from agent_assay.store.prepared import PreparedTrajectory, prepare
 from agent_assay.store.score_columns import ScoreColumns, StoredScore, StoredSets, score_columns
+from agent_assay.store.score_pack import PackedScores, pack_records
 from agent_assay.store.state_blobs import BaseStates, StateEncoder, base_digests, expanded
 
 TERMINAL_EVENTS = frozenset({"complete", "interrupted"})
@@ -138,32 +138,14 @@ def decode_json(table: str, row_id: object, text: str | None) -> Any:
 
 
 def _score_set_content(
-    run_id: str, item_id: str, repetition: int, generation: int,
-    records: Sequence[ScoreRecord],
+    run_id: str, item_id: str, repetition: int, generation: int, packed: PackedScores | None
 ) -> tuple[Any, ...] | None:
     """The content of one score set row, in `chain.CONTENT_COLUMNS` order; None when the
     trajectory has no score to store."""
-    if not records:
+    if packed is None:
         return None
-    packed = score_pack.pack(
-        [(r.scorer, r.scorer_version, bool(r.imported), score_value(r), r.detail)
-         for r in records]
-    )
     return (run_id, item_id, repetition, generation, packed.scorers, packed.packed_values,
             packed.details)
-
-
-def score_value(record: ScoreRecord) -> float | None:
-    """The value as the database will return it (REAL), refusing NaN and infinities."""
-    if record.value is None:
-        return None
-    value = float(record.value)
-    if not math.isfinite(value):
-        raise AssayError(
-            f"scorer {record.scorer} returned {record.value!r} for "
-            f"{record.item_id}/{record.repetition}: a score is a finite number or None"
-        )
-    return value
 
 
 def _stored_outcome(row: Any) -> StoredOutcome:
@@ -722,7 +704,8 @@ class Store:
         last, prev, generation = cursor.fetchone()
         seq, prev = (last + 1, prev) if last is not None else (1, chain.GENESIS)
         generation = generation or 0
-        score_set = _score_set_content(run_id, item_id, repetition, generation, prepared.scores)
+        score_set = _score_set_content(run_id, item_id, repetition, generation,
+                                       prepared.score_set)
         digests = [t_digest]
         if score_set is not None:
             set_digest = chain.row_digest("score_sets", score_set)
@@ -921,7 +904,7 @@ class Store:
                 by_slot.setdefault((r.item_id, r.repetition), []).append(r)
             for (item_id, repetition), slot_records in by_slot.items():
                 content = _score_set_content(run_id, item_id, repetition, generation,
-                                             slot_records)
+                                             pack_records(slot_records))
                 assert content is not None  # a slot is listed only with a record
                 rows.append((
                     schema.score_sets,
