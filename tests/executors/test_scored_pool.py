@@ -11,7 +11,7 @@ import pytest
 
 from agent_assay import api
 from agent_assay.errors import AssayError
-from agent_assay.executors.scored_pool import BATCH, scoring_workers
+from agent_assay.executors.scored_pool import scoring_workers
 from agent_assay.hashing import STATE, canonical_hash, canonical_json
 from agent_assay.store import Store, open_store
 from agent_assay.store.chain_check import check_run_chain
@@ -33,12 +33,12 @@ def _rows(store: Store, run_id: str) -> dict[tuple[str, int], tuple[str, object]
 
 def test_banking_rows_scored_beside_the_agents_equal_the_writers_own(tmp_path: Path) -> None:
     db = str(tmp_path / "bank.db")
-    common = {"store": db, "repeats": 2, "limit": 3 * BATCH}
+    common = {"store": db, "repeats": 2, "limit": 24}
     alone = api.evaluate("banking", "mock", **common)
     pooled = api.evaluate("banking", "mock", workers=2, **common)
     store = open_store(db)
     rows = _rows(store, pooled.run.run_id)
-    assert len(rows) == 2 * 3 * BATCH
+    assert len(rows) == 2 * 24
     assert rows == _rows(store, alone.run.run_id)
     assert check_run_chain(store, pooled.run.run_id).intact
     with sqlite3.connect(tmp_path / "bank.db") as conn:

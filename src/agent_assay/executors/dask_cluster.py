@@ -77,6 +77,7 @@ from agent_assay.executors import (
     run_task,
     worker_system,
 )
+from agent_assay.executors.batching import FIRST_BATCH, next_size
 from agent_assay.model import JSON, PublicSuite, Trajectory
 
 CONNECT_TIMEOUT = 10.0
@@ -89,10 +90,8 @@ TARGET_BATCH_SECONDS = 0.2
 """About how long a batch should take: long beside what Dask spends on a task (some 10 ms
 on 2 cores), short enough that the last batches balance across workers and a killed
 worker loses little."""
-FIRST_BATCH = 1
-"""Until a batch has been measured, an item may take minutes (a model agent): one at a time."""
 MAX_BATCH = 64
-"""The largest batch, whatever the agent's speed (see the measurement in `next_size`)."""
+"""The largest batch, whatever the agent's speed (see the measurement in `batch_size`)."""
 
 LOCAL_CLUSTER = {
     "distributed.scheduler.allowed-failures": ALLOWED_FAILURES,
@@ -144,19 +143,15 @@ def _run_batch(recipe: Recipe, held: str, tasks: list[Task]) -> Batch:
     return [run_task(system, task) for task in tasks], perf_counter() - started
 
 
-def next_size(size: int, seconds: float, tasks: int) -> int:
-    """The next batch's size: about TARGET_BATCH_SECONDS of work at the pace the last batch
-    measured, at most twice the current size (one quick item says little about the next),
-    and at most MAX_BATCH.
+def batch_size(size: int, seconds: float, tasks: int) -> int:
+    """The next batch's size on the cluster (see `batching.next_size`).
 
     Measured on 2 cores, no-op trajectories through a 2-worker local cluster at fixed
     sizes: 92 a second one at a time, 430 in eights, 730 in 32s; from 64 on the single
     writer is the limit (100,000 trajectories: 975-1,017 a second at 64, 948-1,110 at
     256, 953 at 1,024, 1,070 sequentially). So 64: as fast as any larger size, with the
     least in flight and the least to run again when a worker dies."""
-    per_task = seconds / tasks
-    fits = int(TARGET_BATCH_SECONDS / per_task) if per_task > 0 else MAX_BATCH
-    return max(1, min(fits, 2 * size, MAX_BATCH))
+    return next_size(size, seconds, tasks, target_seconds=TARGET_BATCH_SECONDS, most=MAX_BATCH)
 
 
 class _Window:
@@ -238,7 +233,7 @@ class DaskExecutor:
                 except CancelledError as exc:
                     raise ExecutorLost(f"the Dask scheduler ({self.where}) was lost") from exc
                 else:
-                    window.size = next_size(window.size, seconds, len(batch))
+                    window.size = batch_size(window.size, seconds, len(batch))
                     yield trajectories
                 window.fill()
 
