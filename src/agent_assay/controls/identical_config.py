@@ -16,7 +16,7 @@ run's own trajectories.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from agent_assay.adapters.system import NONDETERMINISTIC_TRAJECTORY_FIELDS
@@ -33,31 +33,66 @@ TWINS = 2
 BLANK: Mapping[str, Any] = {"latency_ms": 0.0, "cost": Cost(0.0, "blanked"), "meta": {}}
 
 
+@dataclass
+class StoredValues:
+    """Every stored value of a run: per item, its trajectory's compared fields as stored
+    (the last repetition read, when several are), and each score under its path
+    (`item/score.name`). A trajectory's values are its leaves, each under its path
+    (`item/trajectory.field`); they are flattened only when asked, so two runs whose
+    trajectories are equal, as twins' should be, are compared a trajectory at a time."""
+
+    trajectories: dict[str, dict[str, Any]]
+    scores: dict[str, Any]
+    _leaves: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def leaves(self, item: str) -> dict[str, Any]:
+        """The leaves of `item`'s trajectory by path (none when the run has no such item)."""
+        if item not in self._leaves:
+            self._leaves[item] = flatten(self.trajectories.get(item, {}), f"{item}/trajectory.")
+        return self._leaves[item]
+
+
 def stored_values(
     ctx: ControlContext, run_id: str, skip: set[str], repetition: int | None = None
-) -> dict[str, Any]:
-    """Every stored value of a run by path (`item/trajectory.field` or `item/score.name`),
-    of one repetition when asked."""
-    values: dict[str, Any] = {}
-    for t in ctx.store.trajectories(run_id, repetition=repetition):
-        for path, value in flatten(t.to_json()).items():
-            if path.split(".")[0] not in skip:
-                values[f"{t.item_id}/trajectory.{path}"] = value
-    for row in ctx.store.current_scores(run_id):
-        if row.scorer not in skip and (repetition is None or row.repetition == repetition):
-            values[f"{row.item_id}/score.{row.scorer}"] = row.value
-    return values
+) -> StoredValues:
+    """Every stored value of a run but the fields in `skip`, of one repetition when asked."""
+    trajectories = {
+        t.item_id: {name: value for name, value in t.to_json().items() if name not in skip}
+        for t in ctx.store.trajectories(run_id, repetition=repetition)
+    }
+    scores = {
+        f"{row.item_id}/score.{row.scorer}": row.value
+        for row in ctx.store.current_scores(run_id)
+        if row.scorer not in skip and (repetition is None or row.repetition == repetition)
+    }
+    return StoredValues(trajectories, scores)
 
 
-def differences(first: Mapping[str, Any], second: Mapping[str, Any]) -> tuple[list[str], float]:
-    """The paths whose values differ, and the largest numeric difference among them."""
-    differing = sorted(p for p in first.keys() | second.keys() if first.get(p) != second.get(p))
-    deltas = [
-        abs(first[p] - second[p])
-        for p in differing
-        if isinstance(first.get(p), int | float) and isinstance(second.get(p), int | float)
-    ]
-    return differing, max(deltas, default=0.0)
+def differences(first: StoredValues, second: StoredValues) -> tuple[list[str], float, int]:
+    """The paths whose values differ, the largest numeric difference among them, and how
+    many values were compared. Equal trajectories (one C-level comparison) differ nowhere,
+    and their values are counted, not compared again leaf by leaf."""
+    differing, deltas = _differing(first.scores, second.scores)
+    compared = len(first.scores.keys() | second.scores.keys())
+    for item in first.trajectories.keys() | second.trajectories.keys():
+        mine, theirs = first.trajectories.get(item), second.trajectories.get(item)
+        if mine is not None and mine == theirs:
+            compared += len(first.leaves(item))
+            continue
+        a, b = first.leaves(item), second.leaves(item)
+        paths, sizes = _differing(a, b)
+        differing += paths
+        deltas += sizes
+        compared += len(a.keys() | b.keys())
+    return sorted(differing), max(deltas, default=0.0), compared
+
+
+def _differing(a: Mapping[str, Any], b: Mapping[str, Any]) -> tuple[list[str], list[float]]:
+    """The paths of `a` and `b` whose values differ, and the numeric differences among them."""
+    paths = [p for p in a.keys() | b.keys() if a.get(p) != b.get(p)]
+    deltas = [abs(a[p] - b[p]) for p in paths
+              if isinstance(a.get(p), int | float) and isinstance(b.get(p), int | float)]
+    return paths, deltas
 
 
 def deciding_fields(ctx: ControlContext, skip: set[str]) -> list[str]:
@@ -72,14 +107,14 @@ def deciding_fields(ctx: ControlContext, skip: set[str]) -> list[str]:
     for t in ctx.trajectories:
         item = gold[t.item_id]
         as_stored = {s.name: s.score(item.gold, t, ctx.scoring).value for s in headline}
-        for field in (f for f in fields if f not in found):
-            blanked: Trajectory = replace(t, **{field: BLANK[field]})
+        for name in (f for f in fields if f not in found):
+            blanked: Trajectory = replace(t, **{name: BLANK[name]})
             changed = [
                 s.name for s in headline
                 if s.score(item.gold, blanked, ctx.scoring).value != as_stored[s.name]
             ]
             if changed:
-                found[field] = f"{field} (decides {changed[0]} on {t.item_id})"
+                found[name] = f"{name} (decides {changed[0]} on {t.item_id})"
     return [found[f] for f in fields if f in found]
 
 
@@ -107,22 +142,24 @@ class IdenticalConfig:
         run_ids = [self._twin(ctx, execution) for execution in range(1, TWINS + 1)]
         certified = stored_values(ctx, ctx.run.run_id, skip, repetition=1)
         twins = [stored_values(ctx, r, skip) for r in run_ids]
-        pairs: Sequence[tuple[str, Mapping[str, Any], Mapping[str, Any]]] = [
+        pairs: Sequence[tuple[str, StoredValues, StoredValues]] = [
             *((f"twin {n} vs certified", certified, t) for n, t in enumerate(twins, 1)),
             ("twin 1 vs twin 2", twins[0], twins[1]),
         ]
         differing: list[str] = []
         max_delta = 0.0
+        compared = 0
         by_pair: dict[str, int] = {}
         for label, first, second in pairs:
-            paths, delta = differences(first, second)
+            paths, delta, values = differences(first, second)
             by_pair[label] = len(paths)
             differing += [f"{label}: {p}" for p in paths]
             max_delta = max(max_delta, delta)
+            compared += values
         measured = {
             "runs": run_ids,
             "hash_seeds": [twin_hash_seed(ctx.run.run_id, n) for n in range(1, TWINS + 1)],
-            "values_compared": sum(len(a.keys() | b.keys()) for _, a, b in pairs),
+            "values_compared": compared,
             "max_abs_delta": max_delta,
             "differing_paths": len(differing),
             "differing_by_comparison": by_pair,

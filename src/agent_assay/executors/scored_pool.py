@@ -67,7 +67,7 @@ class ActedBatch:
 
     rows: list[Acted]
     bases: dict[str, str]
-    seconds: float = 0.0
+    seconds: float
 
 
 class _Agent:
@@ -212,10 +212,10 @@ class ScoredPool:
                 done, _ = wait(pending, return_when=FIRST_COMPLETED)
                 for acted in [f for f in acting if f in done]:
                     acting.discard(acted)
-                    batch = acted.result()
-                    size = next_size(size, batch.seconds, len(batch.rows),
+                    rows = acted.result()
+                    size = next_size(size, rows.seconds, len(rows.rows),
                                      target_seconds=TARGET_BATCH_SECONDS, most=MAX_BATCH)
-                    scoring.add(scorers.submit(_score, batch))
+                    scoring.add(scorers.submit(_score, rows))
                 for scored in [f for f in scoring if f in done]:
                     scoring.discard(scored)
                     yield scored.result()
