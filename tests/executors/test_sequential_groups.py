@@ -4,17 +4,16 @@ by one, as they finish."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
 from typing import Any
 
 import pytest
 
 from agent_assay import executors
-from agent_assay.model import Config, PublicItem, Trajectory
 from agent_assay.runner import execute_run
 from agent_assay.store import Store
 from agent_assay.store.chain_check import check_run_chain
+from tests.support.misbehaving import SLOW_SECONDS_ENV, InterruptingToy, SlowToy
 from tests.support.toy import ToyAdapter
 from tests.support.toyrun import new_toy_run
 
@@ -48,19 +47,11 @@ def test_a_fast_agent_shares_commits_and_each_trajectory_keeps_its_block(
     assert len(blocks) == 40
 
 
-class SlowToy(ToyAdapter):
-    """Takes a few milliseconds an item: slower than the group's wait in these tests."""
-
-    def run_item(self, item: PublicItem, config: Config, *, seed: int, repetition: int
-                 ) -> Trajectory:
-        time.sleep(0.005)
-        return super().run_item(item, config, seed=seed, repetition=repetition)
-
-
 def test_a_slow_agents_trajectories_are_written_as_they_finish(
     store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(executors, "GROUP_WAIT_S", 0.001)
+    monkeypatch.setenv(SLOW_SECONDS_ENV, "0.005")  # slower than the group's wait
     slow = SlowToy()
     run = new_toy_run(store, slow, "good", repeats=2)
     sizes = _group_sizes(store, monkeypatch)
@@ -68,24 +59,11 @@ def test_a_slow_agents_trajectories_are_written_as_they_finish(
     assert sizes == [1] * 8
 
 
-class StopsAtTheTenth(ToyAdapter):
-    def __init__(self) -> None:
-        super().__init__()
-        self.asked = 0
-
-    def run_item(self, item: PublicItem, config: Config, *, seed: int, repetition: int
-                 ) -> Trajectory:
-        self.asked += 1
-        if self.asked == 10:
-            raise KeyboardInterrupt
-        return super().run_item(item, config, seed=seed, repetition=repetition)
-
-
 def test_ctrl_c_in_a_group_stores_what_finished_before_it(
     store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(executors, "GROUP_WAIT_S", 60.0)
-    stopping = StopsAtTheTenth()
+    stopping = InterruptingToy(interrupt_on=10)
     run = new_toy_run(store, stopping, "good", repeats=4)
     with pytest.raises(KeyboardInterrupt):
         execute_run(store, stopping, run, progress=False)
