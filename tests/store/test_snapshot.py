@@ -7,7 +7,6 @@ without its rows (or the rows without the entry) and say TAMPERED about an hones
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,6 +14,7 @@ import pytest
 from agent_assay.store import Store, open_store
 from agent_assay.store.chain_check import ChainCheck, check_run_chain
 from agent_assay.store.run_check import check_run
+from tests.store.conftest import Backend
 from tests.support.toy import ToyAdapter
 from tests.support.toyrun import toy_run
 
@@ -38,12 +38,11 @@ def _append_while_reading(
 
 @pytest.mark.parametrize("check", [check_run_chain, check_run], ids=["full walk", "quick"])
 def test_a_block_appended_while_the_check_reads_is_not_half_seen(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, check: Callable[[Store, str], ChainCheck]
+    backend: Backend, monkeypatch: pytest.MonkeyPatch, check: Callable[[Store, str], ChainCheck]
 ) -> None:
-    db = tmp_path / "assay.db"
-    reader = open_store(str(db))
+    reader = open_store(backend.db)  # on PostgreSQL both checks are the full walk
     run_id = toy_run(reader, ToyAdapter(), "good").run_id
-    writer = open_store(str(db))
+    writer = open_store(backend.db)
     appended = _append_while_reading(monkeypatch, writer, run_id)
     during = check(reader, run_id)
     assert appended, "the block was not appended during the check"

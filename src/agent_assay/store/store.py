@@ -212,11 +212,14 @@ class Store:
 
     @contextmanager
     def snapshot(self) -> Iterator[Connection | None]:
-        """One read transaction on SQLite: every read made on it sees the same committed state,
-        so a check made while a writer appends never sees a block's rows without its entry
-        (or the reverse). None on PostgreSQL, where each read stands alone."""
+        """One read transaction: every read made on it sees the same committed state, so a
+        check made while a writer appends never sees a block's rows without its entry (or
+        the reverse). On PostgreSQL a REPEATABLE READ transaction, which the driver begins
+        at the first read; on SQLite a deferred one (which `append_to_snapshot` may turn
+        into a write)."""
         if not self.embedded:
-            yield None
+            with self.engine.connect() as server:
+                yield server.execution_options(isolation_level="REPEATABLE READ")
             return
         with self.engine.connect() as conn:
             raw = conn.connection.driver_connection
