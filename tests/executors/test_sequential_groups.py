@@ -4,12 +4,14 @@ by one, as they finish."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from typing import Any
 
 import pytest
 
 from agent_assay import executors
+from agent_assay.model import Config, PublicItem, Trajectory
 from agent_assay.runner import execute_run
 from agent_assay.store import Store
 from agent_assay.store.chain_check import check_run_chain
@@ -69,3 +71,29 @@ def test_ctrl_c_in_a_group_stores_what_finished_before_it(
         execute_run(store, stopping, run, progress=False)
     assert len(store.stored_slots(run.run_id)) == 9
     assert store.events(run.run_id)[-1].detail["written"] == 9
+
+
+class SometimesSlowToy(ToyAdapter):
+    """Every other item takes a few milliseconds (a model behind a cache, say)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.asked = 0
+
+    def run_item(self, item: PublicItem, config: Config, *, seed: int, repetition: int
+                 ) -> Trajectory:
+        self.asked += 1
+        if self.asked % 2 == 0:
+            time.sleep(0.005)
+        return super().run_item(item, config, seed=seed, repetition=repetition)
+
+
+def test_once_an_agent_has_been_slow_its_quick_trajectories_do_not_wait_for_it(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(executors, "GROUP_WAIT_S", 0.001)
+    uneven = SometimesSlowToy()
+    run = new_toy_run(store, uneven, "good", repeats=3)
+    sizes = _group_sizes(store, monkeypatch)
+    assert execute_run(store, uneven, run, progress=False).written == 12
+    assert sizes == [2] + [1] * 10  # the first quick one waited: nothing was known yet

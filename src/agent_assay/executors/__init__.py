@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+from collections import deque
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
@@ -131,27 +132,30 @@ GROUP_MAX = 16
 """The most trajectories the sequential executor hands over together (one commit)."""
 GROUP_WAIT_S = 0.05
 """How long a finished trajectory may wait for others to share its commit, as foreseen
-from the last task's time."""
+from the slowest of the last GROUP_MAX tasks."""
 
 
 class SequentialExecutor:
     """Runs each task in this process and hands trajectories over in groups, so the writer
     commits several at once (group commit). A group closes at GROUP_MAX, or before a
-    task that, if it takes as long as the last one, would keep the group's first
-    trajectory waiting past GROUP_WAIT_S: a slow agent's trajectories are still written
-    one by one as they finish, a fast agent's share a commit. A task that is interrupted
-    (Ctrl-C) first hands over what finished before it, so that is stored."""
+    task that, if it takes as long as the slowest of the last few, would keep the group's
+    first trajectory waiting past GROUP_WAIT_S: a slow agent's trajectories are written
+    one by one as they finish, and so are those of an agent that is only sometimes slow
+    (a model behind a cache, say, whose finished work is worth not losing); a fast
+    agent's share a commit. A task that is interrupted (Ctrl-C) first hands over what
+    finished before it, so that is stored."""
 
     def __init__(self, adapter: LoadedSystem) -> None:
         self.adapter = adapter
 
     def run(self, tasks: Iterable[Task]) -> Iterator[Arrival]:
         group: list[Trajectory] = []
-        first_done = last_took = 0.0
+        took: deque[float] = deque(maxlen=GROUP_MAX)
+        first_done = 0.0
         for task in tasks:
             started = perf_counter()
             if group and (len(group) >= GROUP_MAX
-                          or started - first_done + last_took > GROUP_WAIT_S):
+                          or started - first_done + max(took) > GROUP_WAIT_S):
                 yield group
                 group = []
                 started = perf_counter()
@@ -162,7 +166,7 @@ class SequentialExecutor:
                     yield group
                 raise
             done = perf_counter()
-            last_took = done - started
+            took.append(done - started)
             if not group:
                 first_done = done
             group.append(trajectory)
