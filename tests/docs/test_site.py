@@ -28,6 +28,8 @@ def site(tmp_path: Path) -> Path:
         shutil.copy(ROOT / name, tmp_path / name)
     shutil.copytree(ROOT / "examples", tmp_path / "examples",
                     ignore=shutil.ignore_patterns("*.egg-info", "__pycache__"))
+    (tmp_path / "tools").mkdir()
+    shutil.copy(ROOT / "tools" / "mkdocs_hooks.py", tmp_path / "tools" / "mkdocs_hooks.py")
     return tmp_path
 
 
@@ -43,6 +45,21 @@ def test_the_committed_site_builds_strictly(site: Path) -> None:
     built = build(site)
     assert built.returncode == 0, built.stdout + built.stderr
     assert (site / "site" / "index.html").is_file()
+
+
+def test_a_generated_value_that_starts_a_line_stays_in_its_sentence(site: Path) -> None:
+    """readme-check's markers never reach a page: a value at the start of a line (here, on
+    the performance page and in a limitation the site includes) does not split its
+    paragraph or its list item."""
+    page = site / "docs" / "performance.md"
+    page.write_text(page.read_text() + "\nThe harness took\n<!-- value: bench/floor.json#ratio "
+                    "-->3.5<!-- /value --> times the floor, said once.\n")
+    assert build(site).returncode == 0
+    performance = (site / "site" / "performance.html").read_text()
+    limitations = (site / "site" / "limitations.html").read_text()
+    assert "<!-- value" not in performance + limitations
+    assert "<p>The harness took\n3.5 times the floor, said once.</p>" in performance
+    assert "<li><strong>Every report still reads the whole run" in limitations
 
 
 @pytest.mark.parametrize(
