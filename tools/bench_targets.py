@@ -12,11 +12,12 @@ drift from them.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from agent_assay.audit.regions import load_json, walk
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -68,22 +69,20 @@ TARGETS = (
 )
 
 
-def _read(bench: Path, ref: str, cache: dict[str, Any]) -> Any:
-    name, path = ref.split("#")
-    if name not in cache:
-        cache[name] = json.loads((bench / name).read_text(encoding="utf-8"))
-    node = cache[name]
-    for step in path.split("."):
-        node = node[step]
-    return node
-
-
 def table(reports: Path) -> str:
-    """The table of every target, from the figures under `reports`/bench."""
-    bench, cache = reports / "bench", {}
+    """The table of every target, from the figures under `reports`/bench, read the way
+    readme-check reads a generated value."""
+    figures: dict[str, Any] = {}
+
+    def read(ref: str) -> Any:
+        name, path = ref.split("#")
+        if name not in figures:
+            figures[name] = load_json(reports, f"bench/{name}")
+        return walk(figures[name], path, ref)
+
     rows = [("target", "measured", "held to", "met", "measured by")]
     for t in TARGETS:
-        figure, limit, met = (_read(bench, ref, cache) for ref in (t.figure, t.limit, t.met))
+        figure, limit, met = (read(ref) for ref in (t.figure, t.limit, t.met))
         if met != (figure <= limit if t.sense == "<=" else figure >= limit):
             raise SystemExit(f"{t.figure}: the benchmark's verdict {met} does not follow "
                              f"from {figure} {t.sense} {limit}")

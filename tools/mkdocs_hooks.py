@@ -10,13 +10,13 @@ the top-level documents (which carry markers of their own).
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from markdown import Extension, Markdown
 from markdown.preprocessors import Preprocessor
 
-VALUE_MARKER = re.compile(r"<!-- value: [^>]*? -->|<!-- /value -->")
+from agent_assay.audit.regions import VALUE
+
 AFTER_SNIPPETS = 31
 """Preprocessors run from the highest priority down: pymdownx.snippets registers at 32,
 and Markdown's raw-HTML block reader, which would take the markers first, at 20."""
@@ -24,7 +24,8 @@ and Markdown's raw-HTML block reader, which would take the markers first, at 20.
 
 class _Unmarked(Preprocessor):
     def run(self, lines: list[str]) -> list[str]:
-        return [VALUE_MARKER.sub("", line) for line in lines]
+        """Each value region (as readme-check finds it) replaced by its value."""
+        return VALUE.sub(lambda region: region["body"], "\n".join(lines)).split("\n")
 
 
 class UnmarkValues(Extension):

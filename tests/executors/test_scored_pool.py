@@ -73,12 +73,12 @@ def test_the_writer_refuses_a_forged_or_missing_base_and_writes_nothing(
     run = new_toy_run(store, ToyAdapter(), "good")
     head = store.head(run.run_id)
     with pytest.raises(AssayError, match=problem):
-        store.write_prepared(run.run_id, _prepared(run.item_ids[0], "a" * 64, blob))
+        store.write_prepared_group(run.run_id, [_prepared(run.item_ids[0], "a" * 64, blob)])
     assert store.trajectory_counts(run.run_id) == (0, 0)
     assert store.head(run.run_id) == head
     text = '{"x":1}'
     honest = canonical_hash(STATE, text)
-    store.write_prepared(run.run_id, _prepared(run.item_ids[0], honest, (honest, text)))
+    store.write_prepared_group(run.run_id, [_prepared(run.item_ids[0], honest, (honest, text))])
     assert store.trajectories(run.run_id)[0].final_state == {"x": 1}
 
 

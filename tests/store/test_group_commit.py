@@ -63,7 +63,7 @@ def test_a_group_is_one_block_per_trajectory_and_one_base(tmp_path: Path) -> Non
 def test_a_refused_trajectory_leaves_nothing_of_its_group(tmp_path: Path) -> None:
     db, store, run = _fresh(tmp_path)
     first, second = run.item_ids[:2]
-    store.write_prepared(run.run_id, _prepared(run, [(first, 1)])[0])
+    store.write_prepared_group(run.run_id, [_prepared(run, [(first, 1)])[0]])
     before = _counts(db, run.run_id)
     head = store.head(run.run_id)
     taken = _prepared(run, [(second, 1), (second, 2), (first, 1)])  # the last slot is taken

@@ -43,7 +43,7 @@ class StoredValues:
 
     trajectories: dict[str, dict[str, Any]]
     scores: dict[str, Any]
-    _leaves: dict[str, dict[str, Any]] = field(default_factory=dict)
+    _leaves: dict[str, dict[str, Any]] = field(default_factory=dict, init=False, repr=False)
 
     def leaves(self, item: str) -> dict[str, Any]:
         """The leaves of `item`'s trajectory by path (none when the run has no such item)."""

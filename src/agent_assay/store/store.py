@@ -665,11 +665,6 @@ class Store:
             self._states = StateEncoder()
             raise
 
-    def write_prepared(self, run_id: str, prepared: PreparedTrajectory) -> int:
-        """Append a prepared trajectory (`store.prepared`) and its scores as one block,
-        atomically; return its row id."""
-        return self.write_prepared_group(run_id, [prepared])[0]
-
     def write_prepared_group(
         self, run_id: str, group: Sequence[PreparedTrajectory]
     ) -> list[int]:
