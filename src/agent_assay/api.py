@@ -120,7 +120,7 @@ def evaluate(
     notice: Notice = _quiet,
 ) -> Evaluation:
     """Run `config` over the system's items x `repeats` into the store. The agents run in
-    this process (`workers` 1), in `workers` spawned processes, or with `executor` "dask"
+    `workers` agent processes (never in this one; see `hosting`), or with `executor` "dask"
     on the scheduler at `scheduler` (else a local cluster of `workers` processes), which
     is reached before the store is touched."""
     from agent_assay.executors import ExecutorSpec, open_backend
@@ -281,7 +281,7 @@ def certify(
 ) -> Certification:
     """Run every control on a run and say whether it is admissible. A run made for it runs
     on the executor asked for (see `evaluate`); identical_config's twins run in `workers`
-    spawned processes whatever the executor (each needs a fresh one)."""
+    agent processes of this host whatever the executor, started as a run's are."""
     from agent_assay.controls.execute import check_allowed, controls_exit_code, run_controls
 
     allowed = check_allowed(allow_not_run)

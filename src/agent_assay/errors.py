@@ -35,3 +35,10 @@ def described(exc: BaseException) -> str:
     frames = traceback.extract_tb(exc.__traceback__) if exc.__traceback__ else []
     where = f" at {frames[-1].filename}:{frames[-1].lineno}" if frames else ""
     return " ".join(f"{type(exc).__name__}: {exc}{where}".split())
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, turned into what Ctrl-C raises (see `cli.main`): a command stopped either way
+    leaves the same state behind and says the same thing, with 143 as its exit code."""
+
+    exit_code = 143

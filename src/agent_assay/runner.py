@@ -10,6 +10,7 @@ from the denominator.
 
 from __future__ import annotations
 
+import random
 import sys
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -21,7 +22,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from agent_assay.adapters.loaded import LoadedSystem, load_system
 from agent_assay.aggregates import scorer_versions
-from agent_assay.errors import AssayError
+from agent_assay.errors import AssayError, Terminated
 from agent_assay.executors import SEQUENTIAL, Arrival, Backend, ExecutorLost, ScoringJob, Task
 from agent_assay.hashing import stable_seed
 from agent_assay.llm.configs import is_model_config
@@ -282,7 +283,7 @@ def execute_run(
     config = store.get_config(run.config_hash)
     stored = store.stored_slots(run.run_id)
     slots = [(i, r) for i in run.item_ids for r in range(1, run.repeats + 1)]
-    todo = [s for s in slots if s not in stored]
+    todo = schedule(run, [s for s in slots if s not in stored])
     check_scorer_set(store, run, context.scorers)
     tasks = (
         Task(items[item_id].public(), config, stable_seed(run.seed, item_id, rep), rep)
@@ -324,6 +325,16 @@ def execute_run(
         first_unreachable=tally.first_unreachable,
         first_crashes=tuple(tally.first_crashes),
     )
+
+
+def schedule(run: Run, todo: list[tuple[str, int]]) -> list[tuple[str, int]]:
+    """The slots in a shuffled order drawn from the run's own id (and how far it got), so
+    no two executions of a config (a run, its resume, each twin) meet items in one order
+    an agent could recognise, and an agent that carries something from one item to the
+    next shows it as a difference between them."""
+    order = list(todo)
+    random.Random(stable_seed(run.run_id, "schedule", len(order))).shuffle(order)
+    return order
 
 
 def _written(
@@ -407,9 +418,10 @@ def _why_stopped(run: Run, written: int, exc: BaseException) -> BaseException:
     process that died, a lost scheduler) become one line saying how to resume; anything
     else (a bug) goes on as it is."""
     if isinstance(exc, KeyboardInterrupt) and not isinstance(exc, RunStopped):
+        word = "terminated" if isinstance(exc, Terminated) else "interrupted"
         return RunInterrupted(
-            run.run_id, f"interrupted: run {run.run_id} stopped after {written} new "
-            "trajectories", exit_code=130,
+            run.run_id, f"{word}: run {run.run_id} stopped after {written} new "
+            "trajectories", exit_code=Terminated.exit_code if word == "terminated" else 130,
         )
     if isinstance(exc, ExecutorLost):
         return RunStopped(

@@ -10,15 +10,9 @@ from synthworld.agentic import AgenticTraceSubmission, ObservedActionTrace
 
 from agent_assay.adapters.loaded import load_system
 from agent_assay.errors import AssayError
+from agent_assay.hosting.jobs import Task, run_task
 from agent_assay.model import Config, Item, Suite, ToolCall, Trajectory
-from agent_assay.runner import (
-    build_and_store_suite,
-    execute_run,
-    select_items,
-    start_run,
-)
 from agent_assay.scoring.base import ScoringContext
-from agent_assay.store import Store
 from agent_assay_bundled import synthworld as sw
 from agent_assay_bundled.synthworld import SynthWorldAgenticAdapter, require_valid_trace
 from agent_assay_bundled.synthworld_scoring import HEADLINE, synthworld_scorers
@@ -49,9 +43,7 @@ def test_validator_errors_name_line_and_code() -> None:
         require_valid_trace(bad_value, ids, "a test trace")
 
 
-def test_an_invalid_config_trace_never_reaches_scoring(
-    store: Store, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_an_invalid_config_trace_never_reaches_scoring(monkeypatch: pytest.MonkeyPatch) -> None:
     def all_null(public: object, digest: str) -> AgenticTraceSubmission:
         rows = tuple(ObservedActionTrace(event_id=i.item_id) for i in SUITE.items)
         return AgenticTraceSubmission(rows=rows)
@@ -71,15 +63,12 @@ def test_an_invalid_config_trace_never_reaches_scoring(
     with pytest.raises(AssayError, match=rf"event {item.item_id}: missing_event_id"):
         ADAPTER.run_item(item, broken_config("one_short"), seed=0, repetition=1)
 
-    # through the runner the AssayError becomes a crashed trajectory: no row is scored as valid
-    suite = build_and_store_suite(store, ADAPTER, None)
-    run = start_run(
-        store, ADAPTER, suite, broken_config("one_short"), repeats=1, seed=0,
-        items=select_items(suite, limit=2),
-    )
-    execute_run(store, ADAPTER, run, progress=False)
-    stored = store.trajectories(run.run_id)
-    assert all(t.crashed and "missing_event_id" in (t.error or "") for t in stored)
+    # what every agent process does with a task turns the AssayError into a crashed
+    # trajectory of its slot: no row reaches scoring as valid
+    system = load_system(ADAPTER)
+    for public in [i.public() for i in SUITE.items[:2]]:
+        done = run_task(system, Task(public, broken_config("one_short"), 0, 1))
+        assert done.crashed and "missing_event_id" in (done.error or "")
 
 
 def test_null_agents_make_no_calls_and_record_the_validator_verdict() -> None:

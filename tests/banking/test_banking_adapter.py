@@ -100,10 +100,13 @@ class UpgradedBanking(BankingAdapter):
 
     facts = replace(BankingAdapter.facts, scorers=(CountsCalls(),))
 
+    def __init__(self) -> None:  # rebuilt with no arguments in an agent process
+        super().__init__("1.1.0")
+
 
 def test_runs_at_different_adapter_versions_are_refused(store: Store) -> None:
     old = banking_run(store, BankingAdapter("1.0.0"), "mock")
-    new = banking_run(store, UpgradedBanking("1.1.0"), "mock")
+    new = banking_run(store, UpgradedBanking(), "mock")
     comparison = compare_runs(store, old.run_id, new.run_id)
     env = {m.code: m.detail for m in comparison.mismatches}["ENV_MISMATCH"]
     assert env == "adapter_version: '1.0.0' vs '1.1.0'"

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 import yaml
 
+from agent_assay.adapters.system import Facts
 from agent_assay.controls.bands import EXPECTED, load_bands
 from agent_assay.controls.execute import check_allowed, run_controls
 from agent_assay.controls.registry import control_kinds
@@ -118,32 +120,41 @@ def test_a_systems_file_and_then_bands_file_override_the_defaults(tmp_path: Path
     assert bands.sources == (EXPECTED, system_file, extra)
 
 
-def test_controls_judge_a_system_by_its_own_bands(store: Store, tmp_path: Path) -> None:
+OWN_BANDS_ENV = "AA_TEST_OWN_BANDS"
+
+
+class OwnBands(RichToyAdapter):
+    """The rich toy with its own bands file, named by OWN_BANDS_ENV (a module-level class,
+    so an agent process can rebuild it with no arguments)."""
+
+    @property
+    def facts(self) -> Facts:  # type: ignore[override]
+        return replace(RichToyAdapter.facts, bands=Path(os.environ[OWN_BANDS_ENV]))
+
+
+def test_controls_judge_a_system_by_its_own_bands(
+    store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from tests.support.certify import certify
-    from tests.support.toy import RichToyAdapter
 
-    class Strict(RichToyAdapter):
-        facts = replace(RichToyAdapter.facts, bands=bands_file(tmp_path, OVERRIDE))
-
-    got = certify(store, Strict(), "good")
+    monkeypatch.setenv(OWN_BANDS_ENV, str(bands_file(tmp_path, OVERRIDE)))
+    got = certify(store, OwnBands(), "good")
     assert got["payloads"]["null_agent"]["band"]["min_margin"] == 0.5
 
 
-def test_a_system_cannot_excuse_itself_from_a_control(store: Store, tmp_path: Path) -> None:
+def test_a_system_cannot_excuse_itself_from_a_control(
+    store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The party under test may say why a control does not apply; only the one certifying
     may accept that. A system's own file declaring null_agent not applicable leaves the run
-    inadmissible (exit 3), and a system file that tries to allow it is refused. (A class
-    made inside a test cannot be rebuilt in identical_config's fresh processes, so that
-    control errs here; the assertions are about null_agent alone.)"""
+    inadmissible (exit 3), and a system file that tries to allow it is refused."""
     from agent_assay.controls.execute import run_controls
     from agent_assay.integrity.admissibility import assess
     from tests.support.certify import certify
-    from tests.support.toy import RichToyAdapter
 
     excuse = "not_applicable:\n  null_agent: our agent never does nothing\n"
-
-    class Excused(RichToyAdapter):
-        facts = replace(RichToyAdapter.facts, bands=bands_file(tmp_path, excuse, "own.yaml"))
+    monkeypatch.setenv(OWN_BANDS_ENV, str(bands_file(tmp_path, excuse, "own.yaml")))
+    Excused = OwnBands
 
     got = certify(store, Excused(), "good")
     null = got["payloads"]["null_agent"]

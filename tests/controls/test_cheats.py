@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from agent_assay.adapters.loaded import load_system
@@ -19,6 +21,7 @@ from agent_assay.store import Store
 from agent_assay.views.gates import report_text
 from tests.support.certify import certify
 from tests.support.cheats import (
+    PEEK_ENV,
     BroadNondeterminism,
     CachedNoise,
     DeterministicOnlyOnOne,
@@ -29,13 +32,17 @@ from tests.support.cheats import (
     NoisyUnlessWatched,
     ShadowsAGenericScorer,
     TagBiasedScorer,
+    noted,
 )
 
 
-def test_nothing_the_run_side_is_handed_carries_gold(store: Store) -> None:
-    GoldPeek.found.clear()
+def test_nothing_the_run_side_is_handed_carries_gold(
+    store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(PEEK_ENV, str(tmp_path))
     got = certify(store, GoldPeek(), "good")
-    assert GoldPeek.found == []  # prepare, run_item, the twins' workers: no gold anywhere
+    assert noted("found") == []  # prepare, run_item, the twins' workers: no gold anywhere
+    assert noted("handed").count("prepare") >= 3  # the run's process and each twin's
     assert got["admissible"], got["reasons"]
 
 
@@ -59,7 +66,7 @@ def test_the_same_cheats_pass_when_honest(store: Store) -> None:
     twin = got["by_kind"]["identical_config"]
     assert twin.status == "PASSED", twin.summary
     assert twin.measured["differing_paths"] == 0
-    assert len(set(twin.measured["hash_seeds"])) == 2
+    assert len(twin.measured["runs"]) == 2
     assert "not compared: latency.total_ms, latency_ms" in twin.summary
 
 

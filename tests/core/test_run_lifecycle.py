@@ -18,7 +18,12 @@ from pathlib import Path
 import pytest
 
 from tests.support.invoke import Invocation, invoke, on_path
-from tests.support.misbehaving import SLOW_SECONDS_ENV, write_misbehaving_dist
+from tests.support.misbehaving import (
+    CTRL_C_PID_ENV,
+    SLOW_SECONDS_ENV,
+    press_ctrl_c_on,
+    write_misbehaving_dist,
+)
 from tests.support.toyrun import AGENT_ASSAY, cli_env
 
 TOY_SLOTS = 4  # the toy suite has four items
@@ -135,8 +140,12 @@ def test_a_trajectory_for_the_wrong_repetition_is_a_crash_of_the_asked_slot(
     assert done.code == 0, done.err
     run_id = done.out.strip()
     assert f"wrote {2 * TOY_SLOTS} trajectories ({2 * TOY_SLOTS} crashed)" in done.err
-    assert "  crashed: item off-L4 rep 1: adapter contract: asked for item off-L4 repetition " \
-           "1, run_item returned item off-L4 repetition 2" in done.err
+    shown = [line for line in done.err.splitlines() if line.startswith("  crashed: ")]
+    assert len(shown) == 3
+    for line in shown:  # the first three to arrive, in the run's own order
+        item, rep = line.split("item ", 1)[1].split(":")[0].split(" rep ")
+        assert line.endswith(f"adapter contract: asked for item {item} repetition {rep}, "
+                             f"run_item returned item {item} repetition {int(rep) + 1}")
     assert f"  ... and {2 * TOY_SLOTS - 3} more" in done.err
     assert f"  -> all of them: agent-assay runs show {run_id} --db {db}" in done.err
     assert count(db, "SELECT count(*) FROM trajectories WHERE crashed = 1") == 2 * TOY_SLOTS
@@ -146,9 +155,13 @@ def test_a_trajectory_for_the_wrong_repetition_is_a_crash_of_the_asked_slot(
 
 # ---- Ctrl-C -----------------------------------------------------------------------------
 
-def test_ctrl_c_stores_what_ran_and_prints_the_resume_command(site: Path, tmp_path: Path) -> None:
+def test_ctrl_c_stores_what_ran_and_prints_the_resume_command(
+    site: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     db = tmp_path / "a.db"
+    press_ctrl_c_on(monkeypatch, 3)
     done = invoke("run", "--adapter", "interrupted", "--config", "good", "--db", str(db))
+    monkeypatch.delenv(CTRL_C_PID_ENV)
     assert done.code == 130
     line = one_error_line(done, after_progress=True)
     run_id = line.split("run ", 1)[1].split()[0]
@@ -167,10 +180,10 @@ def test_ctrl_c_stores_what_ran_and_prints_the_resume_command(site: Path, tmp_pa
 # ---- a writer killed with -9 -------------------------------------------------------------
 
 def start_slow_run(
-    site: Path, tmp_path: Path, db: Path, *extra: str, seconds: float = 0.5
+    site: Path, tmp_path: Path, db: Path, *extra: str, seconds: float = 0.5, tag: str = ""
 ) -> subprocess.Popen[str]:
     """`run` of the slow toy (each item takes `seconds`) in its own process."""
-    env = cli_env(site) | {SLOW_SECONDS_ENV: str(seconds)}
+    env = cli_env(site) | {SLOW_SECONDS_ENV: str(seconds), "AA_TEST_TAG": tag}
     return subprocess.Popen(
         [str(AGENT_ASSAY), "run", "--adapter", "slowtoy", "--config", "good", "--repeats", "3",
          "--db", str(db), *extra],
@@ -246,14 +259,20 @@ def test_two_resumers_at_once_one_wins_the_other_gets_one_line(
     assert status_of(db, run_id) == "complete"
 
 
-def child_workers(pid: int) -> list[int]:
-    """The spawned worker processes of `pid` (not multiprocessing's resource tracker)."""
+def agent_processes(tag: str) -> list[int]:
+    """The agent processes whose environment carries AA_TEST_TAG=`tag` (they are detached:
+    no process's children)."""
     found = []
-    children = Path(f"/proc/{pid}/task/{pid}/children")
-    for child in children.read_text().split() if children.exists() else []:
-        cmdline = Path(f"/proc/{child}/cmdline").read_bytes().replace(b"\0", b" ")
-        if b"spawn_main" in cmdline:
-            found.append(int(child))
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            cmdline = (proc / "cmdline").read_bytes()
+            environ = (proc / "environ").read_bytes()
+        except OSError:
+            continue
+        if b"agent_assay.hosting.host" in cmdline and f"AA_TEST_TAG={tag}".encode() in environ:
+            found.append(int(proc.name))
     return found
 
 
@@ -264,9 +283,10 @@ def test_a_killed_worker_process_ends_the_run_with_one_line_and_an_interrupted_e
     db = tmp_path / "a.db"
     # items slow enough that the workers are still busy when the first trajectory is stored,
     # however loaded the machine (at 0.5 s they could all finish before the writer stored one)
-    writer = start_slow_run(site, tmp_path, db, "--workers", "2", seconds=2.0)
+    writer = start_slow_run(site, tmp_path, db, "--workers", "2", seconds=2.0,
+                            tag=str(tmp_path))
     run_id = wait_for_trajectories(db, 1)
-    workers = child_workers(writer.pid)
+    workers = agent_processes(str(tmp_path))
     assert workers, "no worker process found"
     os.kill(workers[0], signal.SIGKILL)
     _, err = writer.communicate(timeout=120)
@@ -276,5 +296,22 @@ def test_a_killed_worker_process_ends_the_run_with_one_line_and_an_interrupted_e
     assert errors[0].startswith("error: a worker process died (killed, or out of memory) after ")
     assert errors[0].endswith(f"resume it with `agent-assay run --resume {run_id} --db {db}`")
     assert "Traceback" not in err
+    assert events(db, run_id)[-1] == "interrupted"
+    assert status_of(db, run_id) == "interrupted"
+
+
+def test_sigterm_leaves_what_ctrl_c_leaves_and_says_how_to_resume(
+    site: Path, tmp_path: Path
+) -> None:
+    db = tmp_path / "a.db"
+    writer = start_slow_run(site, tmp_path, db, seconds=0.5)
+    run_id = wait_for_trajectories(db, 1)
+    writer.send_signal(signal.SIGTERM)
+    _, err = writer.communicate(timeout=60)
+    assert writer.returncode == 143, err
+    errors = [line for line in err.splitlines() if line.startswith("error: ")]
+    assert len(errors) == 1 and "Traceback" not in err, err
+    assert errors[0].startswith(f"error: terminated: run {run_id} stopped after ")
+    assert errors[0].endswith(f"resume it with `agent-assay run --resume {run_id} --db {db}`")
     assert events(db, run_id)[-1] == "interrupted"
     assert status_of(db, run_id) == "interrupted"

@@ -24,7 +24,7 @@ from agent_assay.scoring.base import ScoreValue, ScoringContext
 from agent_assay.scoring.registry import default_scorers
 from agent_assay.store import Store
 from agent_assay.views.summary import summarise
-from tests.support.misbehaving import InterruptingToy
+from tests.support.misbehaving import CTRL_C_PID_ENV, InterruptingToy, press_ctrl_c_on
 from tests.support.toy import ToyAdapter, toy_items
 from tests.support.toyrun import new_toy_run, toy_run
 
@@ -119,24 +119,24 @@ def test_crashy_run_records_crashes_and_keeps_others(store: Store, toy: ToyAdapt
     assert summary.metric("trajectory.exact").mean_of_k == pytest.approx(0.75)
 
 
-def test_resume_after_interrupt_stores_exactly_the_missing_slots(store: Store) -> None:
-    first = InterruptingToy(interrupt_on=3)
+def test_resume_after_interrupt_stores_exactly_the_missing_slots(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first = InterruptingToy()
     run = new_toy_run(store, first, "noisy", repeats=2)
+    press_ctrl_c_on(monkeypatch, 3)
     with pytest.raises(KeyboardInterrupt):
         execute_run(store, first, run, progress=False)
     all_slots = {(i, r) for i in ITEMS for r in (1, 2)}
     stored = store.stored_slots(run.run_id)
-    assert stored == set(first.calls[:2])
     assert len(stored) == 2
     assert store.count_scores() == 2 * 13
     events = store.events(run.run_id)
     assert events[-1].event == "interrupted" and events[-1].detail["written"] == 2
     assert summarise(store, run).status.state == "interrupted"
 
-    second = InterruptingToy(interrupt_on=None)
-    result = execute_run(store, second, run, progress=False)
-    assert set(second.calls) == all_slots - stored
-    assert len(second.calls) == len(set(second.calls)) == 6
+    monkeypatch.delenv(CTRL_C_PID_ENV)
+    result = execute_run(store, InterruptingToy(), run, progress=False)
     assert (result.written, result.skipped) == (6, 2)
     assert store.stored_slots(run.run_id) == all_slots
     assert store.count_rows("trajectories") == 8
@@ -146,17 +146,20 @@ def test_resume_after_interrupt_stores_exactly_the_missing_slots(store: Store) -
     assert summarise(store, run).status.state == "complete"
 
     # resuming a complete run does nothing
-    third = InterruptingToy(interrupt_on=None)
-    again = execute_run(store, third, run, progress=False)
-    assert (again.written, again.skipped, third.calls) == (0, 8, [])
+    again = execute_run(store, InterruptingToy(), run, progress=False)
+    assert (again.written, again.skipped) == (0, 8)
     assert store.count_rows("trajectories") == 8
 
 
-def test_resumed_noisy_run_matches_an_uninterrupted_one(store: Store, toy: ToyAdapter) -> None:
-    interrupted = InterruptingToy(interrupt_on=4)
+def test_resumed_noisy_run_matches_an_uninterrupted_one(
+    store: Store, toy: ToyAdapter, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    interrupted = InterruptingToy()
     run = new_toy_run(store, interrupted, "noisy", repeats=3, seed=11)
+    press_ctrl_c_on(monkeypatch, 4)
     with pytest.raises(KeyboardInterrupt):
         execute_run(store, interrupted, run, progress=False)
+    monkeypatch.delenv(CTRL_C_PID_ENV)
     execute_run(store, toy, run, progress=False)
     straight = toy_run(store, toy, "noisy", repeats=3, seed=11)
     paths = {(t.item_id, t.repetition): t.path_key() for t in store.trajectories(run.run_id)}
@@ -187,9 +190,11 @@ def test_scorer_error_interrupts_run_without_half_written_slot(store: Store) -> 
     run = new_toy_run(store, adapter, "good")
     with pytest.raises(AssayError, match="scorer boom v1 raised on item on-L3 repetition 1"):
         execute_run(store, adapter, run, progress=False)
-    assert store.stored_slots(run.run_id) == {("off-L4", 1), ("on-L1", 1), ("on-L2", 1)}
-    assert store.count_scores() == 3 * 14
-    assert store.events(run.run_id)[-1].event == "interrupted"
+    stored = store.stored_slots(run.run_id)
+    assert ("on-L3", 1) not in stored  # whatever the order, the slot it raised on is not kept
+    assert store.count_scores() == len(stored) * 14  # and no slot is kept half-scored
+    interrupted = store.events(run.run_id)[-1]
+    assert interrupted.event == "interrupted" and interrupted.detail["written"] == len(stored)
 
 
 def test_select_items(toy: ToyAdapter) -> None:
@@ -254,7 +259,7 @@ def test_duplicate_item_ids_are_a_named_error(store: Store) -> None:
 
 
 def test_execute_run_skips_any_stored_slot_not_just_a_prefix(store: Store) -> None:
-    adapter = InterruptingToy(interrupt_on=None)
+    adapter = ToyAdapter()
     run = new_toy_run(store, adapter, "good", repeats=2)
     # store one slot from the middle of the order by hand
     item = ToyAdapter().build_suite(None).by_id()["on-L2"]
@@ -262,8 +267,9 @@ def test_execute_run_skips_any_stored_slot_not_just_a_prefix(store: Store) -> No
                                  repetition=2)
     store.write_trajectory(run.run_id, done, score_records(
         load_system(adapter).scorers(), item, done, load_system(adapter).scoring_context()))
+    by_hand = next(t for t in store.trajectories(run.run_id))
     result = execute_run(store, adapter, run, progress=False)
     assert (result.written, result.skipped) == (7, 1)
-    assert ("on-L2", 2) not in adapter.calls
-    assert len(adapter.calls) == 7
+    kept = [t for t in store.trajectories(run.run_id) if (t.item_id, t.repetition) == ("on-L2", 2)]
+    assert kept == [by_hand]
     assert store.count_rows("trajectories") == 8

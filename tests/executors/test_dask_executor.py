@@ -23,9 +23,10 @@ from agent_assay.executors import SEQUENTIAL, ExecutorSpec, Processes, open_back
 from agent_assay.runner import RunInterrupted, execute_run
 from agent_assay.store import Store, open_store
 from agent_assay.store.chain_check import check_run_chain
-from tests.executors.toys import DOOMED_ITEM, CountedGoldPeek, DoomedToy, peeked
+from tests.executors.toys import DOOMED_ITEM, DoomedToy, set_env
+from tests.support.cheats import PEEK_ENV, GoldPeek, noted
 from tests.support.invoke import invoke, on_path
-from tests.support.misbehaving import InterruptingToy, SlowToy
+from tests.support.misbehaving import InterruptingToy, SlowToy, press_ctrl_c_on
 from tests.support.toy import ToyAdapter
 from tests.support.toyrun import new_toy_run, write_toy_dist
 
@@ -99,16 +100,17 @@ def test_dask_stores_what_the_sequential_path_and_the_process_pool_store(
 
 
 def test_a_worker_is_handed_no_gold_and_builds_the_system_once(
-    cluster: DaskBackend, store: Store
+    cluster: DaskBackend, store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    peek = CountedGoldPeek()
+    monkeypatch.setenv(PEEK_ENV, str(tmp_path))
+    cluster.client.run(set_env, PEEK_ENV, str(tmp_path))
+    peek = GoldPeek()
     run = new_toy_run(store, peek, "good", repeats=2)
     execute_run(store, peek, run, backend=cluster, progress=False)
-    seen = list(cluster.client.run(peeked).values())
-    assert [found for found, _ in seen] == [[], []]
-    handed = [name for _, names in seen for name in names]
+    assert noted("found") == []
+    handed = noted("handed")
     assert sorted(n for n in handed if n != "prepare") == sorted(2 * list(run.item_ids))
-    assert 1 <= handed.count("prepare") <= 2  # once per worker, not once per task
+    assert 1 <= handed.count("prepare") <= 2  # once per worker thread, not once per task
 
 
 def test_banking_mock_through_dask_compares_equal_to_the_process_pool(
@@ -200,10 +202,12 @@ def test_a_system_a_worker_cannot_build_stops_the_run_in_one_line(
 def test_a_run_interrupted_sequentially_is_finished_on_dask(
     cluster: DaskBackend, store: Store
 ) -> None:
-    interrupted = InterruptingToy(interrupt_on=3)
+    interrupted = InterruptingToy()
     run = new_toy_run(store, interrupted, "good", repeats=2)
-    with pytest.raises(RunInterrupted):
-        execute_run(store, interrupted, run, progress=False)
+    with pytest.MonkeyPatch.context() as patch:
+        press_ctrl_c_on(patch, 3)
+        with pytest.raises(RunInterrupted):
+            execute_run(store, interrupted, run, progress=False)
     assert len(store.stored_slots(run.run_id)) == 2
     resumed = execute_run(store, ToyAdapter(), run, backend=cluster, progress=False)
     assert (resumed.written, resumed.skipped) == (6, 2)
@@ -219,8 +223,8 @@ def test_a_run_interrupted_on_dask_is_finished_in_the_process_pool(
     write = store.write_trajectories
 
     def stop_at_the_fifth(*args: Any) -> Any:
-        if store.count_rows("trajectories") == 4:
-            raise KeyboardInterrupt  # Ctrl-C, as the fifth trajectory arrives
+        if store.count_rows("trajectories") >= 4:
+            raise KeyboardInterrupt  # Ctrl-C, as the first batch after the fourth arrives
         return write(*args)
 
     monkeypatch.setattr(store, "write_trajectories", stop_at_the_fifth)
@@ -228,10 +232,11 @@ def test_a_run_interrupted_on_dask_is_finished_in_the_process_pool(
         execute_run(store, toy, run, backend=cluster, progress=False)
     monkeypatch.undo()
     stopped = store.events(run.run_id)[-1]
-    assert (stopped.event, stopped.detail["written"], stopped.detail["executor"]) == (
-        "interrupted", 4, "dask")
+    written = stopped.detail["written"]
+    assert (stopped.event, stopped.detail["executor"]) == ("interrupted", "dask")
+    assert 4 <= written < 12 and written == len(store.stored_slots(run.run_id))
     resumed = execute_run(store, toy, run, backend=Processes(2), progress=False)
-    assert (resumed.written, resumed.skipped) == (8, 4)
+    assert (resumed.written, resumed.skipped) == (12 - written, written)
     stored_once(store, run.run_id, 12)
 
 

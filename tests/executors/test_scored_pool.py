@@ -93,9 +93,9 @@ def test_a_scoring_process_keeps_a_bounded_number_of_decoded_bases() -> None:
     scorer.bases = OrderedDict()
     for batch in range(10):
         texts = {f"{batch:02d}{n:062d}": f'{{"n":{n}}}' for n in range(8)}
-        assert scorer.prepared(ActedBatch([], texts, 0.0)) == []
+        assert scorer.prepared(ActedBatch([], texts)) == []
         assert set(texts) <= set(scorer.bases)
     assert len(scorer.bases) == DECODED_BASES
     big = {f"b{n:063d}": "{}" for n in range(DECODED_BASES + 5)}
-    scorer.prepared(ActedBatch([], big, 0.0))
+    scorer.prepared(ActedBatch([], big))
     assert set(scorer.bases) == set(big)

@@ -38,6 +38,9 @@ class NewerToy(RichToyAdapter):
 
     facts = replace(RichToyAdapter.facts, scorers=(CallCount(),))
 
+    def __init__(self) -> None:  # rebuilt with no arguments in an agent process
+        super().__init__("1.1.0")
+
 
 def make_run(store: Store, adapter: ToyAdapter, config: str = "good", repeats: int = 1,
              controls: bool = True) -> Run:
@@ -52,7 +55,7 @@ def make_run(store: Store, adapter: ToyAdapter, config: str = "good", repeats: i
 
 def test_different_adapter_versions_are_refused_with_env_mismatch(store: Store) -> None:
     a = make_run(store, RichToyAdapter("1.0.0"))
-    b = make_run(store, NewerToy("1.1.0"))
+    b = make_run(store, NewerToy())
     comparison = compare_runs(store, a.run_id, b.run_id)
     codes = {m.code: m.detail for m in comparison.mismatches}
     assert "ENV_MISMATCH" in codes
@@ -65,7 +68,7 @@ def test_different_adapter_versions_are_refused_with_env_mismatch(store: Store) 
 
 def test_forced_comparison_stamps_every_line_and_lists_missing_metrics(store: Store) -> None:
     a = make_run(store, RichToyAdapter("1.0.0"))
-    b = make_run(store, NewerToy("1.1.0"))
+    b = make_run(store, NewerToy())
     text = comparison_text(compare_runs(store, a.run_id, b.run_id), forced=True)
     body = [line for line in text.splitlines() if not line.startswith("  ")]
     assert body and all(UNSOUND in line for line in body)

@@ -19,7 +19,12 @@ from agent_assay.store.schema_check import schema_findings
 from tests.store.conftest import Backend
 from tests.support.invoke import invoke, on_path
 from tests.support.legacy import copy_as_version, schema_version, score_rows_layout
-from tests.support.misbehaving import SLOW_SECONDS_ENV, write_misbehaving_dist
+from tests.support.misbehaving import (
+    CTRL_C_PID_ENV,
+    SLOW_SECONDS_ENV,
+    press_ctrl_c_on,
+    write_misbehaving_dist,
+)
 from tests.support.postgres import PgServer
 from tests.support.toy import ToyAdapter
 from tests.support.toyrun import AGENT_ASSAY, ROOT, cli_env, toy_run
@@ -136,8 +141,12 @@ def stored(db: str, run_id: str) -> tuple[int, list[str]]:
         store.close()
 
 
-def test_an_interrupted_run_resumes_without_a_duplicate(backend: Backend, site: Path) -> None:
+def test_an_interrupted_run_resumes_without_a_duplicate(
+    backend: Backend, site: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    press_ctrl_c_on(monkeypatch, 3)
     done = invoke("run", "--adapter", "interrupted", "--config", "good", "--db", backend.db)
+    monkeypatch.delenv(CTRL_C_PID_ENV)
     assert done.code == 130 and done.traceback is None, done.err
     line = done.err.strip().splitlines()[-1]
     run_id = line.split("run ", 1)[1].split()[0]

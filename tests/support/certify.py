@@ -17,7 +17,7 @@ from agent_assay.runner import (
 from agent_assay.store import Store
 
 
-def certify(store: Store, adapter: System, config: str) -> dict[str, Any]:
+def certify(store: Store, adapter: System, config: str, *, repeats: int = 1) -> dict[str, Any]:
     """The run, each control's outcome (by kind), the stored payloads, and the verdict."""
     suite = build_and_store_suite(store, adapter, None)
     run = start_run(
@@ -25,7 +25,7 @@ def certify(store: Store, adapter: System, config: str) -> dict[str, Any]:
         adapter,
         suite,
         resolve_config(adapter, config),
-        repeats=1,
+        repeats=repeats,
         seed=0,
         items=select_items(suite),
     )

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import inspect
 import multiprocessing
+import os
 import random
 from collections.abc import Mapping
 from dataclasses import fields, is_dataclass, replace
+from pathlib import Path
 from typing import Any, ClassVar
 
 from agent_assay.adapters.system import Facts
@@ -37,22 +39,40 @@ def gold_inside(value: Any, depth: int = 0) -> bool:
     return False
 
 
+PEEK_ENV = "AA_TEST_PEEK"
+
+
+def note(kind: str, what: str) -> None:
+    """Append `what` to this process's `kind` file in the directory PEEK_ENV names: agent
+    processes report what they saw to the test that way."""
+    with open(Path(os.environ[PEEK_ENV]) / f"{kind}-{os.getpid()}", "a") as out:
+        out.write(what + "\n")
+
+
+def noted(kind: str) -> list[str]:
+    """Every line any other process (an agent process) noted under `kind`."""
+    mine = f"{kind}-{os.getpid()}"
+    return [line for path in sorted(Path(os.environ[PEEK_ENV]).glob(f"{kind}-*"))
+            if path.name != mine for line in path.read_text().splitlines()]
+
+
 class GoldPeek(RichToyAdapter):
-    """Searches everything the harness hands it for gold, and follows gold when it finds it."""
+    """Searches everything the harness hands it for gold, and notes where it found any."""
 
     name = "goldpeek"
-    found: ClassVar[list[str]] = []
 
     def prepare(self, suite: PublicSuite) -> None:  # type: ignore[override]
+        note("handed", "prepare")
         if gold_inside(suite):
-            GoldPeek.found.append("prepare")
+            note("found", "prepare")
 
     def run_item(
         self, item: PublicItem, config: Config, *, seed: int, repetition: int
     ) -> Trajectory:
+        note("handed", item.item_id)
         for label, value in (("item", item), ("config", config)):
             if gold_inside(value):
-                GoldPeek.found.append(f"run_item {label}")
+                note("found", f"run_item {label}")
         return super().run_item(item, config, seed=seed, repetition=repetition)
 
 

@@ -7,9 +7,11 @@ subprocess `agent-assay` can load them by name.
 from __future__ import annotations
 
 import os
+import signal
 import time
 from dataclasses import replace
 from pathlib import Path
+from typing import Any, ClassVar
 
 from agent_assay.errors import AgentUnreachable
 from agent_assay.model import Config, PublicItem, Suite, Trajectory
@@ -42,21 +44,34 @@ class MisnumberingToy(ToyAdapter):
         return replace(done, repetition=repetition + 1)
 
 
-class InterruptingToy(ToyAdapter):
-    """Raises KeyboardInterrupt (as Ctrl-C would) on its `interrupt_on`-th item; `calls`
-    records the slots it was asked for. Named like the toy, so the toy can resume its run."""
+CTRL_C_PID_ENV = "AA_TEST_CTRL_C_PID"
+CTRL_C_ON_ENV = "AA_TEST_CTRL_C_ON"
 
-    def __init__(self, interrupt_on: int | None = 3) -> None:
-        super().__init__()
-        self.interrupt_on = interrupt_on
-        self.calls: list[tuple[str, int]] = []
+
+def press_ctrl_c_on(monkeypatch: Any, item: int, pid: int | None = None) -> None:
+    """Make the interrupting toy press Ctrl-C on the harness (this process, unless `pid`)
+    when an agent process is asked for its `item`-th item."""
+    monkeypatch.setenv(CTRL_C_PID_ENV, str(os.getpid() if pid is None else pid))
+    monkeypatch.setenv(CTRL_C_ON_ENV, str(item))
+
+
+class InterruptingToy(ToyAdapter):
+    """Presses Ctrl-C on the harness, as a user would: asked for its AA_TEST_CTRL_C_ON-th
+    item (default 3) in its process, it waits until what it answered before is stored,
+    sends SIGINT to the process AA_TEST_CTRL_C_PID names, and waits to be stopped. Without
+    that variable it is the toy. Named like the toy, so the toy can resume its run."""
+
+    asked: ClassVar[int] = 0
 
     def run_item(
         self, item: PublicItem, config: Config, *, seed: int, repetition: int
     ) -> Trajectory:
-        self.calls.append((item.item_id, repetition))
-        if len(self.calls) == self.interrupt_on:
-            raise KeyboardInterrupt
+        InterruptingToy.asked += 1
+        harness = os.environ.get(CTRL_C_PID_ENV)
+        if harness and InterruptingToy.asked == int(os.environ.get(CTRL_C_ON_ENV, "3")):
+            time.sleep(1.0)
+            os.kill(int(harness), signal.SIGINT)
+            time.sleep(60.0)
         return super().run_item(item, config, seed=seed, repetition=repetition)
 
 

@@ -8,8 +8,10 @@ exit, never a traceback.
 
 from __future__ import annotations
 
+import signal
 import sys
 from collections.abc import Sequence
+from types import FrameType
 
 import click
 
@@ -32,7 +34,7 @@ from agent_assay.cli.reading import (
 )
 from agent_assay.cli.running import run_command, score_command, suite_group
 from agent_assay.cli.store_admin import store_group
-from agent_assay.errors import AssayError
+from agent_assay.errors import AssayError, Terminated
 
 __all__ = ["DEFAULT_DB", "cli", "main", "run_cli"]
 
@@ -79,7 +81,7 @@ def run_cli(args: Sequence[str] | None = None) -> int:
             click.echo(f"error: {one_line(exc.__cause__)}", err=True)
             return exc.__cause__.exit_code
         click.echo("aborted", err=True)
-        return 130
+        return Terminated.exit_code if isinstance(exc.__cause__, Terminated) else 130
     except click.ClickException as exc:
         click.echo(f"error: {exc.format_message()}", err=True)
         return exc.exit_code
@@ -101,5 +103,12 @@ def one_line(exc: AssayError) -> str:
     return str(exc).replace("\r", "\\r").replace("\n", "\\n")
 
 
+def terminate(signum: int, frame: FrameType | None) -> None:
+    raise Terminated
+
+
 def main() -> None:
+    """The console script: SIGTERM stops a command the way Ctrl-C does (a run then stores
+    what finished and prints how to resume it), exit code 143."""
+    signal.signal(signal.SIGTERM, terminate)
     sys.exit(run_cli())

@@ -81,7 +81,7 @@ def controls_run(
     """Run every control; exit 0 admissible, 3 on a disallowed NOT_RUN, else 2 on FAILED/ERROR.
 
     A run made for it (none stored) runs on --executor; identical_config's twins run in
-    --workers spawned processes whatever the executor, each twin needing a fresh process.
+    --workers agent processes of this host whatever the executor, started as a run's are.
     """
     from agent_assay import api
     from agent_assay.controls.bands import load_bands

@@ -87,7 +87,7 @@ def executor_options[F: Callable[..., Any]](function: F) -> F:
         click.option(
             "--executor", default="process", show_default=True,
             type=click.Choice(("process", "dask")),
-            help="Where agents run: this process or spawned ones, or a Dask cluster "
+            help="Where agents run: agent processes on this host, or a Dask cluster "
                  "(pip install 'agent-assay[dask]').",
         ),
         click.option(

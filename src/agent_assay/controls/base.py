@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 from agent_assay.adapters.loaded import NO_REPLAY, LoadedSystem
+from agent_assay.hosting.replays import EnvironmentReplays
 from agent_assay.model import Config, Item, Run, Suite
 from agent_assay.scoring.base import ScoreKind, Scorer, ScoringContext
 from agent_assay.store.run_trajectories import RunTrajectories
@@ -77,6 +78,14 @@ class ControlContext:
     random_seeds: int = 10
     workers: int = 1
     """Processes a control that executes the agent again (identical_config) may use."""
+    replays: EnvironmentReplays | None = None
+    """Where the environment is executed for the controls (gold, random and mutated paths,
+    do-nothing agents): an agent process, never this one. Made on first use."""
+
+    def environment(self) -> EnvironmentReplays:
+        if self.replays is None:
+            self.replays = EnvironmentReplays(self.adapter, self.suite.public())
+        return self.replays
 
     def kind_of(self, metric: str) -> ScoreKind:
         for scorer in self.scorers:

@@ -145,6 +145,7 @@ def run_controls(
         }
         store.put_control_outcome(run.run_id, run.suite_hash, run.config_hash, payload)
         outcomes.append(result)
+    ctx.environment().close()  # a failure before here leaves it to end with this process
     return ControlsResult(tuple(outcomes), allowed)
 
 

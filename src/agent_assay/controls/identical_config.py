@@ -1,28 +1,32 @@
 """identical_config: separate executions of one config must store what the certified run did.
 
-Each twin is a real run, stored like any other (its environment names the run it
-certifies), executed in its own freshly spawned process with its own PYTHONHASHSEED,
-one after the other: nothing an agent cached during the certified run, nothing on the
-harness's call stack and no hash order is shared with it. That holds whichever executor
-made the certified run: a twin always runs in spawned processes of this host (as many
-as `--workers`), never on a long-lived Dask worker (executors.dask_cluster says why).
-Each twin is compared with the certified run itself (its first repetition, which ran
-under the same seeds) and with the other twin, on every stored value (each trajectory's
-fields and each score) except the fields the system declares nondeterministic. Those
-may only be fields that decide no headline metric, and that is checked on the certified
-run's own trajectories.
+Each twin is the certified run made again, stored like any other run (its environment
+names the run it certifies): the same items, every repetition, the same seeds, in agent
+processes started the one way every agent process is (`hosting.pool`), each drawing its
+own hash seed, and the slots in an order of its own. Nothing an agent can see
+tells a twin from the run, nothing it cached during the run is there, and no hash order
+or item order is shared with it. That holds whichever executor made the certified run: a
+twin always runs in agent processes of this host (as many as `--workers`), never on a
+long-lived Dask worker. Each twin is compared with the certified run and with the other
+twin on every stored value of every repetition (each trajectory's fields and each score)
+except the fields the system declares nondeterministic. Those may only be fields that
+decide no headline metric, and that is checked on the certified run's own trajectories.
+
+A config the system claims deterministic claims more: its repetitions are identical. So
+for it the certified run's own repetitions are compared with each other as well, and an
+agent that answers differently the second time it meets an item (or by repetition
+number) fails here even when its twins reproduce it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from agent_assay.adapters.system import NONDETERMINISTIC_TRAJECTORY_FIELDS
 from agent_assay.controls.base import ControlContext, ControlOutcome, Requirement, outcome
 from agent_assay.executors import Processes
-from agent_assay.hashing import stable_seed
 from agent_assay.model import Cost, Trajectory
 from agent_assay.runner import execute_run, start_run
 from agent_assay.statepaths import flatten
@@ -35,36 +39,56 @@ BLANK: Mapping[str, Any] = {"latency_ms": 0.0, "cost": Cost(0.0, "blanked"), "me
 
 @dataclass
 class StoredValues:
-    """Every stored value of a run: per item, its trajectory's compared fields as stored
-    (the last repetition read, when several are), and each score under its path
-    (`item/score.name`). A trajectory's values are its leaves, each under its path
-    (`item/trajectory.field`); they are flattened only when asked, so two runs whose
-    trajectories are equal, as twins' should be, are compared a trajectory at a time."""
+    """Every stored value of a run: per slot (`item/repetition`), its trajectory's compared
+    fields as stored, and each score under its path (`item/repetition/score.name`). A
+    trajectory's values are its leaves, each under its path
+    (`item/repetition/trajectory.field`); they are flattened only when asked, so two runs
+    whose trajectories are equal, as twins' should be, are compared a trajectory at a
+    time."""
 
     trajectories: dict[str, dict[str, Any]]
     scores: dict[str, Any]
     _leaves: dict[str, dict[str, Any]] = field(default_factory=dict, init=False, repr=False)
 
     def leaves(self, item: str) -> dict[str, Any]:
-        """The leaves of `item`'s trajectory by path (none when the run has no such item)."""
+        """The leaves of slot `item`'s trajectory by path (none when the run lacks it)."""
         if item not in self._leaves:
             self._leaves[item] = flatten(self.trajectories.get(item, {}), f"{item}/trajectory.")
         return self._leaves[item]
 
 
-def stored_values(
-    ctx: ControlContext, run_id: str, skip: set[str], repetition: int | None = None
-) -> StoredValues:
-    """Every stored value of a run but the fields in `skip`, of one repetition when asked."""
+def stored_values(ctx: ControlContext, run_id: str, skip: set[str]) -> StoredValues:
+    """Every stored value of a run but the fields in `skip`, keyed by slot."""
     trajectories = {
-        t.item_id: {name: value for name, value in t.to_json().items() if name not in skip}
-        for t in ctx.store.trajectories(run_id, repetition=repetition)
+        f"{t.item_id}/{t.repetition}": {
+            name: value for name, value in t.to_json().items() if name not in skip
+        }
+        for t in ctx.store.trajectories(run_id)
     }
     scores = {
-        f"{row.item_id}/score.{row.scorer}": row.value
+        f"{row.item_id}/{row.repetition}/score.{row.scorer}": row.value
         for row in ctx.store.current_scores(run_id)
-        if row.scorer not in skip and (repetition is None or row.repetition == repetition)
+        if row.scorer not in skip
     }
+    return StoredValues(trajectories, scores)
+
+
+def as_first_repetition(values: StoredValues, repetition: int) -> StoredValues:
+    """The values of one repetition, keyed as if they were the first's: what a config
+    claimed deterministic must make equal to the first repetition itself."""
+    suffix, first = f"/{repetition}", "/1"
+
+    def rekey(key: str) -> str | None:
+        slot, _, rest = key.partition("/score.")
+        if not slot.endswith(suffix):
+            return None
+        return slot[: -len(suffix)] + first + (f"/score.{rest}" if rest else "")
+
+    trajectories = {
+        new: {**fields, "repetition": 1}
+        for key, fields in values.trajectories.items() if (new := rekey(key)) is not None
+    }
+    scores = {new: v for key, v in values.scores.items() if (new := rekey(key)) is not None}
     return StoredValues(trajectories, scores)
 
 
@@ -118,12 +142,6 @@ def deciding_fields(ctx: ControlContext, skip: set[str]) -> list[str]:
     return [found[f] for f in fields if f in found]
 
 
-def twin_hash_seed(run_id: str, execution: int) -> int:
-    """A PYTHONHASHSEED per twin, different from each other and from 'random' (0 disables
-    randomisation, so it is never used)."""
-    return 1 + stable_seed("identical_config", run_id, execution) % (2**32 - 2)
-
-
 class IdenticalConfig:
     kind = "identical_config"
     version = "2"
@@ -140,25 +158,31 @@ class IdenticalConfig:
             )
             return outcome(self, False, summary, {"hiding_fields": hiding}, band)
         run_ids = [self._twin(ctx, execution) for execution in range(1, TWINS + 1)]
-        certified = stored_values(ctx, ctx.run.run_id, skip, repetition=1)
+        certified = stored_values(ctx, ctx.run.run_id, skip)
         twins = [stored_values(ctx, r, skip) for r in run_ids]
-        pairs: Sequence[tuple[str, StoredValues, StoredValues]] = [
+        pairs: list[tuple[str, StoredValues, StoredValues]] = [
             *((f"twin {n} vs certified", certified, t) for n, t in enumerate(twins, 1)),
             ("twin 1 vs twin 2", twins[0], twins[1]),
         ]
+        claimed = ctx.adapter.deterministic(ctx.config)
+        if claimed:
+            first = as_first_repetition(certified, 1)
+            pairs += [(f"certified repetition {r} vs 1", first, as_first_repetition(certified, r))
+                      for r in range(2, ctx.run.repeats + 1)]
         differing: list[str] = []
         max_delta = 0.0
         compared = 0
         by_pair: dict[str, int] = {}
-        for label, first, second in pairs:
-            paths, delta, values = differences(first, second)
+        for label, first_values, second in pairs:
+            paths, delta, values = differences(first_values, second)
             by_pair[label] = len(paths)
             differing += [f"{label}: {p}" for p in paths]
             max_delta = max(max_delta, delta)
             compared += values
         measured = {
             "runs": run_ids,
-            "hash_seeds": [twin_hash_seed(ctx.run.run_id, n) for n in range(1, TWINS + 1)],
+            "repetitions": ctx.run.repeats,
+            "claimed_deterministic": claimed,
             "values_compared": compared,
             "max_abs_delta": max_delta,
             "differing_paths": len(differing),
@@ -166,8 +190,11 @@ class IdenticalConfig:
             "differing_sample": differing[:MAX_LISTED],
             "excluded_fields": sorted(skip),
         }
+        within = (f", and its {ctx.run.repeats} repetitions against each other (claimed "
+                  "deterministic)" if claimed and ctx.run.repeats > 1 else "")
         summary = (
-            f"{TWINS} fresh processes against the certified run and each other: "
+            f"{TWINS} fresh executions of every repetition against the certified run and each "
+            f"other{within}: "
             f"{measured['values_compared']} values compared, max_abs_delta {max_delta!r}, "
             f"{len(differing)} differing paths; not compared: {', '.join(sorted(skip)) or 'none'}"
         )
@@ -180,7 +207,7 @@ class IdenticalConfig:
             ctx.adapter,
             ctx.suite,
             ctx.config,
-            repeats=1,
+            repeats=ctx.run.repeats,
             seed=ctx.run.seed,
             items=ctx.items,
             extra_env={"control": self.kind, "certifies": ctx.run.run_id, "execution": execution},
@@ -189,7 +216,7 @@ class IdenticalConfig:
             ctx.store,
             ctx.adapter,
             twin,
-            backend=Processes(ctx.workers, hash_seed=twin_hash_seed(ctx.run.run_id, execution)),
+            backend=Processes(ctx.workers),
             progress=False,
         )
         return twin.run_id

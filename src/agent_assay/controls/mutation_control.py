@@ -24,7 +24,8 @@ class MutationControl:
 
     def run(self, ctx: ControlContext, band: Mapping[str, Any]) -> ControlOutcome:
         mutants = replace(DEFAULT, alpha=float(band["alpha"]))
-        result = run_pass(ctx.store, ctx.adapter, ctx.run, mutants, stored=ctx.trajectories)
+        result = run_pass(ctx.store, ctx.adapter, ctx.run, mutants, stored=ctx.trajectories,
+                          environment=ctx.environment())
         ctx.store.put_mutation_rows(ctx.run.run_id, pass_payloads(result))
         statuses = {r.operator: r.status for r in result.results}
         altered = {r.operator: r.altered for r in result.results}

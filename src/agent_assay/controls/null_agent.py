@@ -40,12 +40,13 @@ class NullAgentControl:
     requires: Requirement | None = "null agents"
 
     def run(self, ctx: ControlContext, band: Mapping[str, Any]) -> ControlOutcome:
-        agents = ctx.adapter.null_agents()
+        agents = ctx.adapter.null_agents()  # names here; each runs in an agent process
         min_margin = float(band["min_margin"])
         measured: dict[str, Any] = {}
         problems: list[str] = []
-        for name, agent in sorted(agents.items()):
-            trajectories = [agent(item.public(), ctx.config) for item in ctx.items]
+        for name in sorted(agents):
+            trajectories = ctx.environment().null_runs(
+                name, [item.public() for item in ctx.items], ctx.config)
             calls = sum(len(t.steps) for t in trajectories)
             table = score_table(ctx.scorers, ctx.gold_of(), trajectories, ctx.scoring)
             null_means = means(table)

@@ -12,17 +12,16 @@ from agent_assay.adapters.loaded import NO_REPLAY
 from agent_assay.controls.base import ControlContext
 from agent_assay.errors import AssayError
 from agent_assay.hashing import stable_seed
+from agent_assay.hosting.jobs import Replay
 from agent_assay.model import Item, Trajectory
 
 
-def oracle_trajectory(ctx: ControlContext, item: Item) -> Trajectory:
-    view = ctx.adapter.replay_view()
-    if view is None:
+def oracle_job(ctx: ControlContext, item: Item) -> Replay:
+    """Gold's path as a replay job, under a seed drawn from the item alone."""
+    if ctx.adapter.replay_view() is None:
         raise AssayError(f"adapter {ctx.adapter.name}: {NO_REPLAY}")
-    trajectory: Trajectory = view.replay(
-        item.public(), item.gold.path, seed=stable_seed(ctx.seed, "oracle", item.item_id)
-    )
-    return trajectory
+    return Replay(item.public(), tuple(item.gold.path),
+                  stable_seed(ctx.seed, "oracle", item.item_id))
 
 
 def planting_base(ctx: ControlContext, item: Item) -> Trajectory:
@@ -35,8 +34,9 @@ def planting_base(ctx: ControlContext, item: Item) -> Trajectory:
     recorder = ctx.adapter.recorder
     if recorder is not None:
         return recorder.record_without_executing(item.public(), item.gold.path)
-    return oracle_trajectory(ctx, item)
+    return oracle_trajectories(ctx, [item])[0]
 
 
 def oracle_trajectories(ctx: ControlContext, items: Sequence[Item]) -> list[Trajectory]:
-    return [oracle_trajectory(ctx, item) for item in items]
+    """Gold replayed on each item, in an agent process (see `hosting.replays`)."""
+    return ctx.environment().run_all([oracle_job(ctx, item) for item in items])

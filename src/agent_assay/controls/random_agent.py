@@ -26,6 +26,7 @@ from typing import Any
 from agent_assay.aggregates import improvement, score_table
 from agent_assay.controls.base import ControlContext, ControlOutcome, Requirement, outcome
 from agent_assay.hashing import stable_seed
+from agent_assay.hosting.jobs import Replay
 from agent_assay.model import ToolCall
 from agent_assay.scoring.base import ScoreKind
 from agent_assay.stats import exact_upper
@@ -124,16 +125,18 @@ class RandomAgentControl:
         if not catalogue:
             return outcome(self, False, "the adapter declares no tool catalogue", {}, band)
         pools = view.argument_pools()
-        per_seed: list[dict[str, dict[str, list[float]]]] = []
+        jobs: list[Replay] = []
         for s in range(ctx.random_seeds):
-            trajectories = []
             for item in ctx.items:
                 rng = random.Random(stable_seed(ctx.seed, "random_agent", s, item.item_id))
                 calls = random_calls(catalogue, pools, rng)
-                trajectories.append(
-                    view.replay(item.public(), calls, seed=rng.randrange(2**31))
-                )
-            per_seed.append(score_table(ctx.scorers, ctx.gold_of(), trajectories, ctx.scoring))
+                jobs.append(Replay(item.public(), tuple(calls), rng.randrange(2**31)))
+        replayed = ctx.environment().run_all(jobs)
+        n = len(ctx.items)
+        per_seed = [
+            score_table(ctx.scorers, ctx.gold_of(), replayed[s * n:(s + 1) * n], ctx.scoring)
+            for s in range(ctx.random_seeds)
+        ]
         rows: dict[str, Any] = {}
         failing: list[str] = []
         for metric in ctx.headline:

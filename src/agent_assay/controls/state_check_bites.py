@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from agent_assay.controls.base import ControlContext, ControlOutcome, Requirement, outcome
-from agent_assay.controls.oracle import oracle_trajectory
+from agent_assay.controls.oracle import oracle_trajectories
 from agent_assay.controls.planted import planter_for
 from agent_assay.scoring.base import Scorer
 
@@ -36,8 +36,7 @@ class StateCheckBites:
         assert flip is not None and stray is not None
         sums = {"assert_before": 0.0, "assert_after": 0.0, "coll_before": 0.0, "coll_after": 0.0}
         bit_flip = bit_stray = 0
-        for item in items:
-            base = oracle_trajectory(ctx, item)
+        for item, base in zip(items, oracle_trajectories(ctx, items), strict=True):
             flipped, changed = (
                 flip(item.gold, base, ctx.scoring),
                 stray(item.gold, base, ctx.scoring),

@@ -1,104 +1,35 @@
-"""Where agents run: in this process, in fresh worker processes, or on a Dask cluster.
+"""Where agents run: in agent processes on this host, or on a Dask cluster.
 
 An executor turns tasks into trajectories and never writes: the runner stays
 the single writer, so an executor is added by implementing `Executor` (and a
-`Backend` that makes it) without touching scorers or the store. The process
-pool also scores, in processes that never run an agent (`scored_pool`); any
-executor may instead hand back plain trajectories for the writer to score.
+`Backend` that makes it) without touching scorers or the store. With several
+workers the process backend also scores, in processes that never run an agent
+(`scored_pool`); any executor may instead hand back plain trajectories for the
+writer to score.
 
-Worker processes are spawned, never forked: each starts a new interpreter, rebuilds
-the system from its recipe and receives the suite's public items only, so nothing
-the parent holds (gold, a cache an agent filled during an earlier run) reaches them.
-A fresh process can also be given its own hash seed (identical_config's twins).
-The Dask executor (`dask_cluster`) keeps the same rules; it is imported only when
-asked for, so the default path never loads dask.
+On this host an agent never runs in the writer's process: every run, resume and
+twin starts agent processes through `hosting.pool`, the one way there is, so nothing
+an agent can observe tells a run from a control's execution of it. The Dask executor
+(`dask_cluster`) keeps the same rules; it is imported only when asked for, so the
+default path never loads dask.
 """
 
 from __future__ import annotations
 
-import multiprocessing
-import os
-from collections import deque
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from dataclasses import dataclass
-from time import perf_counter
 from typing import Protocol
 
 from agent_assay.adapters.loaded import LoadedSystem
-from agent_assay.adapters.recipe import Recipe, rebuild, recipe_of
-from agent_assay.errors import AgentUnreachable, AssayError, described
-from agent_assay.llm.configs import is_model_config
-from agent_assay.model import JSON, Config, Cost, PublicItem, PublicSuite, Suite, Trajectory
+from agent_assay.adapters.recipe import Recipe, recipe_of
+from agent_assay.errors import AssayError
+from agent_assay.hosting.jobs import Task, act, run_task
+from agent_assay.hosting.pool import AgentProcesses, ProcessesLost
+from agent_assay.model import JSON, PublicSuite, Suite, Trajectory
 from agent_assay.store.prepared import PreparedTrajectory
 
-
-@dataclass(frozen=True, slots=True)
-class Task:
-    item: PublicItem
-    config: Config
-    seed: int
-    repetition: int
-
-
-def act(system: LoadedSystem, task: Task) -> Trajectory:
-    """Who acts on an item: the harness's model agent for a model config (driven through
-    the system's episodes), else the system's own agent."""
-    if is_model_config(task.config.params):
-        from agent_assay.llm.drive import model_episode  # imports the OpenAI client
-
-        return model_episode(
-            system, task.item, task.config, seed=task.seed, repetition=task.repetition
-        )
-    return system.run_item(task.item, task.config, seed=task.seed, repetition=task.repetition)
-
-
-def run_task(system: LoadedSystem, task: Task) -> Trajectory:
-    """Run one item; an agent that raises yields a crashed trajectory, not a crashed run.
-
-    A crash because the agent could not be reached (AgentUnreachable) is marked in meta, so
-    `run` can tell a failed measurement from a measured failure."""
-    started = perf_counter()
-    try:
-        trajectory = act(system, task)
-    except Exception as exc:
-        return crashed(
-            task, started, described(exc),
-            {"agent_unreachable": True} if isinstance(exc, AgentUnreachable) else {},
-        )
-    breach = contract_breach(task, trajectory)
-    return trajectory if breach is None else crashed(task, started, breach, {})
-
-
-def contract_breach(task: Task, trajectory: object) -> str | None:
-    """What is wrong with what run_item returned for `task`, or None. A trajectory for
-    another item or repetition would be stored in the wrong slot (or collide with one
-    already stored), so it is recorded as a crash of the asked slot instead."""
-    if not isinstance(trajectory, Trajectory):
-        return f"adapter contract: run_item returned {type(trajectory).__name__}, not a Trajectory"
-    asked = (task.item.item_id, task.repetition)
-    got = (trajectory.item_id, trajectory.repetition)
-    if got != asked:
-        return (
-            f"adapter contract: asked for item {asked[0]} repetition {asked[1]}, run_item "
-            f"returned item {got[0]} repetition {got[1]}"
-        )
-    return None
-
-
-def crashed(task: Task, started: float, error: str, meta: dict[str, JSON]) -> Trajectory:
-    """The crashed trajectory of `task`'s slot, timed from `started` (a perf_counter)."""
-    return Trajectory(
-        item_id=task.item.item_id,
-        repetition=task.repetition,
-        latency_ms=(perf_counter() - started) * 1000.0,
-        cost=Cost(0.0, "agent crashed before reporting cost"),
-        crashed=True,
-        error=error,
-        meta=meta,
-    )
+__all__ = ["Task", "act", "run_task"]  # where agents are run; kept here for callers
 
 
 Arrival = Sequence[Trajectory] | Sequence[PreparedTrajectory]
@@ -128,133 +59,19 @@ class ExecutorLost(Exception):
     was lost). Nothing in flight was stored, so resuming the run runs those slots again."""
 
 
-GROUP_MAX = 16
-"""The most trajectories the sequential executor hands over together (one commit)."""
-GROUP_WAIT_S = 0.05
-"""How long a finished trajectory may wait for others to share its commit, as foreseen
-from the slowest of the last GROUP_MAX tasks."""
+class HostedExecutor:
+    """Runs tasks in `workers` agent processes (`hosting.pool`) and hands trajectories over
+    as they arrive together, so the writer commits what finished together at once."""
 
-
-class SequentialExecutor:
-    """Runs each task in this process and hands trajectories over in groups, so the writer
-    commits several at once (group commit). A group closes at GROUP_MAX, or before a
-    task that, if it takes as long as the slowest of the last few, would keep the group's
-    first trajectory waiting past GROUP_WAIT_S: a slow agent's trajectories are written
-    one by one as they finish, and so are those of an agent that is only sometimes slow
-    (a model behind a cache, say, whose finished work is worth not losing); a fast
-    agent's share a commit. A task that is interrupted (Ctrl-C) first hands over what
-    finished before it, so that is stored."""
-
-    def __init__(self, adapter: LoadedSystem) -> None:
-        self.adapter = adapter
-
-    def run(self, tasks: Iterable[Task]) -> Iterator[Arrival]:
-        group: list[Trajectory] = []
-        took: deque[float] = deque(maxlen=GROUP_MAX)
-        first_done = 0.0
-        for task in tasks:
-            started = perf_counter()
-            if group and (len(group) >= GROUP_MAX
-                          or started - first_done + max(took) > GROUP_WAIT_S):
-                yield group
-                group = []
-                started = perf_counter()
-            try:
-                trajectory = run_task(self.adapter, task)
-            except BaseException:
-                if group:
-                    yield group
-                raise
-            done = perf_counter()
-            took.append(done - started)
-            if not group:
-                first_done = done
-            group.append(trajectory)
-        if group:
-            yield group
-
-
-_worker_adapter: LoadedSystem | None = None
-_worker_failure: str | None = None
-
-
-def worker_system(recipe: Recipe, suite: PublicSuite) -> LoadedSystem:
-    """The system built afresh from its recipe and prepared for the public suite, as a
-    worker runs it; a failure is one line, raised to the parent by the worker's task."""
-    try:
-        system = rebuild(recipe)
-        system.prepare(suite)
-    except Exception as exc:
-        why = str(exc) if isinstance(exc, AssayError) else f"{type(exc).__name__}: {exc}"
-        raise AssayError(f"a worker process could not start the system: {why}") from exc
-    return system
-
-
-def init_worker(recipe: Recipe, suite: PublicSuite) -> None:
-    """Build the system; a failure is kept and raised by the first task, so the parent
-    gets one line instead of a broken pool."""
-    global _worker_adapter, _worker_failure
-    try:
-        _worker_adapter = worker_system(recipe, suite)
-    except AssayError as exc:
-        _worker_failure = str(exc)
-
-
-def run_in_worker(task: Task) -> Trajectory:
-    if _worker_failure is not None or _worker_adapter is None:
-        raise AssayError(str(_worker_failure))
-    return run_task(_worker_adapter, task)
-
-
-@contextmanager
-def hash_seed(seed: int | None) -> Iterator[None]:
-    """PYTHONHASHSEED for the processes started inside the block (None: leave it as is)."""
-    if seed is None:
-        yield
-        return
-    before = os.environ.get("PYTHONHASHSEED")
-    os.environ["PYTHONHASHSEED"] = str(seed)
-    try:
-        yield
-    finally:
-        if before is None:
-            del os.environ["PYTHONHASHSEED"]
-        else:
-            os.environ["PYTHONHASHSEED"] = before
-
-
-class ProcessPoolExecutorBackend:
-    """Run items in `workers` spawned processes, each rebuilding the system from its recipe."""
-
-    def __init__(
-        self, recipe: Recipe, workers: int, suite: PublicSuite, hash_seed: int | None = None
-    ) -> None:
-        self.recipe = recipe
-        self.workers = workers
-        self.suite = suite
-        self.hash_seed = hash_seed
+    def __init__(self, recipe: Recipe, workers: int, suite: PublicSuite) -> None:
+        self.recipe, self.workers, self.suite = recipe, workers, suite
 
     def run(self, tasks: Iterable[Task]) -> Iterator[Arrival]:
         try:
-            yield from self._run(iter(tasks))
-        except BrokenProcessPool as exc:
-            raise ExecutorLost("a worker process died (killed, or out of memory)") from exc
-
-    def _run(self, pending_tasks: Iterator[Task]) -> Iterator[Arrival]:
-        with hash_seed(self.hash_seed), ProcessPoolExecutor(
-            max_workers=self.workers,
-            mp_context=multiprocessing.get_context("spawn"),
-            initializer=init_worker,
-            initargs=(self.recipe, self.suite),
-        ) as pool:
-            in_flight: set[Future[Trajectory]] = set()
-            for task in pending_tasks:  # keep a bounded window so memory stays flat
-                in_flight.add(pool.submit(run_in_worker, task))
-                if len(in_flight) >= self.workers * 4:
-                    done, in_flight = wait(in_flight, return_when=FIRST_COMPLETED)
-                    yield [f.result() for f in done]
-            for future in in_flight:
-                yield [future.result()]
+            with AgentProcesses(self.recipe, self.suite, self.workers) as processes:
+                yield from processes.run(tasks)
+        except ProcessesLost as exc:
+            raise ExecutorLost(str(exc)) from exc
 
 
 EXECUTOR_NAMES = ("process", "dask")
@@ -299,11 +116,9 @@ class Backend(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class Processes:
-    """This process for one worker, else `workers` spawned processes; with `hash_seed`,
-    always spawned processes started with that PYTHONHASHSEED."""
+    """`workers` agent processes on this host, started the one way (`hosting.pool`)."""
 
     workers: int = 1
-    hash_seed: int | None = None
 
     @property
     def recorded(self) -> Mapping[str, JSON]:
@@ -313,17 +128,14 @@ class Processes:
     def executor(
         self, adapter: LoadedSystem, suite: PublicSuite, scoring: ScoringJob | None = None
     ) -> Executor:
-        """In this process, unless several workers or a fresh hash seed are asked for (then
-        every item runs in a spawned process, and given `scoring` and several workers,
-        every trajectory is scored in spawned processes of their own)."""
-        if self.workers <= 1 and self.hash_seed is None:
-            return SequentialExecutor(adapter)
+        """Agent processes; given `scoring` and several workers, every trajectory is also
+        scored in spawned processes of its own (one agent process: the writer keeps up)."""
         workers = max(self.workers, 1)
-        if scoring is not None and workers > 1:  # one agent process: scoring keeps up
+        if scoring is not None and workers > 1:
             from agent_assay.executors.scored_pool import ScoredPool  # it imports this module
 
-            return ScoredPool(recipe_of(adapter), workers, suite, scoring, self.hash_seed)
-        return ProcessPoolExecutorBackend(recipe_of(adapter), workers, suite, self.hash_seed)
+            return ScoredPool(recipe_of(adapter), workers, suite, scoring)
+        return HostedExecutor(recipe_of(adapter), workers, suite)
 
 
 SEQUENTIAL = Processes()

@@ -7,9 +7,11 @@ The spawned process pool's rules hold here too:
 * One writer. A worker turns tasks into trajectories and sends them back; only the
   submitting process scores and stores them, so a worker that dies mid-batch has
   stored nothing, and its batch runs again on another worker.
-* No gold on a worker. A worker is sent the system's recipe (rebuilt there, checked
-  by name and version) and the suite's public items; each worker thread builds the
-  system once per recipe and suite and keeps it for the batches that follow.
+* No gold on a worker, and no agent in a worker. A worker is sent the system's recipe
+  and the suite's public items; each worker thread starts one agent process
+  (`hosting.pool`, the way every agent process on any host starts, the system rebuilt
+  there and checked by name and version) per run and keeps it for the batches that
+  follow, so an agent sees the same process on a cluster as on the writer's host.
 * A bounded window: two batches per worker thread are in flight, so memory stays
   flat however many tasks a run has.
 
@@ -27,19 +29,15 @@ Tasks are submitted impure: two runs that ask one cluster for the same slot unde
 same seed each execute it, so a nondeterministic agent's repetition is never another
 run's result.
 
-Twins never run here. identical_config needs each twin in a fresh process with its
-own PYTHONHASHSEED, sharing nothing with the certified run; a Dask worker is
-long-lived (its hash seed was fixed when it started, and it keeps the system it built,
-with whatever the agent cached in it), a remote scheduler cannot start an interpreter
-with a chosen environment, and a local cluster started per twin would be a spawned
-process with extra steps. So a twin runs in the submitting host's spawned process pool
-(`Processes(workers, hash_seed)`) whichever executor made the certified run, and a
-certified Dask run is then also checked against a re-execution outside Dask.
+Twins never run here: a twin runs in the submitting host's agent processes
+(`Processes(workers)`) whichever executor made the certified run, so a certified Dask
+run is also checked against a re-execution outside Dask.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import signal
 import threading
 import uuid
@@ -73,11 +71,10 @@ from agent_assay.executors import (
     ExecutorSpec,
     ScoringJob,
     Task,
-    crashed,
-    run_task,
-    worker_system,
 )
 from agent_assay.executors.batching import FIRST_BATCH, next_size
+from agent_assay.hosting.jobs import crashed
+from agent_assay.hosting.pool import AgentProcesses, ProcessesLost
 from agent_assay.model import JSON, PublicSuite, Trajectory
 
 CONNECT_TIMEOUT = 10.0
@@ -115,13 +112,16 @@ def dask_setup(worker: Worker) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def _system(recipe: Recipe, suite: PublicSuite) -> LoadedSystem:
-    """This worker thread's system for `recipe` and `suite`, built on first use."""
-    key = (recipe, suite.suite_hash)
-    if getattr(_built, "key", None) != key:
-        _built.system, _built.key = worker_system(recipe, suite), key
-    system: LoadedSystem = _built.system
-    return system
+def _agent(recipe: Recipe, suite: PublicSuite, held: str) -> AgentProcesses:
+    """This worker thread's agent process for the run `held` names, started on first use;
+    the one an earlier run left is ended first."""
+    if getattr(_built, "key", None) != held:
+        if getattr(_built, "agent", None) is not None:
+            _built.agent.close()
+        _built.agent = AgentProcesses(recipe, suite, 1).__enter__()
+        _built.key = held
+    agent: AgentProcesses = _built.agent
+    return agent
 
 
 class HeldSuite(WorkerPlugin):
@@ -139,8 +139,13 @@ def _run_batch(recipe: Recipe, held: str, tasks: list[Task]) -> Batch:
     started = perf_counter()
     plugin = get_worker().plugins[held]
     assert isinstance(plugin, HeldSuite), f"worker plugin {held} is not a suite"
-    system = _system(recipe, plugin.suite)
-    return [run_task(system, task) for task in tasks], perf_counter() - started
+    try:
+        return _agent(recipe, plugin.suite, held).run_all(tasks), perf_counter() - started
+    except ProcessesLost:
+        # the agent's process died (its agent killed it, or the out-of-memory killer did):
+        # the worker goes with it, so the scheduler's retries and suspects apply exactly as
+        # they do to a worker killed outright, and no neighbour is blamed for it
+        os._exit(1)
 
 
 def batch_size(size: int, seconds: float, tasks: int) -> int:

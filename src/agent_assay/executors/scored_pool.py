@@ -2,13 +2,12 @@
 
 With agents in worker processes and scoring in the writer, the writer did about
 half of each trajectory's work, so a second worker could not come close to
-doubling the rate. Here an agent worker (public items only, as in every pool)
-runs a task and encodes its trajectory for the store (the final state as edits
-from a base, see `state_blobs`), and hands the encoded row, with the canonical
-JSON of the base it names, to a scoring worker. A scoring worker holds the gold
-suite and the scorers and never runs an agent: it rebuilds the trajectory from
-exactly the row that will be stored and scores it; the writer appends the row
-and its scores.
+doubling the rate. Here the agent processes (`hosting.pool`: public items only, and
+started the one way every agent process is) hand back trajectories, and a scoring
+worker encodes each for the store (the final state as edits from a base, see
+`state_blobs`), rebuilds the trajectory from exactly the row that will be stored and
+scores it. A scoring worker holds the gold suite and the scorers and never runs an
+agent; the writer appends the row and its scores.
 
 Every batch of rows travels with the bases it names, and the first row naming a
 base carries it to the writer, so no order between workers is needed for a base
@@ -29,23 +28,13 @@ from collections.abc import Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
-from itertools import islice
-from time import perf_counter
 from typing import Any
 
 from agent_assay.adapters.recipe import Recipe, rebuild
 from agent_assay.errors import AssayError
-from agent_assay.executors import (
-    Arrival,
-    ExecutorLost,
-    ScoringJob,
-    Task,
-    hash_seed,
-    init_worker,
-    run_in_worker,
-)
-from agent_assay.executors.batching import FIRST_BATCH, next_size
+from agent_assay.executors import Arrival, ExecutorLost, ScoringJob, Task
 from agent_assay.hashing import canonical_json
+from agent_assay.hosting.pool import AgentProcesses, ProcessesLost
 from agent_assay.model import PublicSuite, Trajectory
 from agent_assay.store.prepared import PreparedTrajectory, prepared_row
 from agent_assay.store.state_blobs import StateEncoder, expanded
@@ -53,8 +42,7 @@ from agent_assay.store.state_blobs import StateEncoder, expanded
 
 @dataclass(frozen=True, slots=True)
 class Acted:
-    """What an agent worker hands on for one task: the trajectory's row, encoded, and the
-    base state it names, if any."""
+    """One trajectory's row, encoded for the store, and the base state it names, if any."""
 
     payload: str
     state: str | None
@@ -62,27 +50,29 @@ class Acted:
 
 @dataclass(frozen=True, slots=True)
 class ActedBatch:
-    """A batch of rows, the canonical JSON of every base they name (each sent once), and the
-    seconds the agent process took over it."""
+    """A batch of rows and the canonical JSON of every base they name (each sent once)."""
 
     rows: list[Acted]
     bases: dict[str, str]
-    seconds: float
 
 
-class _Agent:
-    """An agent worker's encoder (the system is the pool's own, see `init_worker`)."""
+class _Scorer:
+    """A scoring worker: the system prepared for the gold suite, its scorers, its encoder,
+    and the bases it has decoded."""
 
-    def __init__(self, run_id: str) -> None:
-        self.run_id = run_id
+    def __init__(self, recipe: Recipe, job: ScoringJob) -> None:
+        from agent_assay.runner import suite_context  # the runner imports the executors
+
+        self.context = suite_context(rebuild(recipe), job.suite)
+        self.run_id = job.run_id
         self.encoder = StateEncoder()
+        self.bases: OrderedDict[str, Any] = OrderedDict()
 
-    def acted(self, tasks: list[Task]) -> ActedBatch:
-        started = perf_counter()
+    def encoded(self, trajectories: list[Trajectory]) -> ActedBatch:
+        """Each trajectory as the row the store will hold, and the bases those rows name."""
         rows: list[Acted] = []
         bases: dict[str, str] = {}
-        for task in tasks:
-            trajectory = run_in_worker(task)
+        for trajectory in trajectories:
             encoded = self.encoder.encode(self.run_id, trajectory.to_json())
             self.encoder.stored(self.run_id, encoded)  # every batch carries its bases
             base = encoded.used
@@ -90,18 +80,7 @@ class _Agent:
                 bases[base.digest] = base.text
             rows.append(Acted(canonical_json(encoded.payload),
                               None if base is None else base.digest))
-        return ActedBatch(rows, bases, perf_counter() - started)
-
-
-class _Scorer:
-    """A scoring worker: the system prepared for the gold suite, its scorers, and the
-    bases it has decoded."""
-
-    def __init__(self, recipe: Recipe, job: ScoringJob) -> None:
-        from agent_assay.runner import suite_context  # the runner imports the executors
-
-        self.context = suite_context(rebuild(recipe), job.suite)
-        self.bases: OrderedDict[str, Any] = OrderedDict()
+        return ActedBatch(rows, bases)
 
     def prepared(self, batch: ActedBatch) -> list[PreparedTrajectory]:
         for digest, text in batch.bases.items():
@@ -114,6 +93,7 @@ class _Scorer:
         return [self._one(acted, carried) for acted in batch.rows]
 
     def _one(self, acted: Acted, carried: dict[str, str]) -> PreparedTrajectory:
+        """Scored from exactly the row that will be stored, rebuilt."""
         data = json.loads(acted.payload)
         trajectory = Trajectory.from_json(expanded(data, self.bases.__getitem__))
         text = carried.pop(acted.state, None) if acted.state is not None else None
@@ -122,21 +102,8 @@ class _Scorer:
                             self.context.score(trajectory))
 
 
-_agent: _Agent | None = None
 _scorer: _Scorer | None = None
 _scorer_failure: str | None = None
-
-
-def _init_agent(recipe: Recipe, public: PublicSuite, run_id: str) -> None:
-    global _agent
-    init_worker(recipe, public)
-    _agent = _Agent(run_id)
-
-
-def _act(tasks: list[Task]) -> ActedBatch:
-    if _agent is None:
-        raise AssayError("an agent process was not initialised")
-    return _agent.acted(tasks)
 
 
 def _init_scorer(recipe: Recipe, job: ScoringJob) -> None:
@@ -150,19 +117,10 @@ def _init_scorer(recipe: Recipe, job: ScoringJob) -> None:
         _scorer_failure = f"a scoring process could not start the system: {why}"
 
 
-def _score(batch: ActedBatch) -> list[PreparedTrajectory]:
+def _score(trajectories: list[Trajectory]) -> list[PreparedTrajectory]:
     if _scorer is None:
         raise AssayError(str(_scorer_failure))
-    return _scorer.prepared(batch)
-
-
-TARGET_BATCH_SECONDS = 0.1
-"""About how long an agent process should spend on a batch (see `batching`): each
-hand-over costs the writer's process a round of pickling, queueing and waking threads."""
-MAX_BATCH = 64
-"""The largest batch. Measured with the banking mock agent (about 1.5 ms an item) at
-fixed sizes over 10,400 trajectories on 2 workers: 922-948 a second in eights,
-1,041 in 16s, 1,019-1,088 in 32s, 1,109 in 64s."""
+    return _scorer.prepared(_scorer.encoded(trajectories))
 
 
 DECODED_BASES = 32
@@ -172,57 +130,41 @@ item, every trajectory may bring its own, and memory must not grow with the run.
 
 def scoring_workers(workers: int) -> int:
     """Scoring processes beside `workers` agent processes: scoring costs a fraction of
-    acting and encoding, and every process started costs an interpreter."""
+    acting, and every process started costs an interpreter."""
     return max(1, workers // 2)
 
 
 class ScoredPool:
-    """`workers` agent processes and `scoring_workers(workers)` scoring ones, spawned."""
+    """`workers` agent processes (`hosting.pool`, as every run has) and
+    `scoring_workers(workers)` scoring processes, spawned, that never run an agent."""
 
-    def __init__(self, recipe: Recipe, workers: int, public: PublicSuite, job: ScoringJob,
-                 seed: int | None = None) -> None:
+    def __init__(self, recipe: Recipe, workers: int, public: PublicSuite, job: ScoringJob) -> None:
         self.recipe, self.workers, self.public, self.job = recipe, workers, public, job
-        self.hash_seed = seed
 
     def run(self, tasks: Iterable[Task]) -> Iterator[Arrival]:
         try:
-            yield from self._run(iter(tasks))
+            yield from self._run(tasks)
         except BrokenProcessPool as exc:
-            raise ExecutorLost("a worker process died (killed, or out of memory)") from exc
+            raise ExecutorLost("a scoring process died (killed, or out of memory)") from exc
+        except ProcessesLost as exc:
+            raise ExecutorLost(str(exc)) from exc
 
-    def _run(self, tasks: Iterator[Task]) -> Iterator[list[PreparedTrajectory]]:
-        spawn = multiprocessing.get_context("spawn")
-        with hash_seed(self.hash_seed), ProcessPoolExecutor(
-            max_workers=self.workers, mp_context=spawn, initializer=_init_agent,
-            initargs=(self.recipe, self.public, self.job.run_id),
-        ) as agents, ProcessPoolExecutor(
-            max_workers=scoring_workers(self.workers), mp_context=spawn,
-            initializer=_init_scorer, initargs=(self.recipe, self.job),
-        ) as scorers:
-            acting: set[Future[ActedBatch]] = set()
+    def _run(self, tasks: Iterable[Task]) -> Iterator[list[PreparedTrajectory]]:
+        """What the agent processes hand back together goes to a scoring process as one
+        batch; scored batches go to the writer as they finish."""
+        with AgentProcesses(self.recipe, self.public, self.workers) as agents, \
+                ProcessPoolExecutor(
+                    max_workers=scoring_workers(self.workers),
+                    mp_context=multiprocessing.get_context("spawn"),
+                    initializer=_init_scorer, initargs=(self.recipe, self.job),
+                ) as scorers:
             scoring: set[Future[list[PreparedTrajectory]]] = set()
-            window = self.workers * 3  # batches per pool: memory stays flat
-            size = FIRST_BATCH
-
-            def step() -> Iterator[list[PreparedTrajectory]]:
-                """Wait for anything to finish: finished trajectories go to the scorers (and
-                size the next batch), finished rows to the writer, a scored batch at a time."""
-                nonlocal size
-                pending: list[Future[Any]] = [*acting, *scoring]
-                done, _ = wait(pending, return_when=FIRST_COMPLETED)
-                for acted in [f for f in acting if f in done]:
-                    acting.discard(acted)
-                    rows = acted.result()
-                    size = next_size(size, rows.seconds, len(rows.rows),
-                                     target_seconds=TARGET_BATCH_SECONDS, most=MAX_BATCH)
-                    scoring.add(scorers.submit(_score, rows))
-                for scored in [f for f in scoring if f in done]:
-                    scoring.discard(scored)
+            window = self.workers * 3  # batches being scored: memory stays flat
+            for arrival in agents.run(tasks):
+                scoring.add(scorers.submit(_score, arrival))
+                done, scoring = wait(scoring, timeout=0 if len(scoring) < window else None,
+                                     return_when=FIRST_COMPLETED)
+                for scored in done:
                     yield scored.result()
-
-            while batch := list(islice(tasks, size)):
-                acting.add(agents.submit(_act, batch))
-                while len(acting) >= window or len(scoring) >= window:
-                    yield from step()
-            while acting or scoring:
-                yield from step()
+            for scored in scoring:
+                yield scored.result()

@@ -20,6 +20,7 @@ from agent_assay.adapters.loaded import NO_REPLAY, LoadedSystem, ReplayView, loa
 from agent_assay.aggregates import ScoreRow, means, score_rows, table_of
 from agent_assay.errors import AssayError
 from agent_assay.hashing import canonical_json, stable_seed
+from agent_assay.hosting.replays import EnvironmentReplays
 from agent_assay.model import Item, Run, Step, ToolCall, Trajectory
 from agent_assay.mutation.config import MutantSet, OperatorSpec
 from agent_assay.mutation.detectors import MetricVerdict, judge_metric, noise_floor
@@ -99,8 +100,8 @@ class Replays:
     item and the calls (not the repetition), so a repeat is the replay it would have been.
     Cleared for each item: memory holds one item's replays at a time."""
 
-    def __init__(self, view: ReplayView, seed: int, operator: str) -> None:
-        self.view, self.seed, self.operator = view, seed, operator
+    def __init__(self, environment: EnvironmentReplays, seed: int, operator: str) -> None:
+        self.environment, self.seed, self.operator = environment, seed, operator
         self.item: str | None = None
         self.done: dict[str, Trajectory] = {}
 
@@ -110,7 +111,7 @@ class Replays:
         key = canonical_json([c.to_json() for c in calls])
         if key not in self.done:
             seed = stable_seed(self.seed, self.operator, item.item_id, key) % 2**31
-            self.done[key] = self.view.replay(item.public(), list(calls), seed=seed)
+            self.done[key] = self.environment.replay(item.public(), list(calls), seed=seed)
         return self.done[key]
 
 
@@ -214,17 +215,37 @@ def run_pass(
     tags: Sequence[str] = (),
     limit: int | None = None,
     stored: RunTrajectories | None = None,
+    environment: EnvironmentReplays | None = None,
 ) -> MutationPass:
     """Mutate `run`'s trajectories (`stored`, when the caller walks them already) under
     every operator of `mutants`. The run is walked once, an item at a time, every operator
     planted in that item's trajectories before the next is read: memory holds one item's
-    trajectories and replays, and each operator's score rows."""
+    trajectories and replays, and each operator's score rows. Mutants are replayed in
+    `environment` (the controls' agent process), else in one started for the pass."""
     adapter = load_system(system)
     view = adapter.replay_view()
     if view is None:
         raise AssayError(f"adapter {adapter.name}: {NO_REPLAY}, so nothing can be mutated")
     require_intact(store, run.run_id, "mutated")
     context = run_context(store, adapter, run)
+    source = RunTrajectories(store, run.run_id) if stored is None else stored
+    if environment is not None:
+        return _mutated(context, view, run, mutants, tags, limit, source, environment)
+    with EnvironmentReplays(adapter, context.suite.public()) as own:
+        return _mutated(context, view, run, mutants, tags, limit, source, own)
+
+
+def _mutated(
+    context: RunContext,
+    view: ReplayView,
+    run: Run,
+    mutants: MutantSet,
+    tags: Sequence[str],
+    limit: int | None,
+    source: RunTrajectories,
+    environment: EnvironmentReplays,
+) -> MutationPass:
+    adapter = context.system
     gold = context.items
     selected = [i for i in run.item_ids if not tags or set(tags) & set(gold[i].tags)]
     selected = selected[:limit] if limit else selected
@@ -232,13 +253,12 @@ def run_pass(
         raise AssayError(f"no item of run {run.run_id} carries tag(s): {', '.join(tags)}")
     check_tags(mutants, run, [gold[i] for i in selected])
     chosen = set(selected)
-    source = RunTrajectories(store, run.run_id) if stored is None else stored
     detector = tuple(s.name for s in context.scorers if s.kind != "measure")
     seed = stable_seed(run.run_id, "mutation")
     pools = view.argument_pools()
     columns = [
         _Column(spec, OperatorContext(frozenset(adapter.facts.mutating_tools), pools,
-                                      spec.params), Replays(view, seed, spec.name))
+                                      spec.params), Replays(environment, seed, spec.name))
         for spec in mutants.operators
     ]
     slots: list[tuple[str, int]] = []

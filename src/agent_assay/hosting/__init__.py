@@ -1,0 +1,1 @@
+"""Where agent code runs: agent processes started one way for every caller (see `host`)."""

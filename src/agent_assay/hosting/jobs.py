@@ -1,0 +1,129 @@
+"""What an agent process is asked to do, and how it does it.
+
+Three kinds of job reach an agent process, and every one of them reaches it the same
+way (see `hosting.host`): run the system's agent on one public item (`Task`), replay a
+path of calls through the system's environment (`Replay`: gold, a random agent, a
+mutant, doing nothing), or run one of the system's own do-nothing agents (`NullRun`).
+A job carries a public item, never gold, and nothing that names the control or the run
+it belongs to.
+
+This module imports no store and no scorer: an agent process loads it before any agent
+code runs, and the less it loads, the sooner that process is ready.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from time import perf_counter
+
+from agent_assay.adapters.loaded import NO_REPLAY, LoadedSystem
+from agent_assay.errors import AgentUnreachable, AssayError, described
+from agent_assay.llm.configs import is_model_config
+from agent_assay.model import JSON, Config, Cost, PublicItem, ToolCall, Trajectory
+
+
+@dataclass(frozen=True, slots=True)
+class Task:
+    """Run the system's agent (or the harness's model agent) on one item's slot."""
+
+    item: PublicItem
+    config: Config
+    seed: int
+    repetition: int
+
+
+@dataclass(frozen=True, slots=True)
+class Replay:
+    """Execute `calls`, in order, from the environment's baseline world."""
+
+    item: PublicItem
+    calls: tuple[ToolCall, ...]
+    seed: int
+
+
+@dataclass(frozen=True, slots=True)
+class NullRun:
+    """One of the system's own do-nothing agents (by name) on one item."""
+
+    agent: str
+    item: PublicItem
+    config: Config
+
+
+Job = Task | Replay | NullRun
+
+
+def act(system: LoadedSystem, task: Task) -> Trajectory:
+    """Who acts on an item: the harness's model agent for a model config (driven through
+    the system's episodes), else the system's own agent."""
+    if is_model_config(task.config.params):
+        from agent_assay.llm.drive import model_episode  # imports the OpenAI client
+
+        return model_episode(
+            system, task.item, task.config, seed=task.seed, repetition=task.repetition
+        )
+    return system.run_item(task.item, task.config, seed=task.seed, repetition=task.repetition)
+
+
+def run_task(system: LoadedSystem, task: Task) -> Trajectory:
+    """Run one item; an agent that raises yields a crashed trajectory, not a crashed run.
+
+    A crash because the agent could not be reached (AgentUnreachable) is marked in meta, so
+    `run` can tell a failed measurement from a measured failure."""
+    started = perf_counter()
+    try:
+        trajectory = act(system, task)
+    except Exception as exc:
+        return crashed(
+            task, started, described(exc),
+            {"agent_unreachable": True} if isinstance(exc, AgentUnreachable) else {},
+        )
+    breach = contract_breach(task, trajectory)
+    return trajectory if breach is None else crashed(task, started, breach, {})
+
+
+def perform(system: LoadedSystem, job: Job) -> Trajectory:
+    """Carry out one job in this process; an agent's failure is a crashed trajectory, an
+    environment that raises during a replay raises (the control that asked says so)."""
+    if isinstance(job, Task):
+        return run_task(system, job)
+    if isinstance(job, Replay):
+        view = system.replay_view()
+        if view is None:
+            raise AssayError(f"adapter {system.name}: {NO_REPLAY}")
+        replayed: Trajectory = view.replay(job.item, list(job.calls), seed=job.seed)
+        return replayed
+    agents = system.null_agents()
+    if job.agent not in agents:
+        raise AssayError(f"adapter {system.name} has no null agent named {job.agent!r}")
+    return agents[job.agent](job.item, job.config)
+
+
+def contract_breach(task: Task, trajectory: object) -> str | None:
+    """What is wrong with what run_item returned for `task`, or None. A trajectory for
+    another item or repetition would be stored in the wrong slot (or collide with one
+    already stored), so it is recorded as a crash of the asked slot instead."""
+    if not isinstance(trajectory, Trajectory):
+        return f"adapter contract: run_item returned {type(trajectory).__name__}, not a Trajectory"
+    asked = (task.item.item_id, task.repetition)
+    got = (trajectory.item_id, trajectory.repetition)
+    if got != asked:
+        return (
+            f"adapter contract: asked for item {asked[0]} repetition {asked[1]}, run_item "
+            f"returned item {got[0]} repetition {got[1]}"
+        )
+    return None
+
+
+def crashed(task: Task, started: float, error: str, meta: dict[str, JSON]) -> Trajectory:
+    """The crashed trajectory of `task`'s slot, timed from `started` (a perf_counter)."""
+    return Trajectory(
+        item_id=task.item.item_id,
+        repetition=task.repetition,
+        latency_ms=(perf_counter() - started) * 1000.0,
+        cost=Cost(0.0, "agent crashed before reporting cost"),
+        crashed=True,
+        error=error,
+        meta=meta,
+    )
+
