@@ -22,6 +22,7 @@ from agent_assay.cli.options import (
     stdout_to_stderr,
     tag_option,
     witness_option,
+    writable_file,
 )
 from agent_assay.errors import AssayError
 
@@ -96,8 +97,9 @@ def controls_run(
     with stdout_to_stderr(as_json):
         store, system = api.open_db(db, must_exist=run_id is not None), api.system_of(adapter)
         load_bands(system.facts.bands, bands_file)  # a bad file is refused before a run is made
-        if witness is not None:
-            writable_witness(witness)  # so is a file that is not an intact witness
+        if witness is not None:  # so is a witness that is not one, or cannot be written
+            writable_file(witness, "--witness")
+            writable_witness(witness)
         run = api.run_to_certify(
             store, system, run=run_id, config=config_name, source=source, tags=tags,
             limit=limit, repeats=repeats, seed=seed, workers=workers, executor=executor,

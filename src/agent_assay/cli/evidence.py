@@ -14,6 +14,7 @@ from agent_assay.cli.options import (
     stderr,
     stdout_to_stderr,
     witness_option,
+    writable_file,
 )
 
 
@@ -102,6 +103,8 @@ def export_command(run_id: str, path: Path, witness: Path | None, db: str) -> No
     """Write RUN's evidence bundle (rows, chain, suite, config, certificates) to FILE."""
     from agent_assay import api
 
+    if witness is not None:
+        writable_file(witness, "--witness")
     count = api.export(run_id, path, store=db, witness=witness, notice=stderr)
     head = api.open_db(db, read_only=True).head(run_id)
     click.echo(

@@ -57,15 +57,15 @@ def open_bundle(path: Path) -> ProvenBundle:
     """Load the bundle at `path` and check it against its own rows."""
     header, lines = read_bundle(path)
     store = load_rows(path, lines)
-    run_id = header.get("run_id")
-    if not isinstance(run_id, str) or run_id not in store.run_ids():
+    run_id, held = header.get("run_id"), set(store.run_ids())
+    if not isinstance(run_id, str) or run_id not in held:
         raise tampered(f"{path}:1", f"its header names run {run_id!r}, which its rows do not hold")
-    run = store.get_run(run_id)
-    head = store.head(run_id)
-    found = _header_findings(header, head, bundled_runs(store, run_id))
-    held = [r for r in bundled_runs(store, run_id) if r in store.run_ids()]
-    found += _row_findings(path, lines, row_lines(store, [store.get_run(r) for r in held]))
-    return ProvenBundle(path, store, run, head, tuple(found), str(header.get("harness_version")))
+    head, runs = store.head(run_id), bundled_runs(store, run_id)
+    found = _header_findings(header, head, runs)
+    exported = row_lines(store, [store.get_run(r) for r in runs if r in held])
+    found += _row_findings(path, lines, exported)
+    return ProvenBundle(path, store, store.get_run(run_id), head, tuple(found),
+                        str(header.get("harness_version")))
 
 
 def _header_findings(header: dict[str, Any], head: Head | None, runs: list[str]) -> list[Finding]:
