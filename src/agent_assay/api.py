@@ -333,14 +333,18 @@ def open_run(run: str, *, store: StoreLike, notice: Notice = _quiet) -> tuple[St
     return db, target
 
 
-def _opened(run: str, *, store: StoreLike, notice: Notice) -> tuple[Store, Run, list[Finding]]:
+def _opened(
+    run: str, *, store: StoreLike, notice: Notice, twins: bool = False
+) -> tuple[Store, Run, list[Finding]]:
     """`open_run`, and for a bundle every way the file disagrees with its own rows (its
-    header's head among them: the head said is the one its rows derive)."""
+    header's head among them: the head said is the one its rows derive), with `twins` what
+    the walk of each other bundled run found."""
     path = Path(run)
     if path.is_file():
         bundle = open_bundle(path)
         notice(bundle.summary())
-        return bundle.store, bundle.run, list(bundle.findings)
+        return bundle.store, bundle.run, [*bundle.findings,
+                                          *(bundle.twin_findings() if twins else ())]
     db = open_db(store, read_only=True)
     return db, db.get_run(run), []
 
@@ -459,7 +463,7 @@ def report(
     items that failed it at some repetition)."""
     if failed and items is None:
         raise AssayError("--failed needs --items METRIC (the metric the items failed)")
-    db, target, unproven = _opened(run, store=store, notice=notice)
+    db, target, unproven = _opened(run, store=store, notice=notice, twins=True)
     if cluster is not None:
         clusters_of(db, target, cluster)  # a bad spec is refused before anything renders
     state = integrity(db, target)

@@ -150,6 +150,12 @@ def _twin_dropped(forged: Forgery, run: str) -> None:
     forged.header["runs"].remove(twin)
 
 
+def _twin_row_edited(forged: Forgery, run: str) -> None:
+    """A twin's trajectory edited: the run's own chain is untouched, the twin's is not."""
+    twin = forged.rows("trajectories", forged.header["runs"][1])[0]
+    twin["payload"] = twin["payload"].replace('"outcome":"', '"outcome":"x')
+
+
 def _twin_unlisted(forged: Forgery, run: str) -> None:
     forged.header["runs"] = [run]
 
@@ -204,7 +210,7 @@ def _extra_trajectory_rechained(forged: Forgery, run: str) -> None:
 
 
 @pytest.mark.parametrize("attack", [
-    _truncated, _twin_dropped, _twin_unlisted, _header_names_a_twin, _header_names_no_run,
+    _truncated, _twin_dropped, _twin_row_edited, _twin_unlisted, _header_names_a_twin, _header_names_no_run,
     _another_suites_item, _another_runs_event, _duplicate_event, _duplicate_block,
     _trajectory_dropped, _flag_of_another_type, _extra_trajectory_rechained,
 ], ids=lambda attack: attack.__name__.strip("_"))

@@ -5,9 +5,9 @@ re-chains every row and block after it (the digest functions are public) has a b
 whose chain verifies, and can leave the header claiming the head that was published.
 So nothing in the header is taken on trust: the run's head is the last block its own
 rows hold (the walk `verify` and `report` make says whether that chain is intact), the
-runs it carries must be the ones the run's certificates rely on, and the rows must be
-among the rows `export` writes for that run from these rows: none added (another run's,
-content no bundled run names, a duplicate).
+runs it carries must be the ones the run's certificates rely on (their chains walked
+too), and the rows must be among the rows `export` writes for that run from these rows:
+none added (another run's, content no bundled run names, a duplicate).
 
 What it cannot prove is that the derived head is the one that was published: a forger
 who also rewrites the header's head has a bundle consistent with itself. Comparing the
@@ -28,6 +28,7 @@ from agent_assay.findings import Finding
 from agent_assay.hashing import canonical_json
 from agent_assay.model import Run
 from agent_assay.store.bundle import bundled_runs, load_rows, read_bundle, row_lines, tampered
+from agent_assay.store.run_check import check_run
 from agent_assay.store.store import Head, Store
 
 HEADER = "bundle header"
@@ -44,6 +45,17 @@ class ProvenBundle:
     head: Head | None
     findings: tuple[Finding, ...]
     exported_by: str
+    twins: tuple[str, ...] = ()
+    """The other bundled runs the certificates rely on (identical_config's twins)."""
+
+    def twin_findings(self) -> list[Finding]:
+        """What the chain walk of each twin finds: `report` adds these (its own check walks
+        the bundle's run only); `verify` walks them itself."""
+        return [
+            Finding(f"run {twin} (a run its certificates rely on)", finding.line())
+            for twin in self.twins
+            for finding in check_run(self.store, twin).findings
+        ]
 
     def summary(self) -> str:
         head = f"{self.head.seq} {self.head.digest}" if self.head else "none"
@@ -65,7 +77,8 @@ def open_bundle(path: Path) -> ProvenBundle:
     exported = row_lines(store, [store.get_run(r) for r in runs if r in held])
     found += _row_findings(path, lines, exported)
     return ProvenBundle(path, store, store.get_run(run_id), head, tuple(found),
-                        str(header.get("harness_version")))
+                        str(header.get("harness_version")),
+                        tuple(twin for twin in runs[1:] if twin in held))
 
 
 def _header_findings(header: dict[str, Any], head: Head | None, runs: list[str]) -> list[Finding]:
