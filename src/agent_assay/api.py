@@ -22,12 +22,15 @@ from typing import TYPE_CHECKING, Any
 
 from agent_assay.aggregates import clusters_of
 from agent_assay.errors import AssayError
-from agent_assay.integrity.admissibility import Admissibility, assess
+from agent_assay.findings import Finding
+from agent_assay.integrity.admissibility import Admissibility, Integrity, assess, integrity
 from agent_assay.integrity.comparability import Comparison, compare_runs
 from agent_assay.model import Run, Suite
 from agent_assay.store import open_store
-from agent_assay.store.bundle import bundle_summary, export_bundle, load_bundle
+from agent_assay.store.bundle import export_bundle
+from agent_assay.store.bundle_proof import open_bundle
 from agent_assay.store.store import Store, open_existing_store
+from agent_assay.store.witness import append_head, check_witness, writable_witness
 from agent_assay.views.breakdown import ItemTable, TagBreakdown, item_table
 from agent_assay.views.breakdown import by_tag as tag_breakdown
 from agent_assay.views.breakdown_render import (
@@ -278,13 +281,18 @@ def certify(
     executor: str = "process",
     scheduler: str | None = None,
     notice: Notice = _quiet,
+    witness: Path | None = None,
 ) -> Certification:
     """Run every control on a run and say whether it is admissible. A run made for it runs
     on the executor asked for (see `evaluate`); identical_config's twins run in `workers`
-    agent processes of this host whatever the executor, started as a run's are."""
+    agent processes of this host whatever the executor, started as a run's are. With
+    `witness`, the new head and the verdict are appended to that file (see
+    `store.witness`), which is refused first when it exists and is not an intact witness."""
     from agent_assay.controls.execute import check_allowed, controls_exit_code, run_controls
 
     allowed = check_allowed(allow_not_run)
+    if witness is not None:
+        writable_witness(witness)
     db, loaded = open_db(store), system_of(system)
     target = run_to_certify(
         db, loaded, run=run, config=config, source=source, tags=tags, limit=limit,
@@ -303,20 +311,42 @@ def certify(
     payloads = tuple(stored[o.kind].payload for o in result.outcomes)
     verdict = assess(db, target)
     exit_code = controls_exit_code(verdict.admissible, payloads)
+    if witness is not None:
+        _witness(witness, db, target.run_id, verdict.word, "certification", notice)
     return Certification(target, payloads, verdict, exit_code)
+
+
+def _witness(path: Path, db: Store, run_id: str, verdict: str, event: str, notice: Notice) -> None:
+    head = db.head(run_id)
+    if head is None:
+        raise AssayError(f"run {run_id} has no chain head to witness")
+    line = append_head(path, run_id, head, verdict, event)
+    notice(f"witness {path}: line {line} holds run {run_id} at {head.seq} {head.digest} "
+           f"({verdict}); publish the file (commit it) so the store's writer cannot rewrite it")
 
 
 # ---- reading ------------------------------------------------------------------------------
 def open_run(run: str, *, store: StoreLike, notice: Notice = _quiet) -> tuple[Store, Run]:
     """A run id in the store, or the path of an evidence bundle (loaded into memory): an
     existing file is read as a bundle, and refused when it is not one."""
+    db, target, _ = _opened(run, store=store, notice=notice)
+    return db, target
+
+
+def _opened(
+    run: str, *, store: StoreLike, notice: Notice, twins: bool = False
+) -> tuple[Store, Run, list[Finding]]:
+    """`open_run`, and for a bundle every way the file disagrees with its own rows (its
+    header's head among them: the head said is the one its rows derive), with `twins` what
+    the walk of each other bundled run found."""
     path = Path(run)
     if path.is_file():
-        db, header = load_bundle(path)
-        notice(bundle_summary(header))
-        return db, db.get_run(str(header["run_id"]))
+        bundle = open_bundle(path)
+        notice(bundle.summary())
+        return bundle.store, bundle.run, [*bundle.findings,
+                                          *(bundle.twin_findings() if twins else ())]
     db = open_db(store, read_only=True)
-    return db, db.get_run(run)
+    return db, db.get_run(run), []
 
 
 @dataclass(frozen=True)
@@ -433,10 +463,13 @@ def report(
     items that failed it at some repetition)."""
     if failed and items is None:
         raise AssayError("--failed needs --items METRIC (the metric the items failed)")
-    db, target = open_run(run, store=store, notice=notice)
+    db, target, unproven = _opened(run, store=store, notice=notice, twins=True)
     if cluster is not None:
         clusters_of(db, target, cluster)  # a bad spec is refused before anything renders
-    shown = Report(db, target, assess(db, target), headline_only, passk_curve, cluster,
+    state = integrity(db, target)
+    if unproven:  # a bundle that disagrees with its own rows is TAMPERED
+        state = Integrity((*unproven, *state.findings), state.check)
+    shown = Report(db, target, assess(db, target, state), headline_only, passk_curve, cluster,
                    by_tag, items, failed)
     if not shown.verdict.tampered:
         _ = shown.item_cut  # an unknown metric is refused before anything renders
@@ -473,21 +506,32 @@ def compare(
 
 
 def verify(
-    run: str | None = None, *, store: StoreLike, rescore: bool = True, notice: Notice = _quiet
+    run: str | None = None,
+    *,
+    store: StoreLike,
+    rescore: bool = True,
+    notice: Notice = _quiet,
+    witness: Path | None = None,
 ) -> Verification:
-    """Re-derive what a run (every run when None, or an evidence bundle) claims."""
+    """Re-derive what a run (every run when None, or an evidence bundle) claims; with
+    `witness`, also check every head that file holds for a run the store or bundle holds."""
     from agent_assay.adapters.registry import load_adapter
     from agent_assay.integrity.verify import verify_store
 
     loader = load_adapter if rescore else None
-    if run is None:
-        return verify_store(open_db(store, read_only=True), None, loader)
-    db, target = (
-        open_run(run, store=store, notice=notice)
-        if Path(run).is_file()
-        else (open_db(store, read_only=True), None)
-    )
-    return verify_store(db, [target.run_id if target else run], loader)
+    if run is None or not Path(run).is_file():
+        db = open_db(store, read_only=True)
+        result = verify_store(db, None if run is None else [run], loader)
+    else:
+        db, target, unproven = _opened(run, store=store, notice=notice)
+        result = verify_store(db, [target.run_id], loader)
+        if result.runs:
+            result.runs[0].findings[:0] = unproven
+        else:
+            result.database += unproven
+    if witness is not None:
+        result.witness = check_witness(db, witness)
+    return result
 
 
 def show_run(run_id: str, *, store: StoreLike) -> RunView:
@@ -503,9 +547,22 @@ def show_trajectory(
     return trajectory_view(open_db(store, read_only=True), run_id, item_id, repetition)
 
 
-def export(run: str, path: Path, *, store: StoreLike) -> int:
-    """Write `run`'s evidence bundle to `path`; return the number of rows written."""
-    return export_bundle(open_db(store, read_only=True), run, path)
+def export(
+    run: str, path: Path, *, store: StoreLike, witness: Path | None = None,
+    notice: Notice = _quiet,
+) -> int:
+    """Write `run`'s evidence bundle to `path`; return the number of rows written. With
+    `witness`, the head the bundle holds and the run's verdict are appended to that file
+    (refused first when it exists and is not an intact witness)."""
+    if witness is not None:
+        writable_witness(witness)
+    db = open_db(store, read_only=True)
+    count = export_bundle(db, run, path)
+    if witness is not None:
+        bundle = open_bundle(path)  # the head and the verdict the file itself holds
+        verdict = assess(bundle.store, bundle.run).word
+        _witness(witness, bundle.store, run, verdict, "export", notice)
+    return count
 
 
 @dataclass(frozen=True)

@@ -21,3 +21,22 @@ def tampered_copy(db: Path, copy: Path, *, set_value: str = "1", where: str = "v
     finally:
         con.close()
     return copy
+
+
+def behind_triggers(db: Path, *statements: str) -> None:
+    """Run `statements` on `db` as someone with the file would to leave no trace: save every
+    trigger's SQL, drop them all, make the edit, then create them again exactly as they were
+    (so the schema check finds every trigger in place)."""
+    con = sqlite3.connect(db)
+    try:
+        with con:
+            triggers = con.execute(
+                "SELECT name, sql FROM sqlite_master WHERE type = 'trigger'").fetchall()
+            for name, _ in triggers:
+                con.execute(f"DROP TRIGGER {name}")
+            for statement in statements:
+                con.execute(statement)
+            for _, sql in triggers:
+                con.execute(sql)
+    finally:
+        con.close()

@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from agent_assay.cli.options import (
+    WITNESS_APPEND,
     adapter_option,
     db_option,
     default_db_dir,
@@ -20,6 +21,8 @@ from agent_assay.cli.options import (
     stderr,
     stdout_to_stderr,
     tag_option,
+    witness_option,
+    writable_file,
 )
 from agent_assay.errors import AssayError
 
@@ -58,6 +61,7 @@ def controls_group() -> None:
     help="A bands file applied over the defaults and the adapter's own (same format).",
 )
 @executor_options
+@witness_option(WITNESS_APPEND)
 @json_option("the outcomes and the verdict")
 @db_option
 def controls_run(
@@ -75,6 +79,7 @@ def controls_run(
     workers: int,
     executor: str,
     scheduler: str | None,
+    witness: Path | None,
     as_json: bool,
     db: str,
 ) -> int:
@@ -85,12 +90,16 @@ def controls_run(
     """
     from agent_assay import api
     from agent_assay.controls.bands import load_bands
+    from agent_assay.store.witness import writable_witness
     from agent_assay.views.gates import control_table, controls_json
 
     default_db_dir(db)
     with stdout_to_stderr(as_json):
         store, system = api.open_db(db, must_exist=run_id is not None), api.system_of(adapter)
         load_bands(system.facts.bands, bands_file)  # a bad file is refused before a run is made
+        if witness is not None:  # so is a witness that is not one, or cannot be written
+            writable_file(witness, "--witness")
+            writable_witness(witness)
         run = api.run_to_certify(
             store, system, run=run_id, config=config_name, source=source, tags=tags,
             limit=limit, repeats=repeats, seed=seed, workers=workers, executor=executor,
@@ -99,7 +108,7 @@ def controls_run(
         done = api.certify(
             system, store=store, run=run.run_id, allow_not_run=allow, random_seeds=random_seeds,
             bands=bands_file, workers=workers, executor=executor, scheduler=scheduler,
-            notice=stderr if as_json else click.echo,
+            notice=stderr if as_json else click.echo, witness=witness,
         )
     if as_json:
         emit_json(controls_json(done.run, done.outcomes, done.verdict, done.exit_code))

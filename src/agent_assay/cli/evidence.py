@@ -6,7 +6,16 @@ from pathlib import Path
 
 import click
 
-from agent_assay.cli.options import db_option, emit_json, json_option, stderr, stdout_to_stderr
+from agent_assay.cli.options import (
+    WITNESS_APPEND,
+    db_option,
+    emit_json,
+    json_option,
+    stderr,
+    stdout_to_stderr,
+    witness_option,
+    writable_file,
+)
 
 
 @click.command("migrate")
@@ -58,12 +67,17 @@ def migrate_command(repair: bool, db: str) -> int:
 @click.option(
     "--skip-rescore", is_flag=True, help="Check chain, hashes and certificates, not the scores."
 )
+@witness_option("Check every head the witness FILE holds against the store or bundle.")
 @json_option("the findings")
 @db_option
-def verify_command(target: str | None, skip_rescore: bool, as_json: bool, db: str) -> int:
+def verify_command(
+    target: str | None, skip_rescore: bool, witness: Path | None, as_json: bool, db: str
+) -> int:
     """Re-derive everything stored for RUN (default: every run), or for an evidence bundle.
 
-    Prints one line per finding and exits 0 only when nothing is off (2 otherwise).
+    A bundle's head is derived from its rows, never taken from its header. With --witness,
+    a head the witness holds that the chain no longer holds is a finding. Prints one line
+    per finding and exits 0 only when nothing is off (2 otherwise).
     """
     from agent_assay import api
     from agent_assay.views.verify_render import verify_json, verify_text
@@ -71,7 +85,8 @@ def verify_command(target: str | None, skip_rescore: bool, as_json: bool, db: st
     # the store is opened read-only here; a bundle is verified without it
     with stdout_to_stderr(as_json):
         store = db if target and Path(target).is_file() else api.open_db(db, read_only=True)
-        result = api.verify(target, store=store, rescore=not skip_rescore, notice=stderr)
+        result = api.verify(target, store=store, rescore=not skip_rescore, notice=stderr,
+                            witness=witness)
     if as_json:
         emit_json(verify_json(result, rescored=not skip_rescore, target=target))
     else:
@@ -82,12 +97,15 @@ def verify_command(target: str | None, skip_rescore: bool, as_json: bool, db: st
 @click.command("export")
 @click.argument("run_id", metavar="RUN")
 @click.argument("path", metavar="FILE", type=click.Path(path_type=Path, dir_okay=False))
+@witness_option(WITNESS_APPEND)
 @db_option
-def export_command(run_id: str, path: Path, db: str) -> None:
+def export_command(run_id: str, path: Path, witness: Path | None, db: str) -> None:
     """Write RUN's evidence bundle (rows, chain, suite, config, certificates) to FILE."""
     from agent_assay import api
 
-    count = api.export(run_id, path, store=db)
+    if witness is not None:
+        writable_file(witness, "--witness")
+    count = api.export(run_id, path, store=db, witness=witness, notice=stderr)
     head = api.open_db(db, read_only=True).head(run_id)
     click.echo(
         f"wrote {path}: run {run_id}, {count} rows, chain head "

@@ -102,6 +102,16 @@ def executor_options[F: Callable[..., Any]](function: F) -> F:
     return decorated  # type: ignore[return-value]
 
 
+WITNESS_APPEND = ("Append the head and the verdict to FILE, an append-only log kept outside "
+                  "the store (commit it to git so the store's writer cannot rewrite it).")
+
+
+def witness_option(what: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """--witness FILE: the append-only log of published heads kept outside the store."""
+    return click.option("--witness", type=click.Path(path_type=Path, dir_okay=False),
+                        default=None, metavar="FILE", help=what)
+
+
 def json_option(what: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """--json: stdout holds one JSON document (its schema: agent_assay/schemas/, docs/json.md)
     and nothing else; notices stay on stderr."""

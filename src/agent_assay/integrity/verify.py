@@ -36,6 +36,7 @@ from agent_assay.store.postgres_schema import guard_holder_notes
 from agent_assay.store.schema_check import schema_findings
 from agent_assay.store.state_blobs import DELTA_KEY, BaseStates, expanded
 from agent_assay.store.store import TERMINAL_EVENTS, Store, decode_json
+from agent_assay.store.witness import WitnessCheck
 
 AdapterLoader = Callable[[str], LoadedSystem | object]
 
@@ -64,10 +65,13 @@ class Verification:
     notes: list[str] = field(default_factory=list)
     below_sql: str = "integrity_check ok"
     """What was checked beneath the rows: SQLite's page-level check, or PostgreSQL's catalog."""
+    witness: WitnessCheck | None = None
+    """The heads a witness file holds, checked against the store (`verify --witness`)."""
 
     @property
     def findings(self) -> list[Finding]:
-        return [*self.database, *(f for r in self.runs for f in r.findings)]
+        witnessed = self.witness.findings if self.witness else []
+        return [*self.database, *(f for r in self.runs for f in r.findings), *witnessed]
 
     @property
     def ok(self) -> bool:

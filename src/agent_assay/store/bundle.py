@@ -13,15 +13,17 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy import create_engine, select, text
+from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.pool import StaticPool
 
 from agent_assay.errors import AssayError
 from agent_assay.hashing import canonical_json
+from agent_assay.model import Run
 from agent_assay.store import chain, migrations, schema
 from agent_assay.store.state_blobs import base_digests
 from agent_assay.store.store import Store, now
@@ -83,6 +85,12 @@ def _lines(store: Store, run_id: str) -> Iterator[dict[str, Any]]:
         "schema": migrations.LATEST,
         "exported_at": now(),
     }
+    yield from row_lines(store, runs)
+
+
+def row_lines(store: Store, runs: list[Run]) -> Iterator[dict[str, Any]]:
+    """Every row line a bundle of `runs` holds, in load order (what `export` writes after
+    the header, and what a loaded bundle must hold exactly)."""
     for suite_hash in dict.fromkeys(r.suite_hash for r in runs):
         for table in ("suites", "items"):
             t = schema.metadata.tables[table]
@@ -142,6 +150,12 @@ def export_bundle(store: Store, run_id: str, path: Path) -> int:
     return count
 
 
+def tampered(where: str, problem: str) -> AssayError:
+    """A bundle whose bytes or rows are not what an export writes: one line, exit 2 (what
+    `verify` and `report` exit with on evidence that does not match itself)."""
+    return AssayError(f"bundle {where}: {problem} -- TAMPERED", exit_code=2)
+
+
 def read_bundle(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """Check the file digest, then parse; every failure is one line naming the file and line."""
     try:
@@ -157,20 +171,20 @@ def read_bundle(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     try:
         recorded = json.loads(last)["sha256"]
     except (ValueError, KeyError, TypeError) as exc:
-        raise AssayError(f"bundle {path}: its last line is not the file digest") from exc
+        raise tampered(str(path), "its last line is not the file digest") from exc
     if not last.endswith(b"\n") or last != (canonical_json({"sha256": recorded}) + "\n").encode():
-        raise AssayError(f"bundle {path}: its last line is not the file digest")
+        raise tampered(str(path), "its last line is not the file digest")
     if hashlib.sha256(body).hexdigest() != recorded:
-        raise AssayError(f"bundle {path}: the file digest does not match its content (changed)")
+        raise tampered(str(path), "the file digest does not match its content (changed)")
     lines: list[dict[str, Any]] = []
     for number, raw in enumerate(body.splitlines(), start=1):
         try:
             lines.append(json.loads(raw))
         except ValueError as exc:
-            raise AssayError(f"bundle {path}:{number}: not JSON ({exc})") from exc
+            raise tampered(f"{path}:{number}", f"not JSON ({exc})") from exc
     header = lines[0] if lines else {}
     if not isinstance(header, dict) or header.get("format") != FORMAT:
-        raise AssayError(f"bundle {path}:1: not an agent-assay bundle header")
+        raise tampered(f"{path}:1", "not an agent-assay bundle header")
     if header.get("format_version") != FORMAT_VERSION:
         raise AssayError(
             f"bundle {path}:1: format version {header.get('format_version')!r}, this agent-assay "
@@ -180,13 +194,20 @@ def read_bundle(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
 
 
 def load_bundle(path: Path) -> tuple[Store, dict[str, Any]]:
-    """An in-memory store holding exactly the bundle's rows, and the bundle's header.
+    """An in-memory store holding exactly the bundle's rows, and the bundle's header (as
+    written: `bundle_proof` says what the rows make of it)."""
+    header, lines = read_bundle(path)
+    return load_rows(path, lines), header
+
+
+def load_rows(path: Path, lines: list[dict[str, Any]]) -> Store:
+    """An in-memory store holding exactly `lines` (a bundle's row lines, from line 2 of
+    `path`); a row the reference schema refuses is one line naming it.
 
     The insert guards are lifted while the rows go in (they were checked when the rows
     were first written, and rows sealed at a migration carry no block), then restored,
     so the loaded store has the reference schema and every check runs on it unchanged.
     """
-    header, lines = read_bundle(path)
     engine = create_engine("sqlite://", poolclass=StaticPool)
     migrations.apply(engine)
     guards = {
@@ -203,34 +224,31 @@ def load_bundle(path: Path) -> tuple[Store, dict[str, Any]]:
             if table in chain.SCORE_TABLES:
                 key = (row["run_id"], row["item_id"], row["repetition"])
                 if key not in trajectory_ids:
-                    raise AssayError(f"bundle {path}:{number}: a score for a trajectory it lacks")
+                    raise tampered(f"{path}:{number}", "a score for a trajectory it lacks")
                 row = {**row, "trajectory_id": trajectory_ids[key]}
-            result = conn.execute(schema.metadata.tables[table].insert(), row)
+            try:
+                result = conn.execute(schema.metadata.tables[table].insert(), row)
+            except (SQLAlchemyError, TypeError, ValueError) as exc:
+                why = getattr(exc, "orig", None) or exc
+                raise tampered(f"{path}:{number}", f"a {table} row the schema refuses ({why})") \
+                    from exc
             if table == "trajectories":
                 key = (row["run_id"], row["item_id"], row["repetition"])
                 inserted = result.inserted_primary_key
                 trajectory_ids[key] = int(inserted[0]) if inserted else 0
         for sql in guards.values():
             conn.execute(text(sql))
-    return Store(engine), header
+    return Store(engine)
 
 
 def _bundle_row(path: Path, number: int, line: Any) -> tuple[str, dict[str, Any]]:
     if not isinstance(line, dict) or set(line) != {"table", "row"}:
-        raise AssayError(f"bundle {path}:{number}: not a row line")
+        raise tampered(f"{path}:{number}", "not a row line")
     table, row = line["table"], line["row"]
     allowed = set(_columns(table)) if table in schema.metadata.tables else None
     if allowed is None or table == "schema_migrations" or not isinstance(row, dict):
-        raise AssayError(f"bundle {path}:{number}: unknown table {table!r}")
+        raise tampered(f"{path}:{number}", f"unknown table {table!r}")
     if set(row) != allowed:
-        raise AssayError(f"bundle {path}:{number}: {table} row with the wrong columns")
+        raise tampered(f"{path}:{number}", f"{table} row with the wrong columns")
     return table, row
-
-
-def bundle_summary(header: Mapping[str, Any]) -> str:
-    head = header.get("head") or {}
-    return (
-        f"bundle of run {header.get('run_id')} (exported by agent-assay "
-        f"{header.get('harness_version')}, chain head {head.get('seq')} {head.get('digest')})"
-    )
 

@@ -75,7 +75,7 @@ def _quick(store: Store, run_id: str, conn: Connection | None) -> ChainCheck | N
     except BeyondCheckpoint:
         return None
     if stream.digest != claim.stream:
-        full = check_run_chain(store, run_id)
+        full = check_run_chain(store, run_id, conn)  # in this snapshot: never a second one
         if full.findings:
             return full
         finding = Finding(f"ledger block {entry.seq} ({KIND})", CHANGED)

@@ -6,6 +6,7 @@ from typing import Any
 
 from agent_assay.findings import Finding
 from agent_assay.integrity.verify import Verification
+from agent_assay.store.witness import WitnessCheck
 
 
 def verify_text(result: Verification, *, rescored: bool) -> str:
@@ -30,10 +31,21 @@ def verify_text(result: Verification, *, rescored: bool) -> str:
             f"{run.certificates} certificate(s) checked"
         )
         lines += [f"FINDING run {run.run_id}: {f.line()}" for f in run.findings]
+    if result.witness is not None:
+        lines += _witness_lines(result.witness)
     n = len(result.findings)
     verdict = "nothing is off" if result.ok else "the store does not match its own evidence"
     lines.append(f"verify: {len(result.runs)} run(s), {n} finding(s) -- {verdict}")
     return "\n".join(lines) + "\n"
+
+
+def _witness_lines(check: WitnessCheck) -> list[str]:
+    return [
+        f"witness {check.path}: {check.lines} line(s) checked against {check.runs} run(s) held "
+        "here",
+        *(f"note: {note}" for note in check.notes),
+        *(f"FINDING {f.line()}" for f in check.findings),
+    ]
 
 
 def _findings(findings: list[Finding]) -> list[dict[str, str]]:
@@ -41,8 +53,17 @@ def _findings(findings: list[Finding]) -> list[dict[str, str]]:
 
 
 def verify_json(result: Verification, *, rescored: bool, target: str | None) -> dict[str, Any]:
-    """`verify --json`: what verify_text prints, as data; ok only when nothing is off."""
+    """`verify --json`: what verify_text prints, as data; ok only when nothing is off (a
+    `witness` key only when one was checked)."""
+    witness = {} if result.witness is None else {"witness": {
+        "file": str(result.witness.path),
+        "lines_checked": result.witness.lines,
+        "runs_covered": result.witness.runs,
+        "findings": _findings(result.witness.findings),
+        "notes": list(result.witness.notes),
+    }}
     return {
+        **witness,
         "schema": "agent-assay/verify/1",
         "target": target,
         "rescored": rescored,
