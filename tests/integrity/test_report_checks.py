@@ -30,6 +30,8 @@ from agent_assay.integrity.admissibility import integrity
 from agent_assay.integrity.verify import verify_store
 from agent_assay.runner import execute_run, resolve_config, score_records, start_run
 from agent_assay.store import open_store
+from agent_assay.store.chain_check import check_run_chain
+from agent_assay.store.checkpoint import claim_of, covered_stream
 from agent_assay.store.run_check import check_run
 from tests.support.certify import certify
 from tests.support.invoke import Invocation, invoke
@@ -330,19 +332,49 @@ def test_compare_and_controls_show_refuse_a_tampered_run(db: Path, certified: Ce
     assert "ADMISSIBLE --" not in shown.out.replace("INADMISSIBLE --", "")
 
 
-def _partly_written(db: Path) -> str:
-    """A k=2 run with one trajectory written, as a run interrupted early leaves it."""
+def _partly_written(db: Path, repeats: int = 2, every_item: bool = False) -> str:
+    """A run written through the Store API, repetition 1 of its first item only (as a run
+    interrupted early leaves it) or of `every_item`."""
     store = open_store(str(db))
     adapter = RichToyAdapter()
-    run = new_toy_run(store, adapter, repeats=2)
+    run = new_toy_run(store, adapter, repeats=repeats)
     loaded = load_system(adapter)
-    item = store.get_suite(run.suite_hash).by_id()[run.item_ids[0]]
+    items = store.get_suite(run.suite_hash).by_id()
     config = store.get_config(run.config_hash)
-    done = adapter.run_item(item.public(), config, seed=0, repetition=1)
-    store.write_trajectory(run.run_id, done, score_records(
-        loaded.scorers(), item, done, loaded.scoring_context()))
+    for item_id in run.item_ids if every_item else run.item_ids[:1]:
+        done = adapter.run_item(items[item_id].public(), config, seed=0, repetition=1)
+        store.write_trajectory(run.run_id, done, score_records(
+            loaded.scorers(), items[item_id], done, loaded.scoring_context()))
     store.close()
     return run.run_id
+
+
+def test_padding_hidden_by_a_forged_first_checkpoint_is_tampered(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run written whole through the Store API, padded, marked complete, and given its
+    first checkpoint by the same hand: the checkpoint streams the stored bytes honestly but
+    claims only the run's own slots. The quick check trusts a first checkpoint's claim, so
+    the slots must come from the rows it streams, not from what it claims."""
+    db = tmp_path / "assay.db"
+    run_id = _partly_written(db, repeats=1, every_item=True)
+    pad(db, run_id, (2, 3))
+    store = open_store(str(db))
+    store.append_event(run_id, "complete", {})
+    check = check_run_chain(store, run_id)
+    assert check.evidence.head is not None and not check.findings
+    claim = claim_of(check, covered_stream(store, run_id, check.evidence.head.seq))
+    assert claim is not None
+    claim["paths"]["by_item"] = {item: reps[:1] for item, reps in claim["paths"]["by_item"].items()}
+    claim["trajectories"]["n"] = sum(1 for reps in claim["paths"]["by_item"].values() if reps)
+    assert store.append_checkpoint(run_id, lambda conn, head: claim) is not None
+    quick = check_run(store, run_id)
+    assert len(quick.ledger) < quick.blocks and len(quick.paths) == 12  # from the claim
+    store.close()
+    monkeypatch.setattr("agent_assay.adapters.registry.load_adapter", _adapter_named)
+    assert_controls_refuse(db, run_id)
+    assert_tampered(report(db, run_id))
+    assert_agree(db, run_id, "/3: is outside the run's 12 items x k=1")
 
 
 def test_an_unfinished_run_is_not_tampered_for_its_missing_slots(tmp_path: Path) -> None:

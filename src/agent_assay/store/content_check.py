@@ -11,13 +11,15 @@ content-addressed, outside every chain, so an edit to them leaves each chain int
 These checks close both gaps. `verify` makes them beside its own; every command that
 shows a number or builds on a run makes them through `run_check`, from these same
 functions, so the two cannot disagree. They read little: the suite's items and the
-config, and the run's slots, which the chain check has already read (a checkpoint's
-claim records them), so no trajectory is read again.
+config. The slots come from the chain check, which read every trajectory row's slot
+columns already (the quick check from a checkpoint among the bytes it streams): no
+trajectory is read again, and nothing a checkpoint merely claims is taken for them,
+since whoever appends a run's first checkpoint writes what it claims.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable
+from collections.abc import Iterable
 from typing import Any
 
 from sqlalchemy import select
@@ -125,21 +127,10 @@ def marked_complete(store: Store, run_id: str) -> bool:
     return terminal[-1:] == ["complete"]
 
 
-def checked_slots(store: Store, check: ChainCheck) -> Collection[Slot]:
-    """The run's trajectory slots as `check` read them: the slots its trajectory blocks
-    record (from the checkpoint's claim, when the check started from one) when they
-    account for every trajectory row it counted, else the slot columns of the rows."""
-    if len(check.paths) == check.evidence.trajectories.n:
-        return check.paths.keys()
-    t = schema.trajectories
-    query = select(t.c.item_id, t.c.repetition).where(t.c.run_id == check.run_id)
-    return [tuple(row) for row in store.read_raw(query)]
-
-
 def content_findings(store: Store, run: Run, check: ChainCheck) -> list[Finding]:
     """What the run's intact chain `check` does not cover: its suite and config still hash
     to the hashes it binds, and its trajectories are exactly its slots."""
     found, _ = suite_findings(store, run)
     found += config_findings(store, run)
-    found += slot_findings(run, checked_slots(store, check), marked_complete(store, run.run_id))
+    found += slot_findings(run, check.slots, marked_complete(store, run.run_id))
     return found

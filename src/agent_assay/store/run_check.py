@@ -43,6 +43,7 @@ from agent_assay.store.checkpoint import (
     KIND,
     BeyondCheckpoint,
     Claim,
+    Stream,
     ledger_query,
     parse_claim,
     stream_from,
@@ -92,9 +93,9 @@ def _quick(store: Store, run_id: str, conn: Connection | None) -> ChainCheck | N
             return full
         finding = Finding(f"ledger block {entry.seq} ({KIND})", CHANGED)
         return ChainCheck(full.run_id, (finding,), full.evidence, full.blocks, full.rows,
-                          full.ledger, full.paths, full.digests, full.states)
+                          full.ledger, full.paths, full.digests, full.states, full.slots)
     tail = [_entry(row) for row in ledger[at:]]
-    return _from_checkpoint(store, run_id, claim, stream.digests, tail, conn)
+    return _from_checkpoint(store, run_id, claim, stream, tail, conn)
 
 
 def _entry(row: tuple[Any, ...]) -> LedgerEntry:
@@ -109,12 +110,13 @@ def _from_checkpoint(
     store: Store,
     run_id: str,
     claim: Claim,
-    covered: dict[int, str],
+    stream: Stream,
     after: list[LedgerEntry],
     conn: Connection | None,
 ) -> ChainCheck:
     """Walk the blocks after the checkpoint's `through` (`after`, the checkpoint first) in
-    full; the rest is the claim's."""
+    full; the rest is the claim's, but for the slots, which are the stream's rows'."""
+    covered = stream.digests
     walk = Walk(run_id)
     rows: dict[str, list[Row]] = {}
     for table in chain.CHAINED_TABLES:
@@ -138,7 +140,8 @@ def _from_checkpoint(
         scores=claim.scores,
     )
     return ChainCheck(run_id, tuple(walk.findings), evidence, claim.through + len(tail),
-                      claim.rows + walk.rows, tuple(tail), claim.paths, digests, claim.states)
+                      claim.rows + walk.rows, tuple(tail), claim.paths, digests, claim.states,
+                      stream.slots)
 
 
 def run_findings(
