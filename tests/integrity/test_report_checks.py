@@ -327,9 +327,12 @@ def test_compare_and_controls_show_refuse_a_tampered_run(db: Path, certified: Ce
     assert compared.code == 2
     assert "STORE_TAMPERED" in compared.out and "--force cannot compare" in compared.out
     shown = invoke("controls", "show", certified.run, "--db", str(db))
-    assert shown.traceback is None, shown.traceback
-    assert shown.out.startswith("!!! TAMPERED -- the stored evidence of run ")
-    assert "ADMISSIBLE --" not in shown.out.replace("INADMISSIBLE --", "")
+    assert_tampered(shown)
+    assert "PASSED" not in shown.out  # nor what the controls measured
+    as_json = invoke("controls", "show", certified.run, "--json", "--db", str(db))
+    assert as_json.traceback is None and as_json.code == 2 and as_json.out == ""
+    assert len(as_json.err.strip().splitlines()) == 1
+    assert "fails its integrity check" in as_json.err and "nothing was shown" in as_json.err
 
 
 def _partly_written(db: Path, repeats: int = 2, every_item: bool = False) -> str:

@@ -16,7 +16,7 @@ certificates relied on, each finding worded as `verify` words it.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from sqlalchemy import Connection
@@ -196,10 +196,16 @@ def require_intact(store: Store, run_id: str, doing: str) -> ChainCheck:
     or resumed on evidence that was edited or does not belong to the run."""
     problems, check = evidence_findings(store, run_id)
     if problems:
-        raise AssayError(
-            f"run {run_id} fails its integrity check ({len(problems)} finding(s), first: "
-            f"{problems[0].line()}); nothing was {doing}. Run `agent-assay verify {run_id}` "
-            "for the full list",
-            exit_code=2,
-        )
+        raise refusal(run_id, problems, doing)
     return check
+
+
+def refusal(run_id: str, problems: Sequence[Finding], doing: str) -> AssayError:
+    """The one-line refusal (exit 2) of a command that will not go on (`doing` it) with a
+    run whose evidence fails its integrity check."""
+    return AssayError(
+        f"run {run_id} fails its integrity check ({len(problems)} finding(s), first: "
+        f"{problems[0].line()}); nothing was {doing}. Run `agent-assay verify {run_id}` "
+        "for the full list",
+        exit_code=2,
+    )
