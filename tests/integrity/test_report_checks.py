@@ -380,6 +380,38 @@ def test_padding_hidden_by_a_forged_first_checkpoint_is_tampered(
     assert_agree(db, run_id, "/3: is outside the run's 12 items x k=1")
 
 
+@pytest.mark.xfail(strict=True, reason="open: the quick check trusts whoever appended a run's "
+                   "first checkpoint (docs/threat-model-notes-report.md)")
+def test_rows_edited_under_a_forged_first_checkpoint_are_tampered(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A certified run without a checkpoint (written before checkpoints existed, or whose
+    writer's walk found something and so wrote none): a score edited behind its trigger,
+    the trigger put back, then a checkpoint appended through the Store API that streams
+    the edited bytes and claims the clean walk taken before the edit. `verify` names the
+    row; every report trusts the checkpoint and re-hashes nothing it covers."""
+    db = tmp_path / "assay.db"
+    store = open_store(str(db))
+    monkeypatch.setattr("agent_assay.runner.write_checkpoint", lambda store, run_id: None)
+    run = certify(store, RichToyAdapter(), "good")["run"]
+    monkeypatch.undo()
+    assert store.first_block(run.run_id, "checkpoint") is None
+    clean = check_run_chain(store, run.run_id)
+    store.close()
+    sql(db, "DROP TRIGGER score_sets_no_update",
+        "UPDATE score_sets SET packed_values = '0000000000000000' || substr(packed_values, 17) "
+        "WHERE id = (SELECT min(id) FROM score_sets WHERE run_id = ?)", params=(run.run_id,))
+    put_trigger_back(db)
+    store = open_store(str(db))
+    assert clean.evidence.head is not None
+    claim = claim_of(clean, covered_stream(store, run.run_id, clean.evidence.head.seq))
+    assert store.append_checkpoint(run.run_id, lambda conn, head: claim) is not None
+    store.close()
+    assert any("content does not match its digest" in line
+               for line in verify_findings(db, run.run_id))
+    assert_tampered(report(db, run.run_id))
+
+
 def test_an_unfinished_run_is_not_tampered_for_its_missing_slots(tmp_path: Path) -> None:
     """A run still being written has slots missing: that is a state, not tampering."""
     db = tmp_path / "assay.db"
