@@ -7,9 +7,10 @@ run holds at least that many scores) written by the real runner into its own SQL
 file. The report is then timed as a user meets it, `agent-assay report RUN --db FILE`
 in a fresh process (median of 3): CPU seconds (user + system) and peak RSS. A second
 fresh process splits the CPU into the integrity check (schema, chain, every row
-re-hashed, or from the run's checkpoint: what makes TAMPERED possible; the chain check
-alone and the full walk `verify` makes are then timed again, side by side, once the
-imports and caches are warm) and the figures (scores read as columns and
+re-hashed, or from the run's checkpoint, then the run's slots, suite and config: what
+makes TAMPERED possible; the chain check alone, the content check alone and the full
+walk `verify` makes are then timed again, side by side, once the imports and caches
+are warm) and the figures (scores read as columns and
 aggregated and rendered), after the imports they need (timed too), and the start-up of
 the command is measured alone (`agent-assay --version`). Not part of `make test`: the 1M
 store takes a minute or more to write.
@@ -55,17 +56,21 @@ t = time.process_time()
 render_text(summarise(store, run, check=verdict.integrity.check))
 figures = time.process_time() - t
 from agent_assay.store.chain_check import check_run_chain
+from agent_assay.store.content_check import content_findings
 from agent_assay.store.run_check import check_run
 t = time.process_time()
-check_run(store, run.run_id)
+check = check_run(store, run.run_id)
 chain = time.process_time() - t
+t = time.process_time()
+content_findings(store, run, check)
+content = time.process_time() - t
 t = time.process_time()
 check_run_chain(store, run.run_id)
 full_walk = time.process_time() - t
 quick = len(verdict.integrity.check.ledger) < verdict.integrity.check.blocks
 print(json.dumps({"imports": imports, "integrity": integrity, "figures": figures,
                   "tampered": verdict.tampered, "full_walk": full_walk, "chain": chain,
-                  "quick": quick,
+                  "content": content, "quick": quick,
                   "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
 """
 
@@ -112,6 +117,7 @@ def one_size(scores: int, workdir: Path) -> dict[str, Any]:
         "figures_cpu_seconds": round(split["figures"], 3),
         "checked_from_checkpoint": split["quick"],
         "chain_check_cpu_seconds": round(split["chain"], 3),
+        "content_check_cpu_seconds": round(split["content"], 3),
         "full_walk_cpu_seconds": round(split["full_walk"], 3),
         "store_bytes_per_trajectory": round(db.stat().st_size / trajectories),
     }

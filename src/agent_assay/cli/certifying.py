@@ -128,10 +128,14 @@ def controls_run(
 @click.argument("run_id")
 @json_option("the stored outcomes")
 @db_option
-def controls_show(run_id: str, as_json: bool, db: str) -> None:
-    """Print the newest stored outcome of every control for RUN_ID."""
+def controls_show(run_id: str, as_json: bool, db: str) -> int:
+    """Print the newest stored outcome of every control for RUN_ID.
+
+    None is shown (exit 2) when the run's stored evidence fails its integrity check.
+    """
     from agent_assay import api
     from agent_assay.integrity.admissibility import assess
+    from agent_assay.store.run_check import refusal
     from agent_assay.views.gates import (
         admissibility_lines,
         control_table,
@@ -144,14 +148,19 @@ def controls_show(run_id: str, as_json: bool, db: str) -> None:
     outcomes = store.control_outcomes(run.run_id)
     if not outcomes:
         raise AssayError(f"no control outcomes stored for run {run_id}")
+    verdict = assess(store, run)
+    if verdict.tampered and as_json:
+        raise refusal(run.run_id, verdict.integrity.findings, "shown")
+    if verdict.tampered:  # what the controls measured is a number too
+        click.echo("\n".join([*tampered_lines(run, verdict.integrity),
+                              *admissibility_lines(verdict)]))
+        return 2
     if as_json:
         emit_json(controls_show_json(run, outcomes))
-        return
-    verdict = assess(store, run)
-    if verdict.tampered:
-        click.echo("\n".join(tampered_lines(run, verdict.integrity)))
+        return 0
     click.echo(control_table([o.payload for o in outcomes.values()]), nl=False)
     click.echo("\n".join(admissibility_lines(verdict)))
+    return 0
 
 
 @click.command("mutate")

@@ -52,7 +52,8 @@ def report_command(
     """Summarise a stored run (RUN is a run id, or an evidence bundle written by `export`).
 
     The report opens with the verdict: TAMPERED (exit 2, no number shown) when the run's
-    stored evidence fails its own chain, then the reasons an inadmissible run is one.
+    stored evidence fails its chain, slot, suite or config check (or a run its
+    certificates relied on does), then the reasons an inadmissible run is one.
     """
     from agent_assay import api
 

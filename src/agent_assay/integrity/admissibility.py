@@ -1,9 +1,10 @@
 """Admissible iff the store is intact, zero invariant violations, and every control PASSED
 (or allowed NOT_RUN) with a certificate that still matches the stored evidence.
 
-Decided from the store alone. First the cheap integrity check (the schema's
-triggers and indexes, the run's chain, every row re-hashed): a store that
-fails it is TAMPERED and nothing else is decided, since its rows cannot be
+Decided from the store alone. First the integrity check (`run_check.evidence_findings`:
+the schema's triggers and indexes, the run's chain with every row re-hashed, its
+slots, suite, gold and config, and the same of every run its certificates relied on):
+a store that fails it is TAMPERED and nothing else is decided, since its rows cannot be
 trusted to decode. Then the run's status, its manifest, and the newest stored
 outcome of every registered control, each bound to the evidence it judged.
 The reasons are listed in the order a reader should fix them.
@@ -19,8 +20,7 @@ from agent_assay.findings import Finding
 from agent_assay.integrity.certificates import void_reasons
 from agent_assay.model import Run
 from agent_assay.store.chain_check import ChainCheck
-from agent_assay.store.run_check import check_run
-from agent_assay.store.schema_check import schema_findings
+from agent_assay.store.run_check import evidence_findings
 from agent_assay.store.store import Store, StoredOutcome
 
 
@@ -37,10 +37,8 @@ class Integrity:
 
 
 def integrity(store: Store, run: Run) -> Integrity:
-    with store.engine.connect() as conn:
-        found = schema_findings(conn)
-    check = check_run(store, run.run_id)
-    return Integrity((*found, *check.findings), check)
+    found, check = evidence_findings(store, run.run_id)
+    return Integrity(tuple(found), check)
 
 
 @dataclass(frozen=True)
@@ -119,8 +117,8 @@ def determinism_certifier(store: Store, run: Run) -> str | None:
         certified = store.get_run(o.run_id)
         if not wanted <= set(certified.item_ids):
             continue
-        check = check_run(store, certified.run_id)
-        if check.findings:
+        problems, check = evidence_findings(store, certified.run_id)
+        if problems:
             continue
         latest = store.control_outcomes(certified.run_id).get("identical_config")
         if latest is None or latest.row_id != o.row_id:

@@ -1,13 +1,15 @@
 """`agent-assay verify`: re-derive everything a stored run claims, from what is stored.
 
-Beyond the cheap check every report makes (schema, chain, row digests) this
-re-hashes every item against its suite and the config against its hash,
-checks each trajectory's slot and step count against the run's items, k and
-ledger, checks that every trajectory has one score per scorer of the current
-generation, re-scores every stored trajectory with the recorded scorer
-versions and compares the stored rows with `==`, and checks that every
-certificate still matches the evidence it judged. It never raises on what it
-finds: each problem is one finding, and nothing is off only when there is none.
+It makes the check every report makes (schema, chain, row digests, and the
+content check that shares its code: items against their suite, the config
+against its hash, each trajectory in one of the run's slots), but always
+walking the whole chain; beyond it, it decodes every trajectory and checks
+its slot and step count against its ledger block, checks that every
+trajectory has one score per scorer of the current generation, re-scores
+every stored trajectory with the recorded scorer versions and compares the
+stored rows with `==`, and checks that every certificate still matches the
+evidence it judged. It never raises on what it finds: each problem is one
+finding, and nothing is off only when there is none.
 """
 
 from __future__ import annotations
@@ -26,16 +28,23 @@ from agent_assay.errors import AssayError
 from agent_assay.findings import Finding
 from agent_assay.hashing import canonical_json
 from agent_assay.integrity.certificates import void_reasons
-from agent_assay.model import Config, Item, Run, Suite, Trajectory
+from agent_assay.model import Run, Trajectory
 from agent_assay.rescoring import fresh_scores
 from agent_assay.store import schema
 from agent_assay.store.chain_check import ChainCheck, check_run_chain
 from agent_assay.store.checkpoint import checkpoint_findings
+from agent_assay.store.content_check import (
+    config_findings,
+    marked_complete,
+    slot_findings,
+    suite_findings,
+)
 from agent_assay.store.damage import damage_report
 from agent_assay.store.postgres_schema import guard_holder_notes
+from agent_assay.store.run_check import relied_on, relied_on_findings
 from agent_assay.store.schema_check import schema_findings
 from agent_assay.store.state_blobs import DELTA_KEY, BaseStates, expanded
-from agent_assay.store.store import TERMINAL_EVENTS, Store, decode_json
+from agent_assay.store.store import Store, decode_json
 from agent_assay.store.witness import WitnessCheck
 
 AdapterLoader = Callable[[str], LoadedSystem | object]
@@ -138,8 +147,8 @@ def verify_run(store: Store, run_id: str, load_adapter: AdapterLoader | None) ->
     out.blocks, out.rows = check.blocks, check.rows
     try:
         run = store.get_run(run_id)
-        suite = _check_suite(store, run, out)
-        _check_config(store, run, out)
+        found, suite = suite_findings(store, run)
+        out.findings += found + config_findings(store, run)
         trajectories = _check_trajectories(store, run, check, out)
         manifest = store.manifest(run_id)
         _check_score_sets(store, run, manifest, trajectories, out)
@@ -155,70 +164,9 @@ def verify_run(store: Store, run_id: str, load_adapter: AdapterLoader | None) ->
     return out
 
 
-def _check_suite(store: Store, run: Run, out: RunVerification) -> Suite | None:
-    with store.tolerant_connection() as conn:
-        head = conn.execute(
-            select(schema.suites).where(schema.suites.c.suite_hash == run.suite_hash)
-        ).first()
-        rows = conn.execute(
-            select(schema.items)
-            .where(schema.items.c.suite_hash == run.suite_hash)
-            .order_by(schema.items.c.position)
-        ).all()
-    if head is None:
-        out.add(f"suite {run.suite_hash}", "is not in the store")
-        return None
-    items: list[Item] = []
-    for row in rows:
-        where = f"item {row.item_id!r} of suite {run.suite_hash[:12]}"
-        try:
-            item = Item.from_json(decode_json("items", row.item_id, row.payload))
-        except (AssayError, KeyError, TypeError, ValueError, AttributeError) as exc:
-            out.add(where, f"payload does not decode ({exc})")
-            continue
-        if item.content_hash != row.item_hash or item.item_id != row.item_id:
-            out.add(where, "payload does not match its item hash (gold or input changed)")
-        items.append(item)
-    if len(rows) != head.n_items:
-        out.add(f"suite {run.suite_hash}", f"holds {len(rows)} items, recorded {head.n_items}")
-    suite = Suite(adapter=head.adapter, items=tuple(items), source=head.source)
-    if suite.suite_hash != run.suite_hash:
-        out.add(f"suite {run.suite_hash}", "its items no longer hash to the suite hash")
-    missing = sorted(set(run.item_ids) - {i.item_id for i in items})
-    if missing:
-        out.add(f"run {run.run_id}", f"names {len(missing)} item(s) not in its suite: "
-                f"{', '.join(missing[:5])}")
-    return suite
-
-
-def _check_config(store: Store, run: Run, out: RunVerification) -> None:
-    with store.tolerant_connection() as conn:
-        row = conn.execute(
-            select(schema.configs).where(schema.configs.c.config_hash == run.config_hash)
-        ).first()
-    where = f"config {run.config_hash}"
-    if row is None:
-        out.add(where, "is not in the store (the run's config hash was relabelled?)")
-        return
-    try:
-        data = decode_json("configs", run.config_hash, row.payload)
-        config = Config(adapter=data["adapter"], name=data["name"], params=data["params"])
-    except (AssayError, KeyError, TypeError) as exc:
-        out.add(where, f"payload does not decode ({exc})")
-        return
-    if config.config_hash != run.config_hash:
-        out.add(where, "payload does not match its hash (the config was edited)")
-    if (config.adapter, config.name) != (run.adapter, run.config_name):
-        out.add(
-            where,
-            f"is {config.adapter}/{config.name}, the run says {run.adapter}/{run.config_name}",
-        )
-
-
 def _check_trajectories(
     store: Store, run: Run, check: ChainCheck, out: RunVerification
 ) -> list[Trajectory]:
-    expected = {(i, r) for i in run.item_ids for r in range(1, run.repeats + 1)}
     details: dict[int, Any] = {}
     for entry in check.ledger:
         if entry.kind == "trajectory":
@@ -229,12 +177,12 @@ def _check_trajectories(
     found: list[Trajectory] = []
     bases = BaseStates(store.engine)  # fetched as payloads name them, each checked once
     stored = store.chained_rows("trajectories", run.run_id)
+    slots = []
     for values in stored.rows:
         row = dict(zip(stored.columns, values, strict=True))
         slot = (row["item_id"], row["repetition"])
+        slots.append(slot)
         where = f"trajectory {slot[0]}/{slot[1]}"
-        if slot not in expected:
-            out.add(where, f"is outside the run's {len(run.item_ids)} items x k={run.repeats}")
         try:
             data = decode_json("trajectories", row["id"], row["payload"])
             trajectory = Trajectory.from_json(expanded(data, bases.fresh))
@@ -263,10 +211,7 @@ def _check_trajectories(
                 out.add(where, f"its proposal path is not the one its ledger block "
                         f"{row['block']} records")
         found.append(trajectory)
-    terminal = [e.event for e in store.events(run.run_id) if e.event in TERMINAL_EVENTS]
-    missing = expected - {(t.item_id, t.repetition) for t in found}
-    if terminal[-1:] == ["complete"] and missing:
-        out.add(f"run {run.run_id}", f"is marked complete but {len(missing)} slot(s) are missing")
+    out.findings += slot_findings(run, slots, marked_complete(store, run.run_id))
     return found
 
 
@@ -349,8 +294,5 @@ def _check_certificates(
         out.certificates += 1
         for why in void_reasons(store, run, outcome, check, versions):
             out.add(f"certificate {kind}", f"void: {why}")
-        certificate = outcome.payload.get("certificate") or {}
-        for aux in sorted(certificate.get("aux_runs") or {}):
-            if aux in store.run_ids():
-                for finding in check_run_chain(store, aux).findings:
-                    out.add(f"run {aux} (made by {kind})", finding.line())
+        for aux in relied_on(outcome):
+            out.findings += relied_on_findings(store, kind, aux, check_run_chain)

@@ -92,6 +92,9 @@ class ChainCheck:
     """Every block's digest, by sequence number: what a recorded chain head is looked up in."""
     states: frozenset[str] = frozenset()
     """The base states the trajectory blocks name (see `state_blobs`)."""
+    slots: tuple[tuple[Any, Any], ...] = ()
+    """Each trajectory row's (item id, repetition), as stored, one per row: what
+    `content_check` holds against the run's item x repetition slots."""
 
     @property
     def intact(self) -> bool:
@@ -277,8 +280,9 @@ def _check_run_chain(store: Store, run_id: str, conn: Connection | None) -> Chai
         generation=generation,
         scores=RowSet(len(current), chain.set_digest(current)),
     )
+    slots = tuple((row["item_id"], row["repetition"]) for row in rows["trajectories"])
     return ChainCheck(run_id, tuple(walk.findings), evidence, len(ledger), walk.rows,
-                      tuple(ledger), paths, digest_at, frozenset(states))
+                      tuple(ledger), paths, digest_at, frozenset(states), slots)
 
 
 def sound_entries(walk: Walk, ledger: list[LedgerEntry]) -> list[LedgerEntry]:

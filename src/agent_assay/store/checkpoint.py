@@ -81,6 +81,8 @@ class Stream:
 
     digest: str
     digests: dict[int, str]
+    slots: tuple[tuple[Any, Any], ...] = ()
+    """Each trajectory row's (item id, repetition) as the stream read it (`stream_from`)."""
 
 
 class BeyondCheckpoint(Exception):
@@ -91,7 +93,12 @@ class BeyondCheckpoint(Exception):
 @dataclass(frozen=True)
 class _TableQuery:
     query: Select[Any]
-    block_at: int
+    small: tuple[str, ...]
+    """The columns it selects before the long ones, in order."""
+
+    @property
+    def block_at(self) -> int:
+        return self.small.index("block")
 
 
 def _query(table: str, run_id: str, through: int | None) -> _TableQuery:
@@ -129,7 +136,7 @@ def _query(table: str, run_id: str, through: int | None) -> _TableQuery:
     )
     if through is not None:
         query = query.where(or_(t.c.block <= through, t.c.block.is_(None)))
-    return _TableQuery(query, [c for c in columns if c not in long].index("block"))
+    return _TableQuery(query, tuple(c for c in columns if c not in long))
 
 
 def _bytes_of(column: Any) -> Any:
@@ -221,8 +228,13 @@ def stream_from(
 ) -> Stream:
     """The same stream, for the quick check: the covered ledger rows it already holds, and
     each table that grows with a run read whole in one pass (no second pass to look for
-    its rows after the checkpoint); raises `BeyondCheckpoint` on such a row."""
+    its rows after the checkpoint); raises `BeyondCheckpoint` on such a row. It keeps the
+    slots of the trajectory rows it reads: what `content_check` holds against the run's
+    slots, taken from the rows themselves, not from what a checkpoint claims."""
     block_at = {table: _query(table, run_id, None).block_at for table in EVIDENCE_TABLES}
+    small = _query("trajectories", run_id, None).small
+    item_at, repetition_at = small.index("item_id"), small.index("repetition")
+    slots: list[tuple[Any, Any]] = []
 
     def rows(table: str) -> Iterable[tuple[Any, ...]]:
         query = _query(table, run_id, None if table in block_at else through).query
@@ -234,8 +246,11 @@ def stream_from(
         blocks = [b for b in columns[block_at[table]] if b is not None]
         if blocks and (not all(type(b) is int for b in blocks) or max(blocks) > through):
             raise BeyondCheckpoint(table)
+        if table == "trajectories":
+            slots.extend(zip(columns[item_at], columns[repetition_at], strict=True))
 
-    return _stream(run_id, through, covered_ledger, rows, within)
+    stream = _stream(run_id, through, covered_ledger, rows, within)
+    return Stream(stream.digest, stream.digests, tuple(slots))
 
 
 @dataclass(frozen=True)

@@ -6,10 +6,17 @@ full, its rows re-hashed. Otherwise, or when anything after the checkpoint adds
 trajectories, scores or a scoring generation, the whole chain is walked
 (`chain_check`). Either way the answer is a `ChainCheck` with the same findings a full
 walk would give a store that is intact, and a finding when it is not.
+
+What a verdict depends on reaches past the run's chain, so `evidence_findings` (what
+`report`, `compare` and `controls show` check before a number, and `require_intact`
+before anything builds on a run) adds the schema, the run's content (`content_check`:
+its slots, suite, gold and config) and the same checks of every run its current
+certificates relied on, each finding worded as `verify` words it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from sqlalchemy import Connection
@@ -36,12 +43,18 @@ from agent_assay.store.checkpoint import (
     KIND,
     BeyondCheckpoint,
     Claim,
+    Stream,
     ledger_query,
     parse_claim,
     stream_from,
 )
+from agent_assay.store.content_check import content_findings
 from agent_assay.store.schema_check import schema_findings
-from agent_assay.store.store import Head, LedgerEntry, Store
+from agent_assay.store.store import Head, LedgerEntry, Store, StoredOutcome
+
+ChainWalk = Callable[[Store, str], ChainCheck]
+"""How a run's chain is checked: `check_run` for every command, `check_run_chain` (always
+the full walk) for `verify`."""
 
 
 def check_run(store: Store, run_id: str) -> ChainCheck:
@@ -80,9 +93,9 @@ def _quick(store: Store, run_id: str, conn: Connection | None) -> ChainCheck | N
             return full
         finding = Finding(f"ledger block {entry.seq} ({KIND})", CHANGED)
         return ChainCheck(full.run_id, (finding,), full.evidence, full.blocks, full.rows,
-                          full.ledger, full.paths, full.digests, full.states)
+                          full.ledger, full.paths, full.digests, full.states, full.slots)
     tail = [_entry(row) for row in ledger[at:]]
-    return _from_checkpoint(store, run_id, claim, stream.digests, tail, conn)
+    return _from_checkpoint(store, run_id, claim, stream, tail, conn)
 
 
 def _entry(row: tuple[Any, ...]) -> LedgerEntry:
@@ -97,12 +110,13 @@ def _from_checkpoint(
     store: Store,
     run_id: str,
     claim: Claim,
-    covered: dict[int, str],
+    stream: Stream,
     after: list[LedgerEntry],
     conn: Connection | None,
 ) -> ChainCheck:
     """Walk the blocks after the checkpoint's `through` (`after`, the checkpoint first) in
-    full; the rest is the claim's."""
+    full; the rest is the claim's, but for the slots, which are the stream's rows'."""
+    covered = stream.digests
     walk = Walk(run_id)
     rows: dict[str, list[Row]] = {}
     for table in chain.CHAINED_TABLES:
@@ -126,21 +140,72 @@ def _from_checkpoint(
         scores=claim.scores,
     )
     return ChainCheck(run_id, tuple(walk.findings), evidence, claim.through + len(tail),
-                      claim.rows + walk.rows, tuple(tail), claim.paths, digests, claim.states)
+                      claim.rows + walk.rows, tuple(tail), claim.paths, digests, claim.states,
+                      stream.slots)
+
+
+def run_findings(
+    store: Store, run_id: str, walk: ChainWalk = check_run
+) -> tuple[list[Finding], ChainCheck]:
+    """The run's chain check and, when its chain is intact, its content check. (Rows of a
+    chain that fails cannot be trusted to decode; the run is tampered with already.)"""
+    check = walk(store, run_id)
+    if check.findings:
+        return list(check.findings), check
+    return content_findings(store, store.get_run(run_id), check), check
+
+
+def relied_on(outcome: StoredOutcome) -> list[str]:
+    """The runs `outcome`'s certificate says its control made and judged (identical_config's
+    twins): the verdict stands on their evidence too."""
+    certificate = outcome.payload.get("certificate")
+    runs = certificate.get("aux_runs") if isinstance(certificate, dict) else None
+    return sorted(runs) if isinstance(runs, dict) else []
+
+
+def relied_on_findings(
+    store: Store, made_by: str, run_id: str, walk: ChainWalk = check_run
+) -> list[Finding]:
+    """`run_id`, a run the `made_by` control relied on, checked as a run is (`run_findings`),
+    each finding named for it; none when it is not stored (the certificate is void then,
+    which `integrity.certificates` says)."""
+    if run_id not in store.run_ids():
+        return []
+    found, _ = run_findings(store, run_id, walk)
+    return [Finding(f"run {run_id} (made by {made_by})", f.line()) for f in found]
+
+
+def evidence_findings(store: Store, run_id: str) -> tuple[list[Finding], ChainCheck]:
+    """Everything a verdict on `run_id` depends on: the schema's guards, the run's chain and
+    content, and those of every run its current certificates relied on."""
+    with store.engine.connect() as conn:
+        found = schema_findings(conn)
+    own, check = run_findings(store, run_id)
+    found += own
+    if check.findings:
+        return found, check  # its outcomes cannot be trusted to decode
+    for kind, outcome in store.control_outcomes(run_id).items():
+        for aux in relied_on(outcome):
+            found += relied_on_findings(store, kind, aux)
+    return found, check
 
 
 def require_intact(store: Store, run_id: str, doing: str) -> ChainCheck:
-    """The run's chain check, refusing to go on (`doing` it) when the run or the schema fails:
-    nothing is certified, mutated, re-scored or resumed on evidence that was edited."""
-    with store.engine.connect() as conn:
-        problems = schema_findings(conn)
-    check = check_run(store, run_id)
-    problems += list(check.findings)
+    """The run's chain check, refusing to go on (`doing` it) when anything a verdict on the
+    run depends on fails (`evidence_findings`): nothing is certified, mutated, re-scored
+    or resumed on evidence that was edited or does not belong to the run."""
+    problems, check = evidence_findings(store, run_id)
     if problems:
-        raise AssayError(
-            f"run {run_id} fails its integrity check ({len(problems)} finding(s), first: "
-            f"{problems[0].line()}); nothing was {doing}. Run `agent-assay verify {run_id}` "
-            "for the full list",
-            exit_code=2,
-        )
+        raise refusal(run_id, problems, doing)
     return check
+
+
+def refusal(run_id: str, problems: Sequence[Finding], doing: str) -> AssayError:
+    """The one-line refusal (exit 2) of a command that will not go on (`doing` it) with a
+    run whose evidence fails its integrity check."""
+    return AssayError(
+        f"run {run_id} fails its integrity check ({len(problems)} finding(s), first: "
+        f"{problems[0].line()}); nothing was {doing}. Run `agent-assay verify {run_id}` "
+        "for the full list",
+        exit_code=2,
+    )

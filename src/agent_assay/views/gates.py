@@ -55,10 +55,11 @@ TAMPER_LINES = 12
 
 
 def tampered_lines(run: Run, state: Integrity) -> list[str]:
-    """The banner of a run whose stored evidence fails its own chain: no number follows."""
+    """The banner of a run whose stored evidence fails its integrity check: no number
+    follows."""
     return [
-        f"!!! TAMPERED -- the stored evidence of run {run.run_id} does not match its own "
-        "chain; no number is shown",
+        f"!!! TAMPERED -- the stored evidence of run {run.run_id} fails its integrity "
+        "check; no number is shown",
         *(f"    {line}" for line in summarise_findings(state.findings, TAMPER_LINES)),
         f"    run `agent-assay verify {run.run_id}` for the full check",
     ]
