@@ -19,8 +19,7 @@ from agent_assay.controls.bands import Bands, load_bands
 from agent_assay.controls.base import ControlContext, ControlOutcome, missing_capability
 from agent_assay.controls.certificate import certificate, runs_made_for
 from agent_assay.controls.choices import bound_choices
-from agent_assay.controls.judge_calibration import NO_JUDGE
-from agent_assay.controls.registry import all_controls, control_kinds
+from agent_assay.controls.registry import NO_JUDGE, all_controls, control_kinds
 from agent_assay.errors import AssayError
 from agent_assay.hashing import stable_seed
 from agent_assay.model import Run

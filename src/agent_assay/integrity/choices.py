@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_assay.controls.bands import CERTIFIER, RULES, SEEDS_FLAG, SYSTEM, Departure, SetBy
-from agent_assay.controls.judge_calibration import NO_JUDGE
+from agent_assay.controls.registry import NO_JUDGE
 from agent_assay.model import Run
 from agent_assay.store.store import StoredOutcome
 
