@@ -105,7 +105,7 @@ def judge_choices(run: Run, outcomes: Mapping[str, StoredOutcome]) -> JudgedChoi
             if departure is None:
                 continue
             said = f"{kind} {departure.key} {departure.value} (default {departure.default})"
-            if not departure.looser:
+            if not _looser(departure):
                 stricter.setdefault(_who(departure.set_by), []).append(said)
             elif kind == SINGLE_PASS and kind in never:
                 refusals.append(f"{said}, set by {_who(departure.set_by)}: {SINGLE_PASS} "
@@ -115,6 +115,14 @@ def judge_choices(run: Run, outcomes: Mapping[str, StoredOutcome]) -> JudgedChoi
     disclosures = [f"under {_under(who)}: {'; '.join(said)}" for who, said in stricter.items()]
     disclosures += _headline_disclosure(newest)
     return JudgedChoices(tuple(refusals), tuple(waivers), tuple(disclosures), newest)
+
+
+def _looser(departure: Departure) -> bool:
+    """Which way the harness's rule says it moved; a value that is not a number cannot be
+    shown stricter, so it counts as a waiver."""
+    numbers = all(isinstance(v, int | float) and not isinstance(v, bool)
+                  for v in (departure.value, departure.default))
+    return departure.looser if numbers else True
 
 
 def _waived_not_run(outcome: StoredOutcome) -> bool:
