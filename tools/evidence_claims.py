@@ -303,9 +303,10 @@ CLAIMS = [
     ),
     Claim(
         "valid-action: on its core functions the same oracle config passes every control but "
-        "the state checks, which do not apply",
+        "the state checks, which do not apply and are the one waiver its verdict names",
         "verifiers/controls_verifiers_offline.txt",
-        lambda t: t.splitlines()[-1],
-        "2 NOT_RUN, 7 PASSED, run admissible",
+        lambda t: (next(line for line in t.splitlines() if ", run " in line),
+                   "  waived: state_check_bites NOT_RUN (allowed by --allow-not-run)" in t),
+        ("2 NOT_RUN, 7 PASSED, run ADMISSIBLE WITH WAIVERS", True),
     ),
 ]

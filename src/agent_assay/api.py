@@ -288,12 +288,18 @@ def certify(
     agent processes of this host whatever the executor, started as a run's are. With
     `witness`, the new head and the verdict are appended to that file (see
     `store.witness`), which is refused first when it exists and is not an intact witness."""
-    from agent_assay.controls.execute import check_allowed, controls_exit_code, run_controls
+    from agent_assay.controls.execute import (
+        check_allowed,
+        controls_exit_code,
+        effective_bands,
+        run_controls,
+    )
 
     allowed = check_allowed(allow_not_run)
     if witness is not None:
         writable_witness(witness)
     db, loaded = open_db(store), system_of(system)
+    effective_bands(loaded, bands, random_seeds)  # refused before a run is made for it
     target = run_to_certify(
         db, loaded, run=run, config=config, source=source, tags=tags, limit=limit,
         repeats=repeats, seed=seed, workers=workers, executor=executor, scheduler=scheduler,
@@ -428,7 +434,8 @@ class Report:
 
     @cached_property
     def csv(self) -> str:
-        """One table as CSV, the verdict on every row: the per-item table with `items`,
+        """One table as CSV, the verdict (with every waiver and departure) on every row:
+        the per-item table with `items`,
         else the per-tag one with `by_tag`, else the metric table. A tampered run has no
         number to export."""
         if self.verdict.tampered:
@@ -436,13 +443,13 @@ class Report:
                 f"run {self.run.run_id} is TAMPERED (its stored evidence fails its own "
                 "chain); no number is exported. `agent-assay verify` shows why", exit_code=2)
         if self.item_cut is not None:
-            return items_csv(self.item_cut, self.verdict_word)
+            return items_csv(self.item_cut, self.verdict.one_line)
         if self.by_tag:
-            return by_tag_csv(self.tag_cut, self.verdict_word)
+            return by_tag_csv(self.tag_cut, self.verdict.one_line)
         metrics = summarise(self.store, self.run, self.cluster,
                             self.verdict.integrity.check).metrics
         shown = [m for m in metrics if m.headline or not self.headline_only]
-        return metrics_csv(shown, self.run.run_id, self.verdict_word)
+        return metrics_csv(shown, self.run.run_id, self.verdict.one_line)
 
 
 def report(

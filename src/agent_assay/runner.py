@@ -21,6 +21,7 @@ from pathlib import Path
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from agent_assay.adapters.loaded import LoadedSystem, load_system
+from agent_assay.adapters.pure_suite import build_pure_suite
 from agent_assay.aggregates import scorer_versions
 from agent_assay.errors import AssayError, Terminated
 from agent_assay.executors import SEQUENTIAL, Arrival, Backend, ExecutorLost, ScoringJob, Task
@@ -133,7 +134,7 @@ def select_items(suite: Suite, *, tags: Sequence[str] = (), limit: int | None = 
 
 def build_and_store_suite(store: Store, system: SystemLike, source: Path | None) -> Suite:
     adapter = load_system(system)
-    suite = adapter.build_suite(source)
+    suite = build_pure_suite(adapter, source)
     if not suite.items:
         raise AssayError(f"adapter {adapter.name} built an empty suite from {source}")
     counts = Counter(item.item_id for item in suite.items)

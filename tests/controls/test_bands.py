@@ -108,13 +108,13 @@ def test_a_systems_file_and_then_bands_file_override_the_defaults(tmp_path: Path
     system_file = bands_file(tmp_path, OVERRIDE)
     extra = bands_file(
         tmp_path,
-        "random_agent:\n  seeds: 3\n  derivation: a quick look\n"
+        "random_agent:\n  seeds: 6\n  derivation: a quick look\n"
         "not_applicable:\n  judge_calibration: no judge here, by design\n",
         "extra.yaml",
     )
     bands = load_bands(system_file, extra)
     assert bands.get("null_agent")["min_margin"] == 0.5
-    assert bands.get("random_agent")["seeds"] == 3
+    assert bands.get("random_agent")["seeds"] == 6
     assert bands.get("random_agent")["sd_factor"] == 3.0  # the default, kept
     assert bands.not_applicable == {"judge_calibration": "no judge here, by design"}
     assert bands.sources == (EXPECTED, system_file, extra)
@@ -166,7 +166,11 @@ def test_a_system_cannot_excuse_itself_from_a_control(
     run_controls(store, Excused(), got["run"], bands_file=accepted)
     verdict = assess(store, got["run"])
     assert verdict.outcomes["null_agent"].payload["allowed_not_run"]  # the certifier accepted
-    assert not any("null_agent" in reason for reason in verdict.reasons)
+    assert not any("without allowance" in reason for reason in verdict.reasons)
+    # ... but null_agent is one of the controls no one may waive for an admissible verdict
+    assert any(reason.startswith("null_agent NOT_RUN cannot be waived") and
+               reason.endswith("allowed by --bands FILE (allow_not_applicable)")
+               for reason in verdict.reasons), verdict.reasons
 
     class SelfAllowed(RichToyAdapter):
         facts = replace(RichToyAdapter.facts, bands=bands_file(
@@ -190,7 +194,7 @@ def test_a_system_cannot_excuse_itself_from_a_control(
         ("null_agent:\n  min_margin: 0.2\n  min_margin: 0.9\n  derivation: x\n", 3,
          "duplicate key 'min_margin'"),
         ("scorer_selftest:\n  probe_items: 2.7\n  derivation: x\n", 2, "must be a whole number"),
-        ("random_agent:\n  seeds: 1\n  derivation: x\n", 2, "must be at least 2"),
+        ("random_agent:\n  seeds: 4\n  derivation: x\n", 2, "must be at least 5"),
         ("mutation:\n  min_score: -1\n  derivation: x\n", 2, "must be in (0, 1]"),
         ("shuffled_gold:\n  min_drop:\n    default: .nan\n  derivation: x\n", 3,
          "min_drop.default must be finite"),
@@ -212,11 +216,11 @@ def test_a_bad_bands_file_is_one_line_naming_file_line_and_key(
     assert message in said
 
 
-@pytest.mark.parametrize("seeds", [0, 1])
-def test_random_seeds_below_two_is_refused_before_anything_is_stored(
+@pytest.mark.parametrize("seeds", [0, 1, 2, 4])
+def test_random_seeds_below_the_floor_is_refused_before_anything_is_stored(
     store: Store, seeds: int
 ) -> None:
     run = toy_run(store, RichToyAdapter(), "good")
-    with pytest.raises(AssayError, match=f"--random-seeds must be at least 2, got {seeds}$"):
+    with pytest.raises(AssayError, match=f"^--random-seeds must be at least 5, got {seeds}: "):
         run_controls(store, RichToyAdapter(), run, random_seeds=seeds)
     assert store.control_outcomes(run.run_id) == {}

@@ -89,14 +89,15 @@ def controls_run(
     --workers agent processes of this host whatever the executor, started as a run's are.
     """
     from agent_assay import api
-    from agent_assay.controls.bands import load_bands
+    from agent_assay.controls.execute import effective_bands
     from agent_assay.store.witness import writable_witness
-    from agent_assay.views.gates import control_table, controls_json
+    from agent_assay.views.gates import control_table, controls_json, verdict_details
 
     default_db_dir(db)
     with stdout_to_stderr(as_json):
         store, system = api.open_db(db, must_exist=run_id is not None), api.system_of(adapter)
-        load_bands(system.facts.bands, bands_file)  # a bad file is refused before a run is made
+        # a bad file or too few seeds is refused before a run is made
+        effective_bands(system, bands_file, random_seeds)
         if witness is not None:  # so is a witness that is not one, or cannot be written
             writable_file(witness, "--witness")
             writable_witness(witness)
@@ -114,13 +115,14 @@ def controls_run(
         emit_json(controls_json(done.run, done.outcomes, done.verdict, done.exit_code))
         return done.exit_code
     click.echo(control_table(done.outcomes), nl=False)
+    word = done.verdict.word
     click.echo(
         ", ".join(f"{n} {s}" for s, n in sorted(done.counts().items()))
         + ", run "
-        + ("admissible" if done.admissible else "INADMISSIBLE")
+        + ("admissible" if word == "ADMISSIBLE" else word)
     )
-    for reason in done.verdict.reasons:
-        click.echo(f"  reason: {reason}")
+    for line in verdict_details(done.verdict):
+        click.echo(f"  {line}")
     return done.exit_code
 
 

@@ -11,9 +11,9 @@ would make a control impossible to fail is refused rather than silently believed
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from agent_assay.errors import AssayError
 from agent_assay.yamlfile import (
@@ -31,26 +31,93 @@ EXPECTED = Path(__file__).with_name("expected.yaml")
 VERSION = 1
 """The one format a bands file has had; a file may say so with `version: 1`."""
 
-RULES: Mapping[str, Mapping[str, Check]] = {
-    "scorer_selftest": {"probe_items": whole(1)},
+Looser = Literal["up", "down"]
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A band key's check, and which way a value must move to make its control easier to
+    pass: a file that moves it that way from the default has waived part of the control."""
+
+    check: Check
+    looser: Looser
+
+    def __call__(self, value: Any) -> str | None:
+        return self.check(value)
+
+    def is_looser(self, value: Any, default: Any) -> bool:
+        return bool(value > default if self.looser == "up" else value < default)
+
+
+SEEDS_FLOOR = 5
+"""The fewest random_agent seeds any file or `--random-seeds` may ask for. On a metric
+that is not 0/1 the band is the mean over seeds plus `sd_factor` x their standard
+deviation, and that deviation estimated from n seeds has n - 1 degrees of freedom: the
+chance it comes out under half the true one, P(chi2(n-1) < (n-1)/4), is 0.38 at 2 seeds,
+0.22 at 3, 0.14 at 4, 0.09 at 5 and 0.013 at the default 10. Below 5, "3 sd" is under
+1.5 true sd more than one time in ten, so the rule would no longer say what it claims."""
+
+RULES: Mapping[str, Mapping[str, Rule]] = {
+    "scorer_selftest": {"probe_items": Rule(whole(1), looser="down")},
     "shuffled_gold": {},
-    "state_check_bites": {"probe_items": whole(1)},
-    "null_agent": {"min_margin": fraction},
+    "state_check_bites": {"probe_items": Rule(whole(1), looser="down")},
+    "null_agent": {"min_margin": Rule(fraction, looser="down")},
     "random_agent": {
-        "min_margin": fraction,
-        "sd_factor": positive,
-        "seeds": whole(2),
-        "chance_confidence": probability,
+        "min_margin": Rule(fraction, looser="down"),
+        "sd_factor": Rule(positive, looser="down"),
+        "seeds": Rule(whole(SEEDS_FLOOR), looser="down"),
+        "chance_confidence": Rule(probability, looser="down"),
     },
-    "identical_config": {"max_differing_paths": whole(0)},
+    "identical_config": {"max_differing_paths": Rule(whole(0), looser="up")},
     "positive_control": {},
-    "mutation": {"min_score": fraction, "alpha": probability},
+    "mutation": {
+        "min_score": Rule(fraction, looser="down"),
+        "alpha": Rule(probability, looser="up"),
+    },
     "judge_calibration": {},
 }
-"""Each control kind's numeric keys and their rules (shuffled_gold.min_drop is a mapping
-of metric -> drop, checked as fractions, with a required ``default``)."""
+"""Each control kind's numeric keys, their rules, and which way is looser
+(shuffled_gold.min_drop is a mapping of metric -> drop, each checked by MIN_DROP, with a
+required ``default``)."""
+
+MIN_DROP = Rule(fraction, looser="down")
+"""shuffled_gold.min_drop's rule for every metric's drop: a smaller drop is easier."""
 
 OVERRIDE_KEYS = frozenset({"version", "not_applicable", "allow_not_applicable"})
+
+
+SYSTEM = "the system's own bands file"
+CERTIFIER = "--bands FILE"
+SEEDS_FLAG = "--random-seeds"
+"""Who set a band value: the party under test, or the one certifying (a file, a flag)."""
+
+
+@dataclass(frozen=True)
+class SetBy:
+    who: str
+    """SYSTEM, CERTIFIER or SEEDS_FLAG."""
+    file: str | None = None
+
+
+@dataclass(frozen=True)
+class Departure:
+    """One band value that differs from the harness's default, and who set it."""
+
+    kind: str
+    key: str
+    """The band key; shuffled_gold's drops are ``min_drop.METRIC``."""
+    value: Any
+    default: Any
+    set_by: SetBy
+
+    @property
+    def looser(self) -> bool:
+        rule = MIN_DROP if self.key.startswith("min_drop.") else RULES[self.kind][self.key]
+        return rule.is_looser(self.value, self.default)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind, "key": self.key, "value": self.value,
+                "default": self.default, "set_by": self.set_by.who, "file": self.set_by.file}
 
 
 @dataclass(frozen=True)
@@ -60,15 +127,57 @@ class Bands:
 
     Only the person certifying can allow it (`--bands FILE` with `allow_not_applicable:
     true`, or `--allow-not-run KIND`): the system under test may say why a control does
-    not apply to it, but a run it made must not become admissible on its own say-so."""
+    not apply to it, but a run it made must not become admissible on its own say-so.
+    `defaults` keeps the harness's own bands and `set_by` who set each value that an
+    override file gave ("kind.key"), so every departure can be named."""
 
     per_kind: dict[str, dict[str, Any]]
     not_applicable: dict[str, str] = field(default_factory=dict)
     allow_not_applicable: bool = False
     sources: tuple[Path, ...] = ()
+    defaults: dict[str, dict[str, Any]] = field(default_factory=dict)
+    set_by: dict[str, SetBy] = field(default_factory=dict)
 
     def get(self, kind: str) -> dict[str, Any]:
         return self.per_kind.get(kind, {})
+
+    def with_seeds(self, seeds: int) -> Bands:
+        """These bands with random_agent's seed count set by `--random-seeds`."""
+        problem = RULES["random_agent"]["seeds"](seeds)
+        if problem:
+            raise AssayError(f"{SEEDS_FLAG} {problem}: with fewer seeds the per-seed standard "
+                             "deviation random_agent's band rests on is itself too noisy")
+        per_kind = {**self.per_kind, "random_agent": {**self.get("random_agent"),
+                                                      "seeds": seeds}}
+        return replace(self, per_kind=per_kind,
+                       set_by={**self.set_by, "random_agent.seeds": SetBy(SEEDS_FLAG)})
+
+    def departures(self) -> tuple[Departure, ...]:
+        """Every value that differs from the harness's default, in kind order."""
+        found: list[Departure] = []
+        for kind, rules in RULES.items():
+            band, default = self.get(kind), self.defaults.get(kind, {})
+            for key in rules:
+                if key in band and key in default and band[key] != default[key]:
+                    found.append(Departure(kind, key, band[key], default[key],
+                                           self.set_by.get(f"{kind}.{key}", SetBy("?"))))
+            if "min_drop" in band and "min_drop" in default:
+                found += _drop_departures(kind, band["min_drop"], default["min_drop"],
+                                          self.set_by.get(f"{kind}.min_drop", SetBy("?")))
+        return tuple(found)
+
+
+def _drop_departures(
+    kind: str, drops: Mapping[str, Any], defaults: Mapping[str, Any], set_by: SetBy
+) -> list[Departure]:
+    """A metric's drop is its own entry, else the mapping's default, in both files."""
+    found = []
+    for metric in sorted({*drops, *defaults}):
+        value = drops.get(metric, drops["default"])
+        default = defaults.get(metric, defaults["default"])
+        if value != default:
+            found.append(Departure(kind, f"min_drop.{metric}", value, default, set_by))
+    return found
 
 
 def load_bands(
@@ -92,7 +201,8 @@ def load_bands(
         raise AssayError(
             f"{defaults.at('defaults')}: defaults has no band for {', '.join(missing)}"
         )
-    bands = Bands(per_kind, sources=(defaults_file,))
+    bands = Bands(per_kind, sources=(defaults_file,),
+                  defaults={kind: dict(band) for kind, band in per_kind.items()})
     if system_file is not None:
         bands = _overlay(bands, read_located(Path(system_file), "bands file"), may_allow=False)
     if extra is not None:
@@ -111,6 +221,8 @@ def _overlay(bands: Bands, doc: Located, *, may_allow: bool) -> Bands:
         raise AssayError(f"{doc.path}: a bands file is a mapping of control kinds to bands")
     _check_version(doc, data)
     per_kind = {kind: dict(band) for kind, band in bands.per_kind.items()}
+    set_by = dict(bands.set_by)
+    by = SetBy(CERTIFIER if may_allow else SYSTEM, str(doc.path))
     declared = dict(bands.not_applicable)
     allow = bands.allow_not_applicable
     for key, value in data.items():
@@ -123,6 +235,7 @@ def _overlay(bands: Bands, doc: Located, *, may_allow: bool) -> Bands:
             )
         _check_band(doc, (key,), key, value, complete=False)
         per_kind[key] = {**per_kind[key], **value}
+        set_by |= {f"{key}.{name}": by for name in value if name != "derivation"}
     if "not_applicable" in data:
         reasons = data["not_applicable"]
         if not isinstance(reasons, dict):
@@ -146,7 +259,7 @@ def _overlay(bands: Bands, doc: Located, *, may_allow: bool) -> Bands:
                 "its controls not to run; whoever certifies the run allows that (--bands "
                 "FILE with allow_not_applicable: true, or --allow-not-run KIND)"
             )
-    return Bands(per_kind, declared, allow, (*bands.sources, doc.path))
+    return Bands(per_kind, declared, allow, (*bands.sources, doc.path), bands.defaults, set_by)
 
 
 def _check_band(doc: Located, at: tuple[Any, ...], kind: str, band: Any, *, complete: bool) -> None:
@@ -172,7 +285,7 @@ def _check_band(doc: Located, at: tuple[Any, ...], kind: str, band: Any, *, comp
             raise AssayError(f"{doc.at(*at, 'min_drop')}: band shuffled_gold.min_drop needs a "
                              "'default' entry")
         for metric, drop in drops.items():
-            problem = fraction(drop)
+            problem = MIN_DROP(drop)
             if problem:
                 raise AssayError(
                     f"{doc.at(*at, 'min_drop', metric)}: band shuffled_gold.min_drop.{metric} "

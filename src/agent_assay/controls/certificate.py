@@ -3,9 +3,11 @@
 A verdict without this is a label anyone can copy. With it, the verdict names
 the run, the chain head at judging time, the digests of the trajectories and
 of the scoring generation it judged, the suite, the config, the scorer set,
-the adapter and harness versions, and the head of every run the control made
-for itself (identical_config's twins). Admissibility holds only while all of
-these still match the store (`integrity.certificates`).
+the adapter and harness versions, the head of every run the control made
+for itself (identical_config's twins), and the choices it was judged under
+(`controls.choices`: bands, allowances, seeds, headline). Admissibility holds only
+while all of these still match the store (`integrity.certificates`), and names
+every choice that departs from the harness's defaults (`integrity.choices`).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ def certificate(
     scorer_versions: Mapping[str, str],
     adapter_version: str,
     aux_heads: Mapping[str, Any],
+    choices: Mapping[str, Any],
 ) -> dict[str, Any]:
     return {
         **check.evidence.to_json(),
@@ -35,6 +38,7 @@ def certificate(
         "adapter_version": adapter_version,
         "harness_version": harness_version(),
         "aux_runs": dict(sorted(aux_heads.items())),
+        "choices": dict(choices),
     }
 
 

@@ -15,11 +15,11 @@ from typing import Any
 
 from agent_assay.adapters.loaded import LoadedSystem, load_system
 from agent_assay.aggregates import means
-from agent_assay.controls.bands import load_bands
+from agent_assay.controls.bands import Bands, load_bands
 from agent_assay.controls.base import ControlContext, ControlOutcome, missing_capability
 from agent_assay.controls.certificate import certificate, runs_made_for
-from agent_assay.controls.judge_calibration import NO_JUDGE
-from agent_assay.controls.registry import all_controls, control_kinds
+from agent_assay.controls.choices import bound_choices
+from agent_assay.controls.registry import NO_JUDGE, all_controls, control_kinds
 from agent_assay.errors import AssayError
 from agent_assay.hashing import stable_seed
 from agent_assay.model import Run
@@ -107,15 +107,14 @@ def run_controls(
     adapter = load_system(system)
     check_adapter_made(store, adapter, run)
     evidence = require_intact(store, run.run_id, "certified")
-    bands = load_bands(adapter.facts.bands, bands_file)
+    bands = effective_bands(adapter, bands_file, random_seeds)
     declared, declared_allowed = bands.not_applicable, bands.allow_not_applicable
-    ctx = control_context(
-        store, adapter, run, random_seeds or bands.get("random_agent")["seeds"], workers
-    )
-    if random_seeds is not None and random_seeds < 2:
-        raise AssayError(f"--random-seeds must be at least 2, got {random_seeds}")
+    ctx = control_context(store, adapter, run, bands.get("random_agent")["seeds"], workers)
     scorers = ctx.scorers
     versions = {s.name: s.version for s in scorers}
+    choices = bound_choices(
+        bands, allowed, ctx.headline, (s.name for s in adapter.facts.scorers)
+    )
     outcomes: list[ControlOutcome] = []
     for control in all_controls():
         runs_before = store.run_ids()
@@ -140,13 +139,24 @@ def run_controls(
             "scorer_versions": versions,
             "allowed_not_run": allowed_not_run(result, allowed, declared, declared_allowed),
             "certificate": certificate(
-                evidence, run, versions, adapter.version, runs_made_for(store, run, runs_before)
+                evidence, run, versions, adapter.version, runs_made_for(store, run, runs_before),
+                choices,
             ),
         }
         store.put_control_outcome(run.run_id, run.suite_hash, run.config_hash, payload)
         outcomes.append(result)
     ctx.environment().close()  # a failure before here leaves it to end with this process
     return ControlsResult(tuple(outcomes), allowed)
+
+
+def effective_bands(
+    system: LoadedSystem | object, bands_file: Path | None, random_seeds: int | None
+) -> Bands:
+    """The defaults, the system's own file, `--bands FILE`, then `--random-seeds`: what
+    the controls are judged against. Each is checked here, so a caller can refuse a bad
+    file or a seed count below the floor before anything is run or written."""
+    bands = load_bands(load_system(system).facts.bands, bands_file)
+    return bands if random_seeds is None else bands.with_seeds(random_seeds)
 
 
 def check_adapter_made(store: Store, adapter: LoadedSystem, run: Run) -> None:

@@ -12,9 +12,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from agent_assay.controls.base import ControlContext, ControlOutcome, Requirement
+from agent_assay.controls.registry import NO_JUDGE
 from agent_assay.scoring.base import is_judge
-
-NO_JUDGE = "no judge in this scorer set"
 
 
 class JudgeCalibration:

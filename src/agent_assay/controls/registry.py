@@ -26,6 +26,11 @@ _WHERE: dict[str, tuple[str, str]] = {
 }
 
 
+NO_JUDGE = "no judge in this scorer set"
+"""judge_calibration's NOT_RUN reason when there is nothing to calibrate: allowed without
+anyone's say-so, and no waiver (named here so reading a verdict imports no control)."""
+
+
 def control_kinds() -> tuple[str, ...]:
     return tuple(_WHERE)
 

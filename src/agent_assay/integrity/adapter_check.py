@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Literal
 
 from agent_assay.adapters.loaded import LoadedSystem, load_system, member_problems
+from agent_assay.adapters.pure_suite import drift
 from agent_assay.controls.bands import load_bands
 from agent_assay.errors import AssayError
 from agent_assay.executors import Task, act
@@ -136,9 +137,9 @@ def _suite(system: LoadedSystem, source: Path | None, out: AdapterCheck) -> Suit
         return None
     if repeated:
         out.add("FAIL", "suite", f"item ids used twice: {', '.join(repeated[:5])}")
-    if first.suite_hash != second.suite_hash:
-        out.add("FAIL", "suite", "built twice from the same source, it hashes differently: "
-                "build_suite must be a pure function of what is on disk")
+    moved = drift(system, source, first, second)
+    if moved:
+        out.add("FAIL", "suite", moved)
     else:
         out.add("ok", "suite", f"{len(first.items)} items, hash {first.suite_hash}, the same "
                 "when built twice")

@@ -1,5 +1,7 @@
 """Admissible iff the store is intact, zero invariant violations, and every control PASSED
-(or allowed NOT_RUN) with a certificate that still matches the stored evidence.
+(or allowed NOT_RUN) with a certificate that still matches the stored evidence, and no
+control that cannot be waived was waived (`integrity.choices`). An admissible run judged
+under anything but the harness's defaults is ADMISSIBLE WITH WAIVERS, each one named.
 
 Decided from the store alone. First the integrity check (`run_check.evidence_findings`:
 the schema's triggers and indexes, the run's chain with every row re-hashed, its
@@ -12,12 +14,15 @@ The reasons are listed in the order a reader should fix them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
 
 from agent_assay.aggregates import run_status, scorer_versions
 from agent_assay.controls.registry import control_kinds
 from agent_assay.findings import Finding
 from agent_assay.integrity.certificates import void_reasons
+from agent_assay.integrity.choices import SINGLE_PASS, judge_choices
 from agent_assay.model import Run
 from agent_assay.store.chain_check import ChainCheck
 from agent_assay.store.run_check import evidence_findings
@@ -41,12 +46,21 @@ def integrity(store: Store, run: Run) -> Integrity:
     return Integrity(tuple(found), check)
 
 
+WAIVED = "ADMISSIBLE WITH WAIVERS"
+
+
 @dataclass(frozen=True)
 class Admissibility:
     admissible: bool
     reasons: tuple[str, ...]
     outcomes: dict[str, StoredOutcome]
     integrity: Integrity
+    waivers: tuple[str, ...] = ()
+    """Each allowed NOT_RUN and looser band the verdict stands on, with who chose it."""
+    disclosures: tuple[str, ...] = ()
+    """Departures from the defaults that waive nothing (stricter bands, the headline)."""
+    choices: Mapping[str, Any] = field(default_factory=dict)
+    """The choices bound in the newest certificate, as stored."""
 
     @property
     def tampered(self) -> bool:
@@ -54,10 +68,25 @@ class Admissibility:
 
     @property
     def word(self) -> str:
-        """TAMPERED, ADMISSIBLE or INADMISSIBLE: what every form of the report leads with."""
+        """TAMPERED, ADMISSIBLE, ADMISSIBLE WITH WAIVERS or INADMISSIBLE: what every form
+        of the report leads with."""
         if self.tampered:
             return "TAMPERED"
-        return "ADMISSIBLE" if self.admissible else "INADMISSIBLE"
+        if not self.admissible:
+            return "INADMISSIBLE"
+        return WAIVED if self.waivers else "ADMISSIBLE"
+
+    @property
+    def statement(self) -> str:
+        """The word and, for a waived verdict, every waiver: one line, for any view."""
+        if self.word == WAIVED:
+            return f"{WAIVED}: {'; '.join(self.waivers)}"
+        return self.word
+
+    @property
+    def one_line(self) -> str:
+        """The statement and every other departure from the defaults: a CSV cell."""
+        return "; ".join((self.statement, *self.disclosures))
 
 
 def assess(store: Store, run: Run, state: Integrity | None = None) -> Admissibility:
@@ -95,7 +124,10 @@ def assess(store: Store, run: Run, state: Integrity | None = None) -> Admissibil
             void.setdefault(why, []).append(kind)
     for why, kinds in void.items():
         reasons.append(f"certificate void ({', '.join(kinds)}): {why}")
-    return Admissibility(not reasons, tuple(reasons), outcomes, state)
+    chosen = judge_choices(run, outcomes)
+    reasons += chosen.refusals
+    return Admissibility(not reasons, tuple(reasons), outcomes, state, chosen.waivers,
+                         chosen.disclosures, chosen.bound)
 
 
 @dataclass(frozen=True)
@@ -124,6 +156,9 @@ def determinism_certifier(store: Store, run: Run) -> str | None:
         if latest is None or latest.row_id != o.row_id:
             continue  # a newer identical_config outcome for that run replaced this one
         versions = scorer_versions(store, certified)
+        loosened = judge_choices(certified, {SINGLE_PASS: o})
+        if loosened.waivers or loosened.refusals:
+            continue  # a pass under a loosened band does not show determinism
         if not void_reasons(store, certified, o, check, versions):
             return certified.run_id
     return None

@@ -4,7 +4,9 @@ A certificate (see `controls.certificate`) is void when it was judged on
 another run (a copied verdict), when its chain head is not in this run's
 chain, when trajectories or scores changed since (a later-added row, a
 re-score), when the suite, config, scorer set or harness version differ, or
-when a run it relied on has changed. Each reason says what changed.
+when a run it relied on has changed. Each reason says what changed. A certificate
+recorded before the choices it was judged under were bound (bands, allowances, seeds,
+headline) is void too: nothing says what it waived.
 """
 
 from __future__ import annotations
@@ -20,6 +22,10 @@ from agent_assay.version import harness_version
 UNBOUND = (
     "recorded before verdicts were bound to evidence (store schema < 3): "
     "re-run `agent-assay controls run` to certify this run"
+)
+CHOICES_UNBOUND = (
+    "recorded before choices were bound (bands, allowances, random seeds, headline): "
+    "re-run `agent-assay controls run`"
 )
 
 
@@ -42,6 +48,8 @@ def void_reasons(
     reasons: list[str] = []
     if cert.get("run_id") != run.run_id:
         return [f"it was judged on run {cert.get('run_id')}, not this one (a copied verdict)"]
+    if not isinstance(cert.get("choices"), dict):
+        reasons.append(CHOICES_UNBOUND)
     head = cert.get("head") or {}
     if check.digests.get(head.get("seq", -1)) != head.get("digest"):
         reasons.append("the chain head it judged is not in this run's chain")

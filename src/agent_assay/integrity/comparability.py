@@ -60,6 +60,9 @@ class Comparison:
     only_in_b: tuple[str, ...]
     integrity_a: Integrity
     integrity_b: Integrity
+    verdict_a: Admissibility | None = None
+    verdict_b: Admissibility | None = None
+    """Each run's verdict, so a comparison names what either run's verdict waived."""
 
     @property
     def sound(self) -> bool:
@@ -183,7 +186,7 @@ def compare_runs(
     va, vb = assess(store, a), assess(store, b)
     found = mismatches(store, a, b, (va, vb))
     if va.tampered or vb.tampered:
-        return Comparison(a, b, tuple(found), (), (), (), va.integrity, vb.integrity)
+        return Comparison(a, b, tuple(found), (), (), (), va.integrity, vb.integrity, va, vb)
     ta, tb = _item_means(store, a), _item_means(store, b)
     clusters = None if cluster is None else clusters_of(store, a, cluster)
     kinds = {
@@ -211,6 +214,8 @@ def compare_runs(
         tuple(sorted(tb.keys() - ta.keys())),
         va.integrity,
         vb.integrity,
+        va,
+        vb,
     )
 
 

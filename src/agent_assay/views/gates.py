@@ -76,13 +76,29 @@ def evidence_line(state: Integrity) -> str:
 
 
 def admissibility_lines(verdict: Admissibility) -> list[str]:
+    """The verdict as `Admissibility.word` decides it, then every reason, waiver and
+    departure from the harness's defaults, each on its own line."""
     if verdict.tampered:
         return ["!!! INADMISSIBLE -- " + verdict.reasons[0]]
-    if verdict.admissible:
-        return ["ADMISSIBLE -- zero invariant violations; every control PASSED or allowed NOT_RUN"]
-    lines = ["!!! INADMISSIBLE -- the numbers below are not reportable evidence"]
-    lines += [f"    reason: {reason}" for reason in verdict.reasons]
-    return lines
+    if verdict.word == "ADMISSIBLE":
+        first = ("ADMISSIBLE -- zero invariant violations; every control PASSED or allowed "
+                 "NOT_RUN, judged under the harness's defaults with nothing waived")
+    elif verdict.admissible:
+        first = (f"!!! {verdict.word} -- every control PASSED or was allowed NOT_RUN, and "
+                 "the verdict stands on the waivers below")
+    else:
+        first = "!!! INADMISSIBLE -- the numbers below are not reportable evidence"
+    return [first, *(f"    {line}" for line in verdict_details(verdict))]
+
+
+def verdict_details(verdict: Admissibility) -> list[str]:
+    """Why a run is inadmissible, what its verdict waived, and what else departs from the
+    harness's defaults: the lines every text form prints after the verdict's word."""
+    return [
+        *(f"reason: {reason}" for reason in verdict.reasons),
+        *(f"waived: {waiver}" for waiver in verdict.waivers),
+        *verdict.disclosures,
+    ]
 
 
 def single_pass_lines(single: SinglePass) -> list[str]:
@@ -123,6 +139,9 @@ def comparison_text(c: Comparison, *, forced: bool) -> str:
         f"A = {c.run_a.run_id} ({c.run_a.config_name}), "
         f"B = {c.run_b.run_id} ({c.run_b.config_name}){stamp}"
     )
+    for label, verdict in (("A", c.verdict_a), ("B", c.verdict_b)):
+        if verdict is not None and (verdict.waivers or verdict.disclosures):
+            lines.append(f"{label} is {verdict.one_line}")
     for metric in c.only_in_a:
         lines.append(f"metric {metric} present in A only; not compared{stamp}")
     for metric in c.only_in_b:
@@ -156,16 +175,21 @@ def _paired_json(m: PairedMetric) -> dict[str, Any]:
     }
 
 
+def _compared_run(run: Run, state: Integrity, verdict: Admissibility | None) -> dict[str, Any]:
+    return {"run_id": run.run_id, "config_name": run.config_name, "tampered": state.tampered,
+            "verdict": verdict.word if verdict else None,
+            "waivers": list(verdict.waivers) if verdict else [],
+            "disclosures": list(verdict.disclosures) if verdict else []}
+
+
 def comparison_json(c: Comparison, *, forced: bool) -> dict[str, Any]:
     """`compare --json`: what comparison_text prints, as data. A refused comparison (unsound
     without --force, or any tampered run) carries its mismatches and no number."""
     shown = not c.tampered and (c.sound or forced)
     return {
         "schema": "agent-assay/compare/1",
-        "run_a": {"run_id": c.run_a.run_id, "config_name": c.run_a.config_name,
-                  "tampered": c.integrity_a.tampered},
-        "run_b": {"run_id": c.run_b.run_id, "config_name": c.run_b.config_name,
-                  "tampered": c.integrity_b.tampered},
+        "run_a": _compared_run(c.run_a, c.integrity_a, c.verdict_a),
+        "run_b": _compared_run(c.run_b, c.integrity_b, c.verdict_b),
         "sound": c.sound,
         "forced": forced and shown and not c.sound,
         "refused": not shown,
@@ -200,9 +224,23 @@ def controls_json(
         "config_name": run.config_name,
         "outcomes": [_outcome_json(o) for o in outcomes],
         "counts": counts,
-        "admissible": verdict.admissible,
+        **verdict_json(verdict),
         "reasons": list(verdict.reasons),
         "exit_code": exit_code,
+    }
+
+
+def verdict_json(verdict: Admissibility) -> dict[str, Any]:
+    """The verdict in every JSON form: its word and statement, why, what it waived, what
+    it departed from without waiving, and the choices its certificate binds (the reasons
+    an inadmissible run is one are keyed by each form)."""
+    return {
+        "admissible": verdict.admissible,
+        "verdict": verdict.word,
+        "statement": verdict.statement,
+        "waivers": list(verdict.waivers),
+        "disclosures": list(verdict.disclosures),
+        "choices": dict(verdict.choices) or None,
     }
 
 
@@ -243,7 +281,7 @@ def report_json(
     verdict = verdict or assess(store, run)
     gate = {
         "schema": "agent-assay/report/1",
-        "admissible": verdict.admissible,
+        **verdict_json(verdict),
         "inadmissible_reasons": list(verdict.reasons),
         "tampered": verdict.tampered,
         "integrity_findings": [f.line() for f in verdict.integrity.findings],

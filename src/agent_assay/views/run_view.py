@@ -16,8 +16,10 @@ from typing import TYPE_CHECKING, Any
 
 from agent_assay.aggregates import RunStatus, run_status
 from agent_assay.integrity.admissibility import Admissibility, assess
+from agent_assay.integrity.choices import JudgedChoices, judge_choices
 from agent_assay.model import Config, Run
 from agent_assay.store.store import RunEvent, Store
+from agent_assay.views.gates import verdict_json
 from agent_assay.views.render import run_identity
 from agent_assay.writers import recorded_writer
 
@@ -121,9 +123,10 @@ def run_text(view: RunView, *, shown_crashes: int = 10) -> str:
                      f"--rep {first.repetition}")
     lines.append("controls: " + (", ".join(f"{k} {s}" for k, s in view.controls)
                                  if view.controls else "none run"))
-    verdict = "ADMISSIBLE" if view.verdict.admissible else "INADMISSIBLE"
-    lines.append(f"verdict: {verdict}" + ("" if view.verdict.admissible else
-                                          f" ({'; '.join(view.verdict.reasons)})"))
+    verdict = view.verdict
+    lines.append(f"verdict: {verdict.statement}" + ("" if verdict.admissible else
+                                                    f" ({'; '.join(verdict.reasons)})"))
+    lines += [f"  {line}" for line in verdict.disclosures]
     return "\n".join(lines) + "\n"
 
 
@@ -150,7 +153,7 @@ def run_json(view: RunView) -> dict[str, Any]:
         "crashes": [{"item_id": c.item_id, "repetition": c.repetition, "error": c.error}
                     for c in view.crashes],
         "controls": [{"kind": k, "status": s} for k, s in view.controls],
-        "admissible": view.verdict.admissible,
+        **verdict_json(view.verdict),
         "reasons": list(view.verdict.reasons),
     }
 
@@ -174,6 +177,8 @@ def run_result_json(result: RunResult, *, resumed: bool) -> dict[str, Any]:
 class ListedRun:
     run: Run
     status: str
+    waived: JudgedChoices | None = None
+    """What the run's newest control outcomes waived; None when no control has run."""
 
     @property
     def control(self) -> str | None:
@@ -188,8 +193,26 @@ class ListedRun:
 
 
 def list_runs(store: Store) -> tuple[ListedRun, ...]:
-    """Every stored run, oldest first, with its status."""
-    return tuple(ListedRun(run, run_status(store, run).state) for run in store.list_runs())
+    """Every stored run, oldest first, with its status and what its controls waived (read
+    from their certificates; `report` or `runs show` give the whole verdict)."""
+    return tuple(ListedRun(run, run_status(store, run).state, _waived(store, run))
+                 for run in store.list_runs())
+
+
+def _waived(store: Store, run: Run) -> JudgedChoices | None:
+    outcomes = store.control_outcomes(run.run_id)
+    return judge_choices(run, outcomes) if outcomes else None
+
+
+def _waiver_marker(listed: ListedRun) -> str:
+    """`[WAIVED: ...]` naming each waiver, `[NOT WAIVABLE: ...]` each refused one."""
+    if listed.waived is None:
+        return ""
+    marks = [f"  [NOT WAIVABLE: {'; '.join(listed.waived.refusals)}]"] if (
+        listed.waived.refusals) else []
+    if listed.waived.waivers:
+        marks.append(f"  [WAIVED: {'; '.join(listed.waived.waivers)}]")
+    return "".join(marks)
 
 
 def runs_list_text(runs: Sequence[ListedRun]) -> str:
@@ -202,6 +225,7 @@ def runs_list_text(runs: Sequence[ListedRun]) -> str:
         lines.append(
             f"{run.run_id}  {run.adapter}/{run.config_name}  k={run.repeats}  "
             f"items={len(run.item_ids)}  {listed.status}  {run.created_at}{role}"
+            f"{_waiver_marker(listed)}"
         )
     return "".join(line + "\n" for line in lines)
 
@@ -223,6 +247,9 @@ def runs_list_json(runs: Sequence[ListedRun]) -> dict[str, Any]:
                 "created_at": listed.run.created_at,
                 "made_by_control": listed.control,
                 "certifies": listed.certifies,
+                "waivers": None if listed.waived is None else list(listed.waived.waivers),
+                "not_waivable": None if listed.waived is None else list(
+                    listed.waived.refusals),
             }
             for listed in runs
         ],

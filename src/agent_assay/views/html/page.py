@@ -83,7 +83,7 @@ class Banner:
 
     word: str
     tone: str
-    """ok, bad or tampered: the banner's colour."""
+    """ok, waived, bad or tampered: the banner's colour."""
     sentence: str
     lines: tuple[str, ...]
     chain: str = ""
@@ -124,7 +124,8 @@ def run_page(store: Store, run: Run, verdict: Admissibility) -> str:
     db = ReadOnce(store)
     summary = summarise(db, run, check=verdict.integrity.check)
     word = verdict.word
-    banner = _banner(word, "ok" if verdict.admissible else "bad", admissibility_lines(verdict),
+    tone = "ok" if word == "ADMISSIBLE" else "waived" if verdict.admissible else "bad"
+    banner = _banner(word, tone, admissibility_lines(verdict),
                      evidence_line(verdict.integrity), single_pass_refusal(db, run))
     headline = [m for m in summary.metrics if m.headline] or list(summary.metrics)
     outcomes = db.control_outcomes(run.run_id)
@@ -366,9 +367,10 @@ def comparison_page(comparison: Comparison, *, forced: bool) -> str:
     cut = next((n for n, line in enumerate(text) if line.startswith("A = ")), len(text))
     lines = text[:cut]
     tone = {"COMPARED": "ok", "TAMPERED": "tampered"}.get(word, "bad")
-    banner = _banner(word, tone, lines) if lines else Banner(
+    waived = tuple(line for line in text[cut:] if line.startswith(("A is ", "B is ")))
+    banner = _banner(word, tone, [*lines, *waived]) if lines else Banner(
         word, tone, "the runs are comparable: the same suite and items, the same scorers and "
-        "results-affecting environment, and both runs admissible", ())
+        "results-affecting environment, and both runs admissible", waived)
     return _render(
         "compare.html.j2",
         c=c,
