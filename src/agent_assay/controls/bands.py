@@ -45,6 +45,12 @@ RULES: Mapping[str, Mapping[str, Check]] = {
     "identical_config": {"max_differing_paths": whole(0)},
     "positive_control": {},
     "mutation": {"min_score": fraction, "alpha": probability},
+    "headline_agreement": {
+        "max_credited": whole(0),
+        "max_withheld": whole(0),
+        "max_replay_differs": whole(0),
+        "min_reference_margin": fraction,
+    },
     "judge_calibration": {},
 }
 """Each control kind's numeric keys and their rules (shuffled_gold.min_drop is a mapping

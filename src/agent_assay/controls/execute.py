@@ -18,6 +18,7 @@ from agent_assay.aggregates import means
 from agent_assay.controls.bands import load_bands
 from agent_assay.controls.base import ControlContext, ControlOutcome, missing_capability
 from agent_assay.controls.certificate import certificate, runs_made_for
+from agent_assay.controls.headline_agreement import NO_SYSTEM_HEADLINE
 from agent_assay.controls.judge_calibration import NO_JUDGE
 from agent_assay.controls.registry import all_controls, control_kinds
 from agent_assay.errors import AssayError
@@ -61,6 +62,8 @@ def allowed_not_run(
     if outcome.status != "NOT_RUN":
         return False
     if outcome.kind in allowed or (declared_allowed and outcome.kind in declared):
+        return True
+    if outcome.kind == "headline_agreement" and outcome.reason == NO_SYSTEM_HEADLINE:
         return True
     return outcome.kind == "judge_calibration" and outcome.reason == NO_JUDGE
 

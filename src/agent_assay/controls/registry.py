@@ -22,6 +22,7 @@ _WHERE: dict[str, tuple[str, str]] = {
     "identical_config": ("identical_config", "IdenticalConfig"),
     "positive_control": ("positive_control", "PositiveControl"),
     "mutation": ("mutation_control", "MutationControl"),
+    "headline_agreement": ("headline_agreement", "HeadlineAgreement"),
     "judge_calibration": ("judge_calibration", "JudgeCalibration"),
 }
 
