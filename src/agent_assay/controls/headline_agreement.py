@@ -133,7 +133,8 @@ class HeadlineAgreement:
         problems += hidden
         summary = headline_lines(per_scorer)
         summary += "; " + ("; ".join(hidden) if hidden else "generic result metrics clear "
-                           "doing nothing and chance")
+                           "doing nothing and chance" if left_out else "no generic result "
+                           "metric applies to compare the headline with")
         summary += "; judged on " + ", ".join(f"{s} {n}" for s, n in counts.items())
         measured = {"sources": sources, "scorers": per_scorer, "reference_margins": left_out}
         return outcome(self, not problems, summary, measured, band, "; ".join(problems))
@@ -183,13 +184,14 @@ def judge_left_out(
     hidden = [f"{r.refines}, which {r.scorer.name} refines, clears doing nothing and chance "
               f"by only {smallest.get(r.refines)!r} (needs {need})"
               for r in refs if r.refines and _under(smallest.get(r.refines), need)]
-    results = [m for m in RESULT_LENSES if margins.get(m)]
+    results = [m for m in RESULT_LENSES if margins.get(m)]  # applies, with a comparator
     if results and all(_under(smallest[m], need) for m in results):
         hidden.append("the headline leaves out " + ", ".join(
             f"{m} (margin {smallest[m]:.4f})" for m in results)
             + f": the agent clears doing nothing or chance by under {need} on every "
             "generic result metric")
-    return {m: {"margins": v, "smallest": smallest[m]} for m, v in margins.items()}, hidden
+    judged = {m: {"margins": v, "smallest": smallest[m]} for m, v in margins.items() if v}
+    return judged, hidden
 
 
 def _under(margin: float | None, need: float) -> bool:
