@@ -67,6 +67,8 @@ EXPECTED = {
                    ["look-L1", "look-L2", "look-L3", "look-L4"]),
     "agent-only credit": ("toy.served", "replay_differs", "own_replayed",
                           ["on-L2", "on-L2-again"]),
+    "honest only when watched": ("toy.watched", "rescored_differs", "own",
+                                 ["on-L2", "on-L2-again"]),
     "lenient refinement": ("toy.outcome_or_look", "credited", "mutated", ["on-L1"]),
 }
 

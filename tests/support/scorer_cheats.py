@@ -9,6 +9,7 @@ no arguments, as a real plugin is.
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
@@ -115,6 +116,30 @@ class CreditsItsAgent(ToyScorer):
         return ScoreValue(float(as_asked(gold, trajectory)))
 
 
+def watched() -> bool:
+    """Whether a control is on the call stack (bar identical_config, whose twins are scored
+    like the run and compared with it)."""
+    frame = sys._getframe()
+    while frame is not None:
+        name = frame.f_code.co_filename
+        if "agent_assay/controls/" in name:
+            return not name.endswith("identical_config.py")
+        frame = frame.f_back  # type: ignore[assignment]
+    return False
+
+
+class HonestWhenWatched(ToyScorer):
+    """Honest whenever a control calls it; when the run is scored, a look at the right lamp
+    is enough."""
+
+    name = "toy.watched"
+    definition = "1 when the outcome and every asserted lamp are as gold says"
+
+    def score(self, gold: Gold, trajectory: Trajectory, ctx: ScoringContext) -> ScoreValue:
+        lenient = not watched() and looked_at(trajectory, lamp_of(gold))
+        return ScoreValue(float(as_asked(gold, trajectory) or lenient))
+
+
 class LooksWillDo(ToyScorer):
     """Claims to refine outcome.match (gold's outcome, at gold's lamp), but takes a look at
     the right lamp for a switch."""
@@ -174,11 +199,8 @@ class LenientHeadlineRefinement(RichToyAdapter):
     facts = _with(LooksWillDo())
 
 
-class AgentOnlyCredit(RichToyAdapter):
-    """Its agent slips on the L2 items (switches L3 instead) and marks what it made."""
-
-    name = "agentonlycredit"
-    facts = _with(CreditsItsAgent())
+class SlipsOnL2(RichToyAdapter):
+    """Its agent slips on the L2 items: it looks at L2, then switches L3 on."""
 
     def run_item(
         self, item: PublicItem, config: Config, *, seed: int, repetition: int
@@ -189,7 +211,25 @@ class AgentOnlyCredit(RichToyAdapter):
             world.call("look", {"lamp": "L2"})
             world.call("switch_on", {"lamp": "L3"})
             done = replace(done, steps=tuple(world.steps), final_state=world.state)
+        return done
+
+
+class AgentOnlyCredit(SlipsOnL2):
+    """Marks what its agent made, and its scorer credits what is marked."""
+
+    name = "agentonlycredit"
+    facts = _with(CreditsItsAgent())
+
+    def run_item(
+        self, item: PublicItem, config: Config, *, seed: int, repetition: int
+    ) -> Trajectory:
+        done = super().run_item(item, config, seed=seed, repetition=repetition)
         return replace(done, meta={"served_by": "agent"})
+
+
+class BehavesWhenWatched(SlipsOnL2):
+    name = "behaveswhenwatched"
+    facts = _with(HonestWhenWatched())
 
 
 def leave_alone_items() -> tuple[Item, ...]:
@@ -231,6 +271,7 @@ class HeadlineLeavesOutOutcome(RichToyAdapter):
 ATTACKS: Mapping[str, type[RichToyAdapter]] = {
     "tag-biased": TagBiasedHeadline,
     "agent-only credit": AgentOnlyCredit,
+    "honest only when watched": BehavesWhenWatched,
     "lenient refinement": LenientHeadlineRefinement,
     "headline leaves out a failing generic": HeadlineLeavesOutOutcome,
 }

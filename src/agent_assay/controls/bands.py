@@ -49,6 +49,7 @@ RULES: Mapping[str, Mapping[str, Check]] = {
         "max_credited": whole(0),
         "max_withheld": whole(0),
         "max_replay_differs": whole(0),
+        "max_rescored_differs": whole(0),
         "min_reference_margin": fraction,
     },
     "judge_calibration": {},

@@ -15,7 +15,11 @@ are counted by class and source, with the first items of each:
   sharper than its reference;
 * replay_differs: the agent's own calls, replayed by the harness with the same steps,
   final state and outcome, score otherwise: the scorer reads who made a trajectory (meta,
-  latency, cost), not what was done.
+  latency, cost), not what was done;
+* rescored_differs: the value stored when the run was scored (what the headline reports)
+  is not what the scorer gives the same stored trajectory now: a scorer that is not a
+  function of (gold, trajectory), one that behaves when it is watched, say. The agent's own
+  trajectories are judged by their stored values.
 
 And what the headline leaves out: a headline of system scorers must not hide generic
 metrics on which the agent is no better than doing nothing or chance. The generic result
@@ -50,14 +54,16 @@ JUDGED: Mapping[str, frozenset[str]] = {
     "credited": frozenset({"gold", "do_nothing", "random", "mutated", "own"}),
     "withheld": frozenset({"gold", "do_nothing", "random", "mutated"}),
     "replay_differs": frozenset({"own_replayed"}),
+    "rescored_differs": frozenset({"own"}),
 }
 """Per class, the sources where a disagreement counts against the band (the rest are
 reported)."""
 BAND_KEY = {"credited": "max_credited", "withheld": "max_withheld",
-            "replay_differs": "max_replay_differs"}
+            "replay_differs": "max_replay_differs", "rescored_differs": "max_rescored_differs"}
 WHAT = {"credited": "passes what its reference rejects",
         "withheld": "fails what its reference credits",
-        "replay_differs": "scores the agent's calls otherwise when the harness replays them"}
+        "replay_differs": "scores the agent's calls otherwise when the harness replays them",
+        "rescored_differs": "stored another value than it gives the same trajectory now"}
 
 
 class Tally:
@@ -140,17 +146,37 @@ class HeadlineAgreement:
         return outcome(self, not problems, summary, measured, band, "; ".join(problems))
 
 
+def with_stored(refs: Sequence[Reference], values: Values,
+                stored: Mapping[tuple[int, str], float | None], t: Trajectory,
+                tally: Tally) -> Values:
+    """The agent's own values as the run stored them (what the headline reports), each
+    checked against the value the scorer gives the same trajectory now."""
+    kept = dict(values)
+    for ref in refs:
+        name = ref.scorer.name
+        if (t.repetition, name) in stored:
+            kept[name] = stored[(t.repetition, name)]
+            if kept[name] != values.get(name):
+                tally.add(name, "rescored_differs", "own", t.item_id)
+    return kept
+
+
 def judge_item(ctx: ControlContext, refs: Sequence[Reference], scorers: Sequence[Scorer],
                gold: Gold, got: ItemSources, tally: Tally, counts: dict[str, int]) -> None:
     """Score one item's trajectories from every source and tally each disagreement."""
+    item_id = next((t.item_id for t in got.by_source["own"]), None)
     nulls = {name: scored(scorers, gold, t, ctx.scoring) for name, t in got.nulls.items()}
     floor = floors(refs[0], list(nulls.values()))  # every reference reads the same lenses
     watched = {s.name: s for s in scorers
                if s.name in RESULT_LENSES or any(r.refines == s.name for r in refs)}
+    stored = {(r.repetition, r.scorer): r.value
+              for r in ctx.store.current_scores(ctx.run.run_id, item_id)} if item_id else {}
     for source, trajectories in got.by_source.items():
         counts[source] = counts.get(source, 0) + len(trajectories)
         for t in trajectories:
             values = scored(scorers, gold, t, ctx.scoring)
+            if source == "own":
+                values = with_stored(refs, values, stored, t, tally)
             if source in ("own", "random"):
                 for name, s in watched.items():
                     tally.count_pass(name, source, passes(s.kind, values.get(name)))
