@@ -31,6 +31,7 @@ from tests.support.scorer_cheats import (
     CleanOutcome,
     HonestRefinement,
     HonestSystemScorer,
+    OnlyItsAgent,
     TagBiasedHeadline,
 )
 from tests.support.toy import RichToyAdapter
@@ -133,6 +134,22 @@ def test_without_replay_the_replayed_sources_are_skipped_and_doing_nothing_still
     assert got.status == "FAILED"
     assert got.measured["scorers"]["toy.lit"]["disagreements"]["credited"]["do_nothing"][
         "count"] == 4
+
+
+def test_credit_for_its_own_agent_only_is_withheld_from_gold_and_differs_on_replay(
+    store: Store,
+) -> None:
+    system = OnlyItsAgent()
+    run = made_run(store, system)
+    got = HeadlineAgreement().run(control_context(store, system, run, random_seeds=2),
+                                  load_bands().get(KIND))
+    assert got.status == "FAILED"
+    found = got.measured["scorers"]["toy.only_ours"]["disagreements"]
+    assert found["withheld"]["gold"]["count"] == 12  # every item: gold replayed is correct
+    assert found["replay_differs"]["own_replayed"]["count"] == 10  # all but the slips
+    assert got.reason == (
+        "toy.only_ours fails what its reference credits 12 time(s); toy.only_ours scores the "
+        "agent's calls otherwise when the harness replays them 10 time(s)")
 
 
 def test_a_refinement_of_what_is_not_a_generic_credit_metric_is_refused() -> None:

@@ -140,6 +140,17 @@ class HonestWhenWatched(ToyScorer):
         return ScoreValue(float(as_asked(gold, trajectory) or lenient))
 
 
+class OnlyItsAgentScores(ToyScorer):
+    """Credit only for what its agent made (by the meta its system writes), right or not."""
+
+    name = "toy.only_ours"
+    definition = "1 when the outcome and every asserted lamp are as gold says"
+
+    def score(self, gold: Gold, trajectory: Trajectory, ctx: ScoringContext) -> ScoreValue:
+        ours = trajectory.meta.get("served_by") == "agent"
+        return ScoreValue(float(ours and as_asked(gold, trajectory)))
+
+
 class LooksWillDo(ToyScorer):
     """Claims to refine outcome.match (gold's outcome, at gold's lamp), but takes a look at
     the right lamp for a switch."""
@@ -225,6 +236,11 @@ class AgentOnlyCredit(SlipsOnL2):
     ) -> Trajectory:
         done = super().run_item(item, config, seed=seed, repetition=repetition)
         return replace(done, meta={"served_by": "agent"})
+
+
+class OnlyItsAgent(AgentOnlyCredit):
+    name = "onlyitsagent"
+    facts = _with(OnlyItsAgentScores())
 
 
 class BehavesWhenWatched(SlipsOnL2):
