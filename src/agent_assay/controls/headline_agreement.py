@@ -191,11 +191,12 @@ def judge_item(ctx: ControlContext, refs: Sequence[Reference], scorers: Sequence
             tally.count_pass(metric, f"do_nothing:{name}", passes(s.kind, values.get(metric)))
     if got.own_replayed or "gold" in got.by_source:
         counts["own_replayed"] = counts.get("own_replayed", 0) + len(got.own_replayed)
+    headline = [r.scorer for r in refs]
     for own, twin in got.own_replayed:
-        for ref in refs:
-            scorer = ref.scorer
-            if scorer.score(gold, own, ctx.scoring).value != scorer.score(
-                    gold, twin, ctx.scoring).value:
+        made = scored(headline, gold, own, ctx.scoring)
+        replayed = scored(headline, gold, twin, ctx.scoring)
+        for scorer in headline:
+            if made[scorer.name] != replayed[scorer.name]:
                 tally.add(scorer.name, "replay_differs", "own_replayed", own.item_id)
 
 
