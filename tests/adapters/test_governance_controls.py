@@ -51,6 +51,7 @@ def test_mock_run_is_admissible_and_exits_zero(mock: Verdict) -> None:
         "identical_config": "PASSED",
         "positive_control": "PASSED",
         "mutation": "PASSED",
+        "headline_agreement": "PASSED",
         "judge_calibration": "NOT_RUN",
     }
     assert mock["payloads"]["judge_calibration"]["allowed_not_run"] is True

@@ -48,6 +48,7 @@ def test_statuses(outcomes: dict[str, ControlOutcome]) -> None:
         "identical_config": "PASSED",
         "positive_control": "PASSED",
         "mutation": "PASSED",
+        "headline_agreement": "PASSED",
         "judge_calibration": "NOT_RUN",
     }
 

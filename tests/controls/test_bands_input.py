@@ -52,7 +52,8 @@ OVERRIDES: dict[str, tuple[bytes | str, int | None, str]] = {
 }
 
 DEFAULTS: dict[str, tuple[str, int | None, str]] = {
-    "empty": ("defaults: {}\n", 1, "defaults has no band for identical_config, "),
+    "empty": ("defaults: {}\n", 1,
+              "defaults has no band for headline_agreement, identical_config, "),
     "a_list": ("defaults: []\n", 1, "expected a mapping with a 'defaults' section"),
     "unknown_kind": ("defaults:\n  bogus: {derivation: x}\n", 2, "unknown control kind 'bogus'"),
     "unknown_top": ("defaults: {}\nextra: 1\n", 2, "unknown key 'extra' in a defaults file"),

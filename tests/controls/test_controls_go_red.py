@@ -35,6 +35,7 @@ def test_sound_setup_is_admissible(store: Store) -> None:
         "identical_config": "PASSED",
         "positive_control": "PASSED",
         "mutation": "PASSED",
+        "headline_agreement": "NOT_RUN",  # no system scorer in the headline: allowed
         "judge_calibration": "NOT_RUN",
     }
     verdict = assess(store, got["run"])

@@ -182,7 +182,7 @@ def test_the_page_runs_to_an_admissible_report(page_run: tuple[Path, list[Ran]])
     assert output_of(ran, "agent-assay check-adapter").splitlines()[-1] == (
         "check-adapter lamps: ready")
     controls = output_of(ran, 'agent-assay controls run --adapter lamps --run "$RUN"')
-    assert controls.splitlines()[-1] == "1 NOT_RUN, 8 PASSED, run admissible"
+    assert controls.splitlines()[-1] == "2 NOT_RUN, 8 PASSED, run admissible"
     report = output_of(ran, 'agent-assay report "$RUN" --db "$DB"').splitlines()
     assert report[3].startswith("ADMISSIBLE -- ")
     hasty = output_of(ran, 'agent-assay report "$HASTY"').splitlines()

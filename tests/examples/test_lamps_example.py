@@ -50,7 +50,7 @@ def test_the_example_adapter_reaches_admissible_and_compares(registered: Path) -
         runs[config] = made.out.strip()
         certified = ok(invoke("controls", "run", "--adapter", "lamps", "--run", runs[config],
                               "--db", db))
-        assert certified.out.splitlines()[-1] == "1 NOT_RUN, 8 PASSED, run admissible"
+        assert certified.out.splitlines()[-1] == "2 NOT_RUN, 8 PASSED, run admissible"
     shown = ok(invoke("report", runs["careful"], "--db", db))
     assert shown.out.splitlines()[3].startswith("ADMISSIBLE -- ")
     compared = ok(invoke("compare", runs["careful"], runs["hasty"], "--db", db))

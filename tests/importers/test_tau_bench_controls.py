@@ -99,8 +99,9 @@ def test_controls_cli_with_and_without_allow_not_run(
             "--run", run.run_id, "--db", db]
     code, out, _ = run_cli(base, monkeypatch, capsys)
     assert code == 3  # NOT_RUN without allowance: the verdict is incomplete, said first
-    assert "2 FAILED, 6 NOT_RUN, 1 PASSED, run INADMISSIBLE" in out
-    assert "reason: failed control(s): shuffled_gold, null_agent" in out
+    assert "3 FAILED, 6 NOT_RUN, 1 PASSED, run INADMISSIBLE" in out
+    # tau.reward gives full reward to doing nothing where no generic lens credits anything
+    assert "reason: failed control(s): shuffled_gold, null_agent, headline_agreement" in out
     assert "reason: control(s) NOT_RUN without allowance: " in out
     allow = [a for kind in DECLARED for a in ("--allow-not-run", kind)]
     code, allowed, _ = run_cli(base + allow, monkeypatch, capsys)

@@ -74,6 +74,13 @@ RULES: Mapping[str, Mapping[str, Rule]] = {
         "min_score": Rule(fraction, looser="down"),
         "alpha": Rule(probability, looser="up"),
     },
+    "headline_agreement": {
+        "max_credited": Rule(whole(0), looser="up"),
+        "max_withheld": Rule(whole(0), looser="up"),
+        "max_replay_differs": Rule(whole(0), looser="up"),
+        "max_rescored_differs": Rule(whole(0), looser="up"),
+        "min_reference_margin": Rule(fraction, looser="down"),
+    },
     "judge_calibration": {},
 }
 """Each control kind's numeric keys, their rules, and which way is looser

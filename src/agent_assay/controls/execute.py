@@ -19,7 +19,7 @@ from agent_assay.controls.bands import Bands, load_bands
 from agent_assay.controls.base import ControlContext, ControlOutcome, missing_capability
 from agent_assay.controls.certificate import certificate, runs_made_for
 from agent_assay.controls.choices import bound_choices
-from agent_assay.controls.registry import NO_JUDGE, all_controls, control_kinds
+from agent_assay.controls.registry import NOT_APPLICABLE, all_controls, control_kinds
 from agent_assay.errors import AssayError
 from agent_assay.hashing import stable_seed
 from agent_assay.model import Run
@@ -62,7 +62,7 @@ def allowed_not_run(
         return False
     if outcome.kind in allowed or (declared_allowed and outcome.kind in declared):
         return True
-    return outcome.kind == "judge_calibration" and outcome.reason == NO_JUDGE
+    return NOT_APPLICABLE.get(outcome.kind) == outcome.reason
 
 
 def control_context(

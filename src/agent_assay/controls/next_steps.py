@@ -42,6 +42,11 @@ FAILED: dict[str, str] = {
         "a planted defect class went unseen: add items the operator can alter (more items "
         "raise the detector's power; check-adapter says how many), or a scorer that sees it"
     ),
+    "headline_agreement": (
+        "a system headline scorer disagrees with the generic metric it stands for on "
+        "trajectories whose answer is known: read the items it lists, fix the scorer (or its "
+        "refines declaration), or put the generic metric it contradicts in the headline"
+    ),
     "judge_calibration": (
         "the judge disagrees with human labels: recalibrate it or keep it out of the headline"
     ),

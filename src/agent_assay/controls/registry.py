@@ -8,6 +8,7 @@ controls a verdict needs (`report`, `compare`) never imports the controls themse
 from __future__ import annotations
 
 import importlib
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -22,13 +23,20 @@ _WHERE: dict[str, tuple[str, str]] = {
     "identical_config": ("identical_config", "IdenticalConfig"),
     "positive_control": ("positive_control", "PositiveControl"),
     "mutation": ("mutation_control", "MutationControl"),
+    "headline_agreement": ("headline_agreement", "HeadlineAgreement"),
     "judge_calibration": ("judge_calibration", "JudgeCalibration"),
 }
 
 
 NO_JUDGE = "no judge in this scorer set"
-"""judge_calibration's NOT_RUN reason when there is nothing to calibrate: allowed without
-anyone's say-so, and no waiver (named here so reading a verdict imports no control)."""
+NO_SYSTEM_HEADLINE = "no headline metric is a system scorer that passes or fails"
+NOT_APPLICABLE: Mapping[str, str] = {
+    "judge_calibration": NO_JUDGE,
+    "headline_agreement": NO_SYSTEM_HEADLINE,
+}
+"""The NOT_RUN reasons that mean a control has nothing to judge on this system (no judge
+to calibrate, no system scorer in the headline): allowed without anyone's say-so, and no
+waiver. Named here so reading a verdict imports no control."""
 
 
 def control_kinds() -> tuple[str, ...]:

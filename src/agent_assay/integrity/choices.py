@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_assay.controls.bands import CERTIFIER, RULES, SEEDS_FLAG, SYSTEM, Departure, SetBy
-from agent_assay.controls.registry import NO_JUDGE
+from agent_assay.controls.registry import NOT_APPLICABLE
 from agent_assay.model import Run
 from agent_assay.store.store import StoredOutcome
 
@@ -126,10 +126,10 @@ def _looser(departure: Departure) -> bool:
 
 
 def _waived_not_run(outcome: StoredOutcome) -> bool:
-    """An allowed NOT_RUN, except judge_calibration's when there is no judge to calibrate."""
+    """An allowed NOT_RUN, except a control's with nothing to judge on this system."""
     if outcome.status != "NOT_RUN" or not outcome.payload.get("allowed_not_run"):
         return False
-    return not (outcome.kind == "judge_calibration" and outcome.payload.get("reason") == NO_JUDGE)
+    return NOT_APPLICABLE.get(outcome.kind) != outcome.payload.get("reason")
 
 
 def _under(who: str) -> str:
