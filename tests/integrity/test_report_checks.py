@@ -236,7 +236,8 @@ def test_padding_with_the_verdicts_rebound_through_the_api_is_tampered(
     evidence = check_run(store, run.run_id)
     for outcome in store.control_outcomes(run.run_id).values():
         bound = certificate(evidence, run, scorer_versions(store, run), "1.0.0",
-                            outcome.payload["certificate"]["aux_runs"])
+                            outcome.payload["certificate"]["aux_runs"],
+                            outcome.payload["certificate"]["choices"])
         store.put_control_outcome(run.run_id, run.suite_hash, run.config_hash,
                                   {**outcome.payload, "certificate": bound})
     store.close()
@@ -380,22 +381,22 @@ def test_padding_hidden_by_a_forged_first_checkpoint_is_tampered(
     assert_agree(db, run_id, "/3: is outside the run's 12 items x k=1")
 
 
-@pytest.mark.xfail(strict=True, reason="open: the quick check trusts whoever appended a run's "
-                   "first checkpoint (docs/threat-model-notes-report.md)")
 def test_rows_edited_under_a_forged_first_checkpoint_are_tampered(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A certified run without a checkpoint (written before checkpoints existed, or whose
-    writer's walk found something and so wrote none): a score edited behind its trigger,
-    the trigger put back, then a checkpoint appended through the Store API that streams
-    the edited bytes and claims the clean walk taken before the edit. `verify` names the
-    row; every report trusts the checkpoint and re-hashes nothing it covers."""
+    """A run whose writer left no checkpoint (its completion walk found something, or it
+    was stored before checkpoints existed): a score edited behind its trigger, the trigger
+    put back, then a checkpoint appended through the Store API that streams the edited
+    bytes and claims the clean walk taken before the edit. Certifying walked the whole
+    chain and left the run its first checkpoint, so the forged one is never the one a
+    report starts from: every report says TAMPERED, as `verify` does."""
     db = tmp_path / "assay.db"
     store = open_store(str(db))
     monkeypatch.setattr("agent_assay.runner.write_checkpoint", lambda store, run_id: None)
     run = certify(store, RichToyAdapter(), "good")["run"]
     monkeypatch.undo()
-    assert store.first_block(run.run_id, "checkpoint") is None
+    certifiers = store.first_block(run.run_id, "checkpoint")
+    assert certifiers is not None
     clean = check_run_chain(store, run.run_id)
     store.close()
     sql(db, "DROP TRIGGER score_sets_no_update",
@@ -406,6 +407,7 @@ def test_rows_edited_under_a_forged_first_checkpoint_are_tampered(
     assert clean.evidence.head is not None
     claim = claim_of(clean, covered_stream(store, run.run_id, clean.evidence.head.seq))
     assert store.append_checkpoint(run.run_id, lambda conn, head: claim) is not None
+    assert store.first_block(run.run_id, "checkpoint") == certifiers
     store.close()
     assert any("content does not match its digest" in line
                for line in verify_findings(db, run.run_id))

@@ -24,6 +24,8 @@ from agent_assay.errors import AssayError
 from agent_assay.hashing import stable_seed
 from agent_assay.model import Run
 from agent_assay.runner import run_context
+from agent_assay.store.chain_check import check_run_chain
+from agent_assay.store.checkpoint import write_checkpoint
 from agent_assay.store.run_check import require_intact
 from agent_assay.store.run_trajectories import RunTrajectories
 from agent_assay.store.store import Store
@@ -106,7 +108,12 @@ def run_controls(
     agent again runs it in `workers` spawned processes (outcomes do not depend on it)."""
     adapter = load_system(system)
     check_adapter_made(store, adapter, run)
-    evidence = require_intact(store, run.run_id, "certified")
+    # certifying walks the whole chain, whatever a checkpoint claims (anyone who can append
+    # can append a run's first checkpoint, over rows edited before it), then gives a run
+    # that has none its first one: after a certificate, the first checkpoint is never one
+    # appended later, so every report's quick check stands on what this walk found
+    evidence = require_intact(store, run.run_id, "certified", check_run_chain)
+    write_checkpoint(store, run.run_id)
     bands = effective_bands(adapter, bands_file, random_seeds)
     declared, declared_allowed = bands.not_applicable, bands.allow_not_applicable
     ctx = control_context(store, adapter, run, bands.get("random_agent")["seeds"], workers)

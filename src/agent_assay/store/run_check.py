@@ -175,12 +175,14 @@ def relied_on_findings(
     return [Finding(f"run {run_id} (made by {made_by})", f.line()) for f in found]
 
 
-def evidence_findings(store: Store, run_id: str) -> tuple[list[Finding], ChainCheck]:
+def evidence_findings(
+    store: Store, run_id: str, walk: ChainWalk = check_run
+) -> tuple[list[Finding], ChainCheck]:
     """Everything a verdict on `run_id` depends on: the schema's guards, the run's chain and
-    content, and those of every run its current certificates relied on."""
+    content (walked by `walk`), and those of every run its current certificates relied on."""
     with store.engine.connect() as conn:
         found = schema_findings(conn)
-    own, check = run_findings(store, run_id)
+    own, check = run_findings(store, run_id, walk)
     found += own
     if check.findings:
         return found, check  # its outcomes cannot be trusted to decode
@@ -190,11 +192,13 @@ def evidence_findings(store: Store, run_id: str) -> tuple[list[Finding], ChainCh
     return found, check
 
 
-def require_intact(store: Store, run_id: str, doing: str) -> ChainCheck:
+def require_intact(
+    store: Store, run_id: str, doing: str, walk: ChainWalk = check_run
+) -> ChainCheck:
     """The run's chain check, refusing to go on (`doing` it) when anything a verdict on the
     run depends on fails (`evidence_findings`): nothing is certified, mutated, re-scored
     or resumed on evidence that was edited or does not belong to the run."""
-    problems, check = evidence_findings(store, run_id)
+    problems, check = evidence_findings(store, run_id, walk)
     if problems:
         raise refusal(run_id, problems, doing)
     return check
