@@ -210,7 +210,8 @@ def _extra_trajectory_rechained(forged: Forgery, run: str) -> None:
 
 
 @pytest.mark.parametrize("attack", [
-    _truncated, _twin_dropped, _twin_row_edited, _twin_unlisted, _header_names_a_twin, _header_names_no_run,
+    _truncated, _twin_dropped, _twin_row_edited, _twin_unlisted, _header_names_a_twin,
+    _header_names_no_run,
     _another_suites_item, _another_runs_event, _duplicate_event, _duplicate_block,
     _trajectory_dropped, _flag_of_another_type, _extra_trajectory_rechained,
 ], ids=lambda attack: attack.__name__.strip("_"))
