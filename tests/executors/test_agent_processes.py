@@ -147,3 +147,35 @@ def test_a_system_that_cannot_be_rebuilt_is_one_line(store: Store) -> None:
     run = new_toy_run(store, Local(), "good")
     with pytest.raises(AssayError, match="a fresh process cannot build system toy"):
         execute_run(store, Local(), run, progress=False)
+
+
+SCRIPT = """
+import sys
+from tests.support.toy import ToyAdapter
+
+
+class ScriptToy(ToyAdapter):
+    name = "scripttoy"
+
+
+if __name__ == "__main__":
+    import agent_assay as aa
+
+    done = aa.evaluate(ScriptToy(), "good", store=sys.argv[1], repeats=2)
+    print(done.result.written, done.result.crashed)
+"""
+
+
+def test_a_system_defined_in_a_script_runs_in_agent_processes(tmp_path: Path) -> None:
+    """A script's own class is rebuilt from the script, loaded under another name, so the
+    script's main part runs once (in the script) and the agent processes build the class."""
+    import subprocess
+
+    from tests.support.toyrun import ROOT, cli_env
+
+    script = tmp_path / "evaluate_mine.py"
+    script.write_text(SCRIPT)
+    done = subprocess.run([sys.executable, str(script), str(tmp_path / "a.db")],
+                          env=cli_env(), cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["8", "0"]

@@ -10,7 +10,10 @@ same name and version, or the fresh process refuses to run it.
 from __future__ import annotations
 
 import importlib
+import importlib.util
+import sys
 from dataclasses import dataclass
+from types import ModuleType
 
 from agent_assay.adapters.loaded import LoadedSystem, load_system
 from agent_assay.adapters.registry import load_adapter
@@ -23,6 +26,10 @@ class Recipe:
     version: str
     entry_point: str | None
     class_path: str
+    main_path: str | None = None
+    """The script a class defined in `__main__` comes from: a fresh process loads it under
+    another name, as multiprocessing does, so its `if __name__ == "__main__"` part does not
+    run again."""
 
     def describe(self) -> str:
         return f"entry point {self.entry_point}" if self.entry_point else self.class_path + "()"
@@ -30,8 +37,22 @@ class Recipe:
 
 def recipe_of(system: LoadedSystem) -> Recipe:
     cls = type(system.raw)
+    main = getattr(sys.modules.get("__main__"), "__file__", None)
     return Recipe(system.name, system.version, system.entry_point,
-                  f"{cls.__module__}:{cls.__qualname__}")
+                  f"{cls.__module__}:{cls.__qualname__}",
+                  main if cls.__module__ == "__main__" else None)
+
+
+def script(path: str) -> ModuleType:
+    """A script loaded as the module `__script__` (once per process), not as `__main__`."""
+    if "__script__" not in sys.modules:
+        spec = importlib.util.spec_from_file_location("__script__", path)
+        if spec is None or spec.loader is None:
+            raise ImportError(f"cannot load {path}")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules["__script__"] = module
+        spec.loader.exec_module(module)
+    return sys.modules["__script__"]
 
 
 def rebuild(recipe: Recipe) -> LoadedSystem:
@@ -41,7 +62,8 @@ def rebuild(recipe: Recipe) -> LoadedSystem:
     else:
         module, _, qualname = recipe.class_path.partition(":")
         try:
-            target: object = importlib.import_module(module)
+            target: object = (script(recipe.main_path) if recipe.main_path
+                              else importlib.import_module(module))
             for part in qualname.split("."):
                 target = getattr(target, part)
             assert callable(target)
