@@ -20,6 +20,7 @@ from agent_assay.integrity.admissibility import assess
 from agent_assay.store import Store
 from tests.support import watchers
 from tests.support.certify import certify
+from tests.support.dists import write_dist
 from tests.support.saboteur import Saboteur
 from tests.support.toyrun import agent_assay, cli_env
 from tests.support.watchers import RECORDS_ENV, SIGNALS
@@ -80,12 +81,8 @@ def test_an_honest_deterministic_config_passes_on_every_repetition(store: Store)
 def test_through_the_command_line_the_watcher_is_caught(tmp_path: Path) -> None:
     """The commands a user types, each its own process: `run` then `controls run`, with
     the parent's command line, argv and every other signal as a real certification has."""
-    site = tmp_path / "site"
-    dist = site / "watchers-0.1.dist-info"
-    dist.mkdir(parents=True)
-    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: watchers\nVersion: 0.1\n")
-    (dist / "entry_points.txt").write_text(
-        "[agent_assay.adapters]\nanysignal = tests.support.watchers:AnySignal\n")
+    site = write_dist(tmp_path / "site", "watchers",
+                      {"anysignal": "tests.support.watchers:AnySignal"})
     records = tmp_path / "records"
     records.mkdir()
     env = cli_env(site) | {RECORDS_ENV: str(records)}

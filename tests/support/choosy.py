@@ -24,6 +24,7 @@ from agent_assay.runner import (
 )
 from agent_assay.store import Store
 from tests.support.cheats import CheatBase
+from tests.support.dists import write_dist as write_fake_dist
 from tests.support.toy import RichToyAdapter
 
 BANDS = Path(__file__).with_name("bands")
@@ -90,12 +91,8 @@ ENTRIES = {
 
 def write_dist(directory: Path) -> Path:
     """A fake installed distribution registering these systems for the command line."""
-    dist = directory / "choosy-0.1.dist-info"
-    dist.mkdir(parents=True, exist_ok=True)
-    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: choosy\nVersion: 0.1\n")
-    lines = "".join(f"{name} = tests.support.choosy:{cls}\n" for name, cls in ENTRIES.items())
-    (dist / "entry_points.txt").write_text("[agent_assay.adapters]\n" + lines)
-    return directory
+    return write_fake_dist(directory, "choosy",
+                           {name: f"tests.support.choosy:{cls}" for name, cls in ENTRIES.items()})
 
 
 def certified(

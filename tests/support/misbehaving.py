@@ -15,6 +15,7 @@ from typing import Any, ClassVar
 
 from agent_assay.errors import AgentUnreachable
 from agent_assay.model import Config, PublicItem, Suite, Trajectory
+from tests.support.dists import write_dist
 from tests.support.toy import ToyAdapter
 
 SLOW_SECONDS_ENV = "TOY_SLOW_SECONDS"
@@ -118,9 +119,4 @@ ADAPTERS = {
 
 def write_misbehaving_dist(directory: Path) -> Path:
     """A fake installed distribution registering these adapters, installing nothing."""
-    dist = directory / "misbehaving-0.1.dist-info"
-    dist.mkdir(parents=True, exist_ok=True)
-    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: misbehaving\nVersion: 0.1\n")
-    lines = "".join(f"{name} = {target}\n" for name, target in ADAPTERS.items())
-    (dist / "entry_points.txt").write_text(f"[agent_assay.adapters]\n{lines}")
-    return directory
+    return write_dist(directory, "misbehaving", ADAPTERS)
