@@ -123,7 +123,8 @@ CLAIMS = [
         "ok: 3 pages",
     ),
     Claim(
-        "every control PASSED on the mock run except judge_calibration, NOT_RUN and allowed",
+        "every control PASSED on the mock run except judge_calibration and headline_agreement, "
+        "NOT_RUN and allowed (nothing to judge: no judge, a generic headline)",
         "banking/controls_mock_json.txt",
         controls_statuses,
         {
@@ -135,6 +136,7 @@ CLAIMS = [
             "identical_config": "PASSED",
             "positive_control": "PASSED",
             "mutation": "PASSED",
+            "headline_agreement": "NOT_RUN+allowed",
             "judge_calibration": "NOT_RUN+allowed",
         },
     ),
@@ -218,7 +220,7 @@ CLAIMS = [
             sum("stored 1.0, re-derived 0.0" in line for line in t.splitlines()),
             sum("void: scores changed since it was judged" in line for line in t.splitlines()),
         ),
-        (1, 1, 9),
+        (1, 1, 10),
     ),
     Claim(
         "verify re-derives every score of the untouched demo run and finds nothing",
@@ -269,11 +271,12 @@ CLAIMS = [
         True,
     ),
     Claim(
-        "the banking demo run stays ADMISSIBLE with fresh-process twins, stratified self-tests "
-        "and the pooled chance bound",
+        "the banking demo run stays ADMISSIBLE with twins that re-execute every repetition in "
+        "fresh agent processes, stratified self-tests and the pooled chance bound",
         "banking/controls_mock.txt",
-        lambda t: (t.splitlines()[-1], "2 fresh processes against the certified run" in t),
-        ("1 NOT_RUN, 8 PASSED, run admissible", True),
+        lambda t: (t.splitlines()[-1],
+                   "2 fresh executions of every repetition against the certified run" in t),
+        ("2 NOT_RUN, 8 PASSED, run admissible", True),
     ),
     Claim(
         "valid-action: its baselines script, run as shipped, prints the figures its README "
@@ -296,7 +299,7 @@ CLAIMS = [
         "valid-action: positive_control fails through the framework, its first failing step "
         "a create tool that was not offered",
         "verifiers/controls_verifiers.txt",
-        lambda t: ("positive_control    FAILED" in t,
+        lambda t: (re.search(r"positive_control\s+FAILED", t) is not None,
                    re.search(r"first failing step: item \S+, step 1 \(create_\w+\): not offered",
                              " ".join(t.split())) is not None),
         (True, True),
@@ -307,6 +310,6 @@ CLAIMS = [
         "verifiers/controls_verifiers_offline.txt",
         lambda t: (next(line for line in t.splitlines() if ", run " in line),
                    "  waived: state_check_bites NOT_RUN (allowed by --allow-not-run)" in t),
-        ("2 NOT_RUN, 7 PASSED, run ADMISSIBLE WITH WAIVERS", True),
+        ("2 NOT_RUN, 8 PASSED, run ADMISSIBLE WITH WAIVERS", True),
     ),
 ]
