@@ -27,6 +27,7 @@ LAYERS: dict[str, int] = {
     "agent_assay.adapters": 2,
     "agent_assay.importers": 2,
     "agent_assay.llm": 3,
+    "agent_assay.outfiles": 0,
     "agent_assay.executors": 4,
     "agent_assay.hosting": 4,
     "agent_assay.runner": 4,

@@ -88,11 +88,15 @@ def run_cli(args: Sequence[str] | None = None) -> int:
     except Exception as exc:
         from sqlalchemy.exc import DatabaseError
 
-        from agent_assay.store.damage import short
+        from agent_assay.store.damage import disk_full, short
 
         if not isinstance(exc, DatabaseError):
             raise
         reason = str(exc.orig) if exc.orig is not None else str(exc)
+        if disk_full(reason):
+            click.echo(f"error: the store cannot be written: the disk is full ({short(reason)})",
+                       err=True)
+            return 2
         click.echo(f"error: the store cannot be read: {short(reason)}", err=True)
         return 2
 

@@ -14,6 +14,7 @@ from typing import Any
 import click
 
 from agent_assay.errors import AssayError
+from agent_assay.outfiles import refuse_special
 
 DEFAULT_DB = "run/assay.db"
 DEFAULT_ADAPTER = "banking"
@@ -143,9 +144,11 @@ def default_db_dir(db: str) -> None:
 
 def writable_file(path: Path, option: str) -> None:
     """Refuse, before any work is done, a file option that cannot be written: its
-    directory missing, a directory given as the file, or no permission."""
+    directory missing, a directory given as the file, no permission, or a target that is
+    not a regular file (outputs are replaced whole, never written into a device)."""
     if path.is_dir():
         raise AssayError(f"{option} {path} is a directory, not a file")
+    refuse_special(path, option)
     parent = path.parent
     if not parent.is_dir():
         raise AssayError(f"{option} {path}: directory {parent} does not exist")

@@ -10,6 +10,7 @@ import click
 
 from agent_assay.cli.options import db_option, emit_json, json_option, stderr, writable_file
 from agent_assay.errors import AssayError
+from agent_assay.outfiles import write_whole
 
 html_option = click.option(
     "--html", type=click.Path(path_type=Path, dir_okay=False), default=None, metavar="FILE",
@@ -19,10 +20,7 @@ html_option = click.option(
 
 def write_page(path: Path, page: str, what: str) -> None:
     """Write the page; say where, how big, and the verdict it carries."""
-    try:
-        path.write_text(page, encoding="utf-8")
-    except OSError as exc:
-        raise AssayError(f"--html {path} could not be written: {exc.strerror or exc}") from exc
+    write_whole(path, page.encode("utf-8"), "--html")
     click.echo(f"wrote {path} ({len(page.encode()) / 1024:.0f} KiB): {what}")
 
 

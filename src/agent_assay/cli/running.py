@@ -23,6 +23,7 @@ from agent_assay.cli.options import (
     writable_file,
 )
 from agent_assay.errors import AssayError
+from agent_assay.outfiles import write_whole
 
 
 @click.group("suite")
@@ -134,12 +135,9 @@ def run_command(
         click.echo(done.run_id)
     if run_id_file:
         try:
-            run_id_file.write_text(done.run_id + "\n")
-        except OSError as exc:
-            raise AssayError(
-                f"run {done.run_id} is stored, but --run-id-file {run_id_file} could not be "
-                f"written: {exc.strerror or exc}"
-            ) from exc
+            write_whole(run_id_file, (done.run_id + "\n").encode(), "--run-id-file")
+        except AssayError as exc:
+            raise AssayError(f"run {done.run_id} is stored, but {exc}") from exc
     if result.unreachable:
         # Everything is stored (the crashed items too); the exit says the measurement failed.
         raise AssayError(f"{result.crashed} items crashed: {result.first_unreachable}")

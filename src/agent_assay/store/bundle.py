@@ -24,6 +24,7 @@ from sqlalchemy.pool import StaticPool
 from agent_assay.errors import AssayError
 from agent_assay.hashing import canonical_json
 from agent_assay.model import Run
+from agent_assay.outfiles import whole_file
 from agent_assay.store import chain, migrations, schema
 from agent_assay.store.state_blobs import base_digests
 from agent_assay.store.store import Store, now
@@ -134,19 +135,13 @@ def export_bundle(store: Store, run_id: str, path: Path) -> int:
     store.get_run(run_id)
     digest = hashlib.sha256()
     count = -1
-    tmp = path.with_name(path.name + ".partial")
-    try:
-        with tmp.open("wb") as out:
-            for line in _lines(store, run_id):
-                data = (canonical_json(line) + "\n").encode("utf-8")
-                digest.update(data)
-                out.write(data)
-                count += 1
-            out.write((canonical_json({"sha256": digest.hexdigest()}) + "\n").encode("utf-8"))
-        tmp.replace(path)
-    except OSError as exc:
-        tmp.unlink(missing_ok=True)
-        raise AssayError(f"cannot write bundle {path}: {exc.strerror or exc}") from exc
+    with whole_file(path, "bundle") as out:
+        for line in _lines(store, run_id):
+            data = (canonical_json(line) + "\n").encode("utf-8")
+            digest.update(data)
+            out.write(data)
+            count += 1
+        out.write((canonical_json({"sha256": digest.hexdigest()}) + "\n").encode("utf-8"))
     return count
 
 

@@ -19,6 +19,12 @@ _TREE = re.compile(r"\bTree (\d+)\b")
 ERROR_CHARS = 160
 
 
+def disk_full(error: str) -> bool:
+    """SQLite's SQLITE_FULL ("database or disk is full") or the system's ENOSPC."""
+    text = error.lower()
+    return "disk is full" in text or "no space left" in text
+
+
 def short(text: str) -> str:
     """A database error message in one line of bounded length (it can quote a whole row)."""
     text = " ".join(text.split())
@@ -87,6 +93,8 @@ def damage_summary(db: str, error: str) -> str:
     problems = damage_report(path) if path is not None and path.is_file() else []
     if path is None and is_server_url(db):
         return f"the store at {masked(db)} returned an error: {short(error)}"
+    if disk_full(error):
+        return f"the store at {db} cannot be written: the disk is full ({short(error)})"
     if not problems:
         return f"the store at {db} cannot be read: {short(error)}"
     more = f"; {len(problems) - 1} more" if len(problems) > 1 else ""
