@@ -176,6 +176,9 @@ def _check_trajectories(
                 continue  # already a chain finding
     found: list[Trajectory] = []
     bases = BaseStates(store.engine)  # fetched as payloads name them, each checked once
+    # read before the rows: a run a writer completes meanwhile then has every slot it
+    # completed with in the rows read after (a complete event follows its trajectories)
+    complete = marked_complete(store, run.run_id)
     stored = store.chained_rows("trajectories", run.run_id)
     slots = []
     for values in stored.rows:
@@ -211,7 +214,7 @@ def _check_trajectories(
                 out.add(where, f"its proposal path is not the one its ledger block "
                         f"{row['block']} records")
         found.append(trajectory)
-    out.findings += slot_findings(run, slots, marked_complete(store, run.run_id))
+    out.findings += slot_findings(run, slots, complete)
     return found
 
 
@@ -267,11 +270,14 @@ def _rederive(
                 f"differ ({'; '.join(differ)})")
         return
     try:
+        # the stored scores first: a trajectory is stored with its scores, so every score
+        # read now has its trajectory among those re-scored next, however a writer goes on
+        stored_scores = list(store.current_scores(run.run_id))
         fresh = {r.slot_key(): r for r in fresh_scores(store, adapter, run.run_id)}
     except AssayError as exc:
         out.add(where, f"re-scoring raised: {exc}")
         return
-    for stored in store.current_scores(run.run_id):
+    for stored in stored_scores:
         again = fresh.get(stored.slot_key())
         name = f"score {stored.item_id}/{stored.repetition} {stored.scorer}"
         if again is None:
