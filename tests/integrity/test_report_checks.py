@@ -13,71 +13,42 @@ and `controls run` must all refuse it as `verify` does, with `verify`'s words.
 from __future__ import annotations
 
 import json
-import shutil
 import sqlite3
-from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from agent_assay.adapters.loaded import load_system
-from agent_assay.adapters.system import System
 from agent_assay.aggregates import scorer_versions
 from agent_assay.controls.certificate import certificate
-from agent_assay.errors import AssayError
 from agent_assay.integrity.admissibility import integrity
 from agent_assay.integrity.verify import verify_store
-from agent_assay.runner import execute_run, resolve_config, score_records, start_run
+from agent_assay.runner import score_records
 from agent_assay.store import open_store
 from agent_assay.store.chain_check import check_run_chain
 from agent_assay.store.checkpoint import claim_of, covered_stream
 from agent_assay.store.run_check import check_run
-from tests.support.certify import certify
+from tests.support.certify import (
+    Certified,
+    certified_store,
+    certify,
+    private_copy,
+    richtoy_named,
+)
 from tests.support.invoke import Invocation, invoke
 from tests.support.toy import RichToyAdapter
 from tests.support.toyrun import new_toy_run
 
 
-@dataclass(frozen=True)
-class Certified:
-    db: Path
-    run: str
-    twins: tuple[str, ...]
-    other: str
-    """A second complete run of the same config and suite, never judged by a control."""
-
-
 @pytest.fixture(scope="module")
 def certified(tmp_path_factory: pytest.TempPathFactory) -> Certified:
-    db = tmp_path_factory.mktemp("report_checks") / "assay.db"
-    store = open_store(str(db))
-    adapter = RichToyAdapter()
-    got = certify(store, adapter, "good")
-    assert got["admissible"], got["reasons"]
-    run = got["run"]
-    certificate = got["payloads"]["identical_config"]["certificate"]
-    suite = store.get_suite(run.suite_hash)
-    other = start_run(store, adapter, suite, resolve_config(adapter, "good"), repeats=1,
-                      seed=0, items=list(suite.items))
-    execute_run(store, adapter, other, progress=False)
-    store.close()
-    return Certified(db, run.run_id, tuple(sorted(certificate["aux_runs"])), other.run_id)
+    return certified_store(tmp_path_factory.mktemp("report_checks") / "assay.db")
 
 
 @pytest.fixture
-def db(certified: Certified, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """A private copy of the certified store; the CLI finds the toy adapter by its name."""
-    copy = tmp_path / "assay.db"
-    shutil.copyfile(certified.db, copy)
-    monkeypatch.setattr("agent_assay.adapters.registry.load_adapter", _adapter_named)
-    yield copy
-
-
-def _adapter_named(name: str) -> System:
-    if name != "richtoy":
-        raise AssayError(f"unknown adapter: {name}")
-    return load_system(RichToyAdapter())  # type: ignore[return-value]
+def db(certified: Certified, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    return private_copy(certified, tmp_path, monkeypatch)
 
 
 def sql(db: Path, *statements: str, params: tuple[object, ...] = ()) -> None:
@@ -375,7 +346,7 @@ def test_padding_hidden_by_a_forged_first_checkpoint_is_tampered(
     quick = check_run(store, run_id)
     assert len(quick.ledger) < quick.blocks and len(quick.paths) == 12  # from the claim
     store.close()
-    monkeypatch.setattr("agent_assay.adapters.registry.load_adapter", _adapter_named)
+    monkeypatch.setattr("agent_assay.adapters.registry.load_adapter", richtoy_named)
     assert_controls_refuse(db, run_id)
     assert_tampered(report(db, run_id))
     assert_agree(db, run_id, "/3: is outside the run's 12 items x k=1")

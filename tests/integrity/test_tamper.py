@@ -12,27 +12,23 @@ from __future__ import annotations
 import json
 import shutil
 import sqlite3
-from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from agent_assay.adapters.loaded import load_system
-from agent_assay.adapters.system import System
 from agent_assay.controls.execute import run_controls
 from agent_assay.errors import AssayError
 from agent_assay.integrity.admissibility import assess
 from agent_assay.model import Trajectory
 from agent_assay.runner import (
-    execute_run,
     resolve_config,
     score_records,
-    start_run,
 )
 from agent_assay.scoring.outcome import OutcomeMatch
 from agent_assay.store import open_store
-from tests.support.certify import certify
+from tests.support.certify import Certified, certified_store, private_copy
 from tests.support.invoke import Invocation, invoke
 from tests.support.toy import RichToyAdapter, ToyAdapter
 from tests.support.toyrun import toy_run
@@ -46,49 +42,14 @@ FORGERY = (
 )
 
 
-@dataclass(frozen=True)
-class Certified:
-    db: Path
-    run: str
-    other: str
-    """A second, complete run of the same config and suite that no control has judged."""
-
-
 @pytest.fixture(scope="module")
 def certified(tmp_path_factory: pytest.TempPathFactory) -> Certified:
-    db = tmp_path_factory.mktemp("certified") / "assay.db"
-    store = open_store(str(db))
-    adapter = RichToyAdapter()
-    got = certify(store, adapter, "good")
-    assert got["admissible"], got["reasons"]
-    run = got["run"]
-    other = start_run(
-        store,
-        adapter,
-        store.get_suite(run.suite_hash),
-        resolve_config(adapter, "good"),
-        repeats=1,
-        seed=0,
-        items=[store.get_suite(run.suite_hash).by_id()[i] for i in run.item_ids],
-    )
-    execute_run(store, adapter, other, progress=False)
-    store.close()
-    return Certified(db, run.run_id, other.run_id)
+    return certified_store(tmp_path_factory.mktemp("certified") / "assay.db")
 
 
 @pytest.fixture
-def db(certified: Certified, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """A private copy of the certified store; verify re-scores with the toy adapter."""
-    copy = tmp_path / "assay.db"
-    shutil.copyfile(certified.db, copy)
-    monkeypatch.setattr("agent_assay.adapters.registry.load_adapter", adapter_named)
-    yield copy
-
-
-def adapter_named(name: str) -> System:
-    if name != "richtoy":
-        raise AssayError(f"unknown adapter: {name}")
-    return RichToyAdapter()
+def db(certified: Certified, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    return private_copy(certified, tmp_path, monkeypatch)
 
 
 def sql(db: Path, *statements: str, params: tuple[object, ...] = ()) -> None:

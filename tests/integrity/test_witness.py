@@ -21,10 +21,9 @@ from pathlib import Path
 import pytest
 
 from agent_assay import api
-from agent_assay.adapters.system import System
-from agent_assay.errors import AssayError
 from agent_assay.store.store import Head
 from agent_assay.store.witness import append_head
+from tests.support.certify import richtoy_named
 from tests.support.forge import forgery_of
 from tests.support.invoke import Invocation, invoke
 from tests.support.tamper import behind_triggers
@@ -183,18 +182,12 @@ def test_a_witness_line_rewritten_removed_or_moved_is_named(
         in findings(caught)[0]
 
 
-def adapter_named(name: str) -> System:
-    if name != "richtoy":
-        raise AssayError(f"unknown adapter: {name}")
-    return RichToyAdapter()
-
-
 @pytest.mark.parametrize("what", ["bands file", "bundle", "broken witness", "missing directory"])
 def test_a_file_that_is_not_an_intact_witness_is_refused_before_anything_is_written(
     witnessed: Witnessed, copy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     what: str,
 ) -> None:
-    monkeypatch.setattr("agent_assay.adapters.registry.load_adapter", adapter_named)
+    monkeypatch.setattr("agent_assay.adapters.registry.load_adapter", richtoy_named)
     if what == "bands file":
         target = tmp_path / "strict.yaml"
         target.write_text(STRICT)

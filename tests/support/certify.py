@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
+import pytest
+
+from agent_assay.adapters.loaded import load_system
 from agent_assay.adapters.system import System
 from agent_assay.controls.execute import controls_exit_code, run_controls
+from agent_assay.errors import AssayError
 from agent_assay.integrity.admissibility import assess
 from agent_assay.runner import (
     build_and_store_suite,
@@ -14,7 +21,8 @@ from agent_assay.runner import (
     select_items,
     start_run,
 )
-from agent_assay.store import Store
+from agent_assay.store import Store, open_store
+from tests.support.toy import RichToyAdapter
 
 
 def certify(store: Store, adapter: System, config: str, *, repeats: int = 1) -> dict[str, Any]:
@@ -42,3 +50,45 @@ def certify(store: Store, adapter: System, config: str, *, repeats: int = 1) -> 
         "reasons": verdict.reasons,
         "exit": controls_exit_code(verdict.admissible, payloads),
     }
+
+
+@dataclass(frozen=True)
+class Certified:
+    """A store holding the rich toy's run of `good`, certified ADMISSIBLE, the twins its
+    identical_config made, and a second complete run of the same config and suite that
+    no control has judged."""
+
+    db: Path
+    run: str
+    twins: tuple[str, ...]
+    other: str
+
+
+def certified_store(db: Path) -> Certified:
+    store = open_store(str(db))
+    adapter = RichToyAdapter()
+    got = certify(store, adapter, "good")
+    assert got["admissible"], got["reasons"]
+    run = got["run"]
+    suite = store.get_suite(run.suite_hash)
+    other = start_run(store, adapter, suite, resolve_config(adapter, "good"), repeats=1,
+                      seed=0, items=[suite.by_id()[i] for i in run.item_ids])
+    execute_run(store, adapter, other, progress=False)
+    store.close()
+    twins = got["payloads"]["identical_config"]["certificate"]["aux_runs"]
+    return Certified(db, run.run_id, tuple(sorted(twins)), other.run_id)
+
+
+def richtoy_named(name: str) -> System:
+    """What the registry gives for a name, in tests whose store holds rich-toy runs."""
+    if name != "richtoy":
+        raise AssayError(f"unknown adapter: {name}")
+    return load_system(RichToyAdapter())  # type: ignore[return-value]
+
+
+def private_copy(certified: Certified, where: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A copy of the certified store to edit; commands find the rich toy by its name."""
+    copy = where / "assay.db"
+    shutil.copyfile(certified.db, copy)
+    monkeypatch.setattr("agent_assay.adapters.registry.load_adapter", richtoy_named)
+    return copy
