@@ -37,6 +37,7 @@ from tests.support.certify import (
     richtoy_named,
 )
 from tests.support.invoke import Invocation, invoke
+from tests.support.tamper import sql
 from tests.support.toy import RichToyAdapter
 from tests.support.toyrun import new_toy_run
 
@@ -49,16 +50,6 @@ def certified(tmp_path_factory: pytest.TempPathFactory) -> Certified:
 @pytest.fixture
 def db(certified: Certified, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return private_copy(certified, tmp_path, monkeypatch)
-
-
-def sql(db: Path, *statements: str, params: tuple[object, ...] = ()) -> None:
-    con = sqlite3.connect(db)
-    try:
-        with con:
-            for statement in statements:
-                con.execute(statement, params if "?" in statement else ())
-    finally:
-        con.close()
 
 
 def rows(db: Path, query: str, params: tuple[object, ...] = ()) -> list[tuple[object, ...]]:

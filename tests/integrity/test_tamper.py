@@ -30,6 +30,7 @@ from agent_assay.scoring.outcome import OutcomeMatch
 from agent_assay.store import open_store
 from tests.support.certify import Certified, certified_store, private_copy
 from tests.support.invoke import Invocation, invoke
+from tests.support.tamper import sql
 from tests.support.toy import RichToyAdapter, ToyAdapter
 from tests.support.toyrun import toy_run
 
@@ -50,16 +51,6 @@ def certified(tmp_path_factory: pytest.TempPathFactory) -> Certified:
 @pytest.fixture
 def db(certified: Certified, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return private_copy(certified, tmp_path, monkeypatch)
-
-
-def sql(db: Path, *statements: str, params: tuple[object, ...] = ()) -> None:
-    con = sqlite3.connect(db)
-    try:
-        with con:
-            for statement in statements:
-                con.execute(statement, params if "?" in statement else ())
-    finally:
-        con.close()
 
 
 def count(db: Path, query: str, params: tuple[object, ...] = ()) -> int:

@@ -40,3 +40,15 @@ def behind_triggers(db: Path, *statements: str) -> None:
                 con.execute(sql)
     finally:
         con.close()
+
+
+def sql(db: Path, *statements: str, params: tuple[object, ...] = ()) -> None:
+    """Run `statements` on `db` in one transaction, as someone holding the file would
+    (`params` go to the statements that take them)."""
+    con = sqlite3.connect(db)
+    try:
+        with con:
+            for statement in statements:
+                con.execute(statement, params if "?" in statement else ())
+    finally:
+        con.close()
