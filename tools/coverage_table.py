@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 from scipy.stats import binomtest
 
-from agent_assay import stats
+from agent_assay.stats import intervals
 
 ROOT = Path(__file__).resolve().parents[1]
 RATES = (0.05, 0.3, 0.5, 0.9)
@@ -36,7 +36,7 @@ def cell(p: float, n: int, repetitions: int, draws: int) -> dict[str, float]:
     exact = old = 0
     for _ in range(draws):
         values = (rng.random((n, repetitions)) < p).mean(axis=1)
-        low, high = stats.mean_interval(list(values)) or (1.0, 0.0)
+        low, high = intervals.mean_interval(list(values)) or (1.0, 0.0)
         exact += low <= p <= high
         if repetitions == 1:
             low, high = wilson(values)

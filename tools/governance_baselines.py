@@ -29,7 +29,13 @@ from agent_assay.runner import (
     select_items,
     start_run,
 )
-from agent_assay.stats import EXACT, Interval, exact_interval, interval_method, mean_interval
+from agent_assay.stats.intervals import (
+    EXACT,
+    Interval,
+    exact_interval,
+    interval_method,
+    mean_interval,
+)
 from agent_assay.store import open_store
 from agent_assay_bundled.governance import GovernanceAdapter
 from govsim import AGENTS

@@ -40,7 +40,7 @@ from agent_assay.runner import (
     select_items,
     start_run,
 )
-from agent_assay.stats import exact_interval
+from agent_assay.stats.intervals import exact_interval
 from agent_assay.store import open_store
 from agent_assay_bundled.verifiers_env import valid_action_bridge as bridge
 from agent_assay_bundled.verifiers_env.scoring import REWARD

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agent_assay import stats
+from agent_assay.stats import intervals
 
 DRAWS = 300
 RATES = (0.05, 0.3, 0.5, 0.9)
@@ -22,7 +22,7 @@ def coverage(p: float, n: int, repetitions: int, seed: int) -> float:
     covered = 0
     for _ in range(DRAWS):
         values = (rng.random((n, repetitions)) < p).mean(axis=1)
-        low, high = stats.mean_interval(list(values)) or (1.0, 0.0)
+        low, high = intervals.mean_interval(list(values)) or (1.0, 0.0)
         covered += low <= p <= high
     return covered / DRAWS
 
@@ -52,7 +52,7 @@ def test_nothing_outside_the_stats_module_computes_an_estimator_or_interval() ->
     offenders = [
         f"{path.relative_to(root)}: {marker}"
         for path in root.rglob("*.py")
-        if path.name != "stats.py"
+        if path.parent.name != "stats"
         for marker in markers
         if marker in path.read_text(encoding="utf-8")
     ]

@@ -6,7 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agent_assay import stats
+from agent_assay.stats import paired
+from agent_assay.stats import power as sizing
 from agent_assay.store import Store
 from tests.support.invoke import invoke
 from tests.support.toy import RichToyAdapter
@@ -28,8 +29,8 @@ def paired_p(a: np.ndarray, b: np.ndarray) -> float:
     if a.shape[1] == 1:
         gained = int(np.sum((a[:, 0] == 0) & (b[:, 0] == 1)))
         lost = int(np.sum((a[:, 0] == 1) & (b[:, 0] == 0)))
-        return stats.mcnemar_p(gained, lost)
-    return stats.signed_rank_p(diffs) if any(d != 0 for d in diffs) else 1.0
+        return paired.mcnemar_p(gained, lost)
+    return paired.signed_rank_p(diffs) if any(d != 0 for d in diffs) else 1.0
 
 
 @pytest.mark.parametrize("repeats", [1, 3])
@@ -41,9 +42,9 @@ def test_the_planned_size_reaches_at_least_75_percent_power(
     # a pilot run of one agent, k=3, from which the plan is made, as `plan` would
     pilot_rates = item_rates(rng, 104, 0.0, rng.normal(0, spread, 104), spread, 0.0)
     pilot = rng.random((104, 3)) < pilot_rates[:, None]
-    parts = stats.variance_components([list(map(float, row)) for row in pilot])
+    parts = sizing.variance_components([list(map(float, row)) for row in pilot])
     assert parts is not None
-    n = stats.items_for_paired_difference(effect, between=parts[0], within=parts[1],
+    n = sizing.items_for_paired_difference(effect, between=parts[0], within=parts[1],
                                           repeats=repeats, correlation=correlation)
     detected = 0
     for _ in range(SIMULATIONS):
@@ -58,8 +59,8 @@ def test_the_planned_size_reaches_at_least_75_percent_power(
 
 
 def test_variance_components_need_two_repetitions() -> None:
-    assert stats.variance_components([[1.0], [0.0]]) is None
-    between, within = stats.variance_components([[1.0, 1.0], [0.0, 0.0], [1.0, 0.0]]) or (0, 0)
+    assert sizing.variance_components([[1.0], [0.0]]) is None
+    between, within = sizing.variance_components([[1.0, 1.0], [0.0, 0.0], [1.0, 0.0]]) or (0, 0)
     assert within == pytest.approx(1 / 6) and between > 0
 
 

@@ -10,7 +10,7 @@ import pytest
 
 from agent_assay.hashing import stable_seed
 from agent_assay.runner import execute_run
-from agent_assay.stats import exact_interval
+from agent_assay.stats.intervals import exact_interval
 from agent_assay.store import Store
 from agent_assay.views.render import fmt, fmt_ci, fmt_signed, render_json, render_text, summary_json
 from agent_assay.views.summary import summarise

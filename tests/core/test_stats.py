@@ -9,7 +9,7 @@ from itertools import combinations
 import pytest
 from scipy.stats import t as scipy_t
 
-from agent_assay import stats
+from agent_assay.stats import intervals, paired, passrates
 
 
 def brute(n: int, c: int, k: int) -> tuple[Fraction, Fraction]:
@@ -27,24 +27,24 @@ CASES = [(n, c, k) for n in range(1, 8) for c in range(n + 1) for k in range(1, 
 @pytest.mark.parametrize(("n", "c", "k"), CASES)
 def test_pass_at_k_and_hat_k_match_enumeration(n: int, c: int, k: int) -> None:
     at, hat = brute(n, c, k)
-    assert stats.pass_at_k(n, c, k) == pytest.approx(float(at), abs=1e-12)
-    assert stats.pass_hat_k(n, c, k) == pytest.approx(float(hat), abs=1e-12)
-    assert stats.pass_hat_k(n, c, k) <= c / n + 1e-12 <= stats.pass_at_k(n, c, k) + 2e-12
+    assert passrates.pass_at_k(n, c, k) == pytest.approx(float(at), abs=1e-12)
+    assert passrates.pass_hat_k(n, c, k) == pytest.approx(float(hat), abs=1e-12)
+    assert passrates.pass_hat_k(n, c, k) <= c / n + 1e-12 <= passrates.pass_at_k(n, c, k) + 2e-12
 
 
 def test_pass_k_examples() -> None:
-    assert stats.pass_at_k(5, 2, 2) == pytest.approx(1 - 3 / 10)
-    assert stats.pass_hat_k(5, 2, 2) == pytest.approx(1 / 10)
-    assert stats.pass_at_k(3, 1, 1) == pytest.approx(1 / 3)
-    assert stats.pass_hat_k(3, 1, 1) == pytest.approx(1 / 3)
+    assert passrates.pass_at_k(5, 2, 2) == pytest.approx(1 - 3 / 10)
+    assert passrates.pass_hat_k(5, 2, 2) == pytest.approx(1 / 10)
+    assert passrates.pass_at_k(3, 1, 1) == pytest.approx(1 / 3)
+    assert passrates.pass_hat_k(3, 1, 1) == pytest.approx(1 / 3)
 
 
 @pytest.mark.parametrize(("n", "c", "k"), [(3, 4, 1), (3, -1, 1), (3, 1, 0), (3, 1, 4), (0, 0, 1)])
 def test_pass_k_rejects_bad_arguments(n: int, c: int, k: int) -> None:
     with pytest.raises(ValueError, match="pass@k needs"):
-        stats.pass_at_k(n, c, k)
+        passrates.pass_at_k(n, c, k)
     with pytest.raises(ValueError, match=r"pass\^k needs"):
-        stats.pass_hat_k(n, c, k)
+        passrates.pass_hat_k(n, c, k)
 
 
 @pytest.mark.parametrize(
@@ -58,7 +58,7 @@ def test_pass_k_rejects_bad_arguments(n: int, c: int, k: int) -> None:
     ],
 )
 def test_exact_interval_known_values(successes: int, n: int, low: float, high: float) -> None:
-    interval = stats.exact_interval(successes, n)
+    interval = intervals.exact_interval(successes, n)
     assert interval is not None
     assert interval[0] == pytest.approx(low, abs=5e-5)
     assert interval[1] == pytest.approx(high, abs=5e-5)
@@ -69,53 +69,53 @@ def test_exact_interval_matches_scipys_binomial_test() -> None:
 
     for successes, n in [(3, 11), (0, 20), (19, 50), (104, 104)]:
         ci = binomtest(successes, n).proportion_ci(method="exact")
-        assert stats.exact_interval(successes, n) == pytest.approx((ci.low, ci.high), abs=1e-12)
+        assert intervals.exact_interval(successes, n) == pytest.approx((ci.low, ci.high), abs=1e-12)
 
 
 def test_exact_interval_empty() -> None:
-    assert stats.exact_interval(0, 0) is None
+    assert intervals.exact_interval(0, 0) is None
 
 
 def test_bootstrap_is_a_function_of_the_values_alone() -> None:
     data = [0.1, 0.5, 0.9, 0.3, 0.35, 0.8, 0.0, 1.0]
-    first = stats.bootstrap_mean(data)
+    first = intervals.bootstrap_mean(data)
     assert first is not None
-    assert stats.bootstrap_mean(data) == first
-    assert stats.bootstrap_mean(list(reversed(data))) == first  # order does not matter
-    assert stats.bootstrap_mean([*data[:-1], 0.99]) != first  # the values do
+    assert intervals.bootstrap_mean(data) == first
+    assert intervals.bootstrap_mean(list(reversed(data))) == first  # order does not matter
+    assert intervals.bootstrap_mean([*data[:-1], 0.99]) != first  # the values do
     low, high = first
     mean = sum(data) / len(data)
     assert min(data) <= low < mean < high <= max(data)
 
 
 def test_bootstrap_constant_data_has_zero_width() -> None:
-    assert stats.bootstrap_mean([0.7] * 6) == (0.7, 0.7)
-    assert stats.bootstrap_mean([3.0]) == (3.0, 3.0)
-    assert stats.bootstrap_mean([]) is None
+    assert intervals.bootstrap_mean([0.7] * 6) == (0.7, 0.7)
+    assert intervals.bootstrap_mean([3.0]) == (3.0, 3.0)
+    assert intervals.bootstrap_mean([]) is None
 
 
 def test_mean_interval_picks_the_method_by_range() -> None:
     binary = [1.0, 1.0, 0.0, 1.0, 1.0, 1.0, 1.0, 0.0, 1.0, 1.0]
-    assert stats.mean_interval(binary) == stats.exact_interval(8, 10)
+    assert intervals.mean_interval(binary) == intervals.exact_interval(8, 10)
     graded = [1.0, 0.5, 0.0, 1.0]
-    assert stats.mean_interval(graded) == stats.exact_interval(2.5, 4)
-    assert stats.interval_method(graded) == stats.EXACT
+    assert intervals.mean_interval(graded) == intervals.exact_interval(2.5, 4)
+    assert intervals.interval_method(graded) == intervals.EXACT
     counts = [0.0, 2.0, 1.0, 3.0]
-    assert stats.mean_interval(counts) == stats.bootstrap_mean(counts)
-    assert stats.interval_method(counts) == stats.BOOTSTRAP
-    assert stats.mean_interval([]) is None
+    assert intervals.mean_interval(counts) == intervals.bootstrap_mean(counts)
+    assert intervals.interval_method(counts) == intervals.BOOTSTRAP
+    assert intervals.mean_interval([]) is None
 
 
 def test_a_constant_fraction_sample_does_not_collapse() -> None:
-    low, high = stats.mean_interval([0.5] * 11) or (0.5, 0.5)
+    low, high = intervals.mean_interval([0.5] * 11) or (0.5, 0.5)
     assert low < 0.5 < high
 
 
 def test_identical_runs_get_an_interval_around_zero() -> None:
-    low, high = stats.difference_interval([0.0] * 20) or (0.0, 0.0)
+    low, high = paired.difference_interval([0.0] * 20) or (0.0, 0.0)
     assert low < 0.0 < high
-    assert stats.difference_interval([1.0] * 20) == pytest.approx(
-        (2 * (stats.exact_interval(20, 20) or (0, 0))[0] - 1, 1.0))
+    assert paired.difference_interval([1.0] * 20) == pytest.approx(
+        (2 * (intervals.exact_interval(20, 20) or (0, 0))[0] - 1, 1.0))
 
 
 def test_clustered_interval_by_hand() -> None:
@@ -124,14 +124,14 @@ def test_clustered_interval_by_hand() -> None:
     mean = 0.5  # cluster residual sums: a +1, b -1, c 0
     se = math.sqrt(3 / 2 * (1 + 1 + 0)) / 6
     half = float(scipy_t.ppf(0.975, 2)) * se
-    assert stats.clustered_interval(values, clusters) == pytest.approx(
+    assert paired.clustered_interval(values, clusters) == pytest.approx(
         (max(0.0, mean - half), min(1.0, mean + half)))
-    assert stats.clustered_interval(values, ["a"] * 6) is None  # one cluster shows no spread
+    assert paired.clustered_interval(values, ["a"] * 6) is None  # one cluster shows no spread
 
 
 def test_clustering_widens_the_interval_when_clusters_move_together() -> None:
     values = [1.0] * 10 + [0.0] * 10
-    by_item = stats.clustered_interval(values, [str(i) for i in range(20)])
-    by_half = stats.clustered_interval(values, ["x"] * 10 + ["y"] * 10)
+    by_item = paired.clustered_interval(values, [str(i) for i in range(20)])
+    by_half = paired.clustered_interval(values, ["x"] * 10 + ["y"] * 10)
     assert by_item is not None and by_half is not None
     assert by_half[1] - by_half[0] > by_item[1] - by_item[0]

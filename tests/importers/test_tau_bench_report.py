@@ -20,7 +20,8 @@ import pytest
 
 from agent_assay.controls.execute import run_controls
 from agent_assay.model import Run
-from agent_assay.stats import exact_interval, mean_interval, pass_hat_k
+from agent_assay.stats.intervals import exact_interval, mean_interval
+from agent_assay.stats.passrates import pass_hat_k
 from agent_assay.store import Store, open_store
 from agent_assay.views.passk import (
     PassKReport,

@@ -29,7 +29,7 @@ from agent_assay.hashing import stable_seed
 from agent_assay.hosting.jobs import Replay
 from agent_assay.model import ToolCall
 from agent_assay.scoring.base import ScoreKind
-from agent_assay.stats import exact_upper
+from agent_assay.stats.intervals import exact_upper
 
 MAX_CALLS = 6
 

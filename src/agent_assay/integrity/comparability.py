@@ -19,8 +19,8 @@ from agent_assay.aggregates import clusters_of, scorer_versions
 from agent_assay.errors import AssayError
 from agent_assay.integrity.admissibility import Admissibility, Integrity, assess
 from agent_assay.model import Run
-from agent_assay.stats import (
-    Interval,
+from agent_assay.stats.intervals import Interval
+from agent_assay.stats.paired import (
     clustered_interval,
     difference_interval,
     mcnemar_p,

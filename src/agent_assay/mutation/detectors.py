@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from agent_assay.aggregates import direction
 from agent_assay.scoring.base import ScoreKind
-from agent_assay.stats import mcnemar_p, signed_rank_p
+from agent_assay.stats.paired import mcnemar_p, signed_rank_p
 
 Table = Mapping[str, Mapping[str, Sequence[float]]]
 

@@ -6,7 +6,7 @@ all pass (tau-bench's pass^k); pass@k = 1 - C(n-c, k)/C(n, k). Both are computed
 in exact rational arithmetic and rounded once, so pass^k of a published file is
 the fraction itself, not a float sum that depends on the order of the items.
 
-Intervals come from agent_assay.stats over the items' own values (the exact
+Intervals come from agent_assay.stats.intervals over the items' own values (the exact
 binomial interval on their sum), the same function the run report uses, so one
 metric of one run has one interval in every view: items are the independent
 unit (repetitions of one item are not).
@@ -30,16 +30,8 @@ from rich.table import Table
 
 from agent_assay.model import Run, Trajectory
 from agent_assay.scoring.base import ScoreKind, passes
-from agent_assay.stats import (
-    EXACT,
-    Interval,
-    exact_interval,
-    mean_interval,
-    pass_at_exact,
-    pass_at_k,
-    pass_hat_exact,
-    pass_hat_k,
-)
+from agent_assay.stats.intervals import EXACT, Interval, exact_interval, mean_interval
+from agent_assay.stats.passrates import pass_at_exact, pass_at_k, pass_hat_exact, pass_hat_k
 from agent_assay.store.store import ScoreRecord, Store
 from agent_assay.views.render import console_text, fmt, fmt_ci, fmt_signed, interval_json
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from agent_assay.errors import AssayError
 from agent_assay.model import Run
-from agent_assay.stats import items_for_paired_difference, variance_components
+from agent_assay.stats.power import items_for_paired_difference, variance_components
 from agent_assay.store.store import Store
 
 REPEATS = (1, 2, 3, 5, 10)

@@ -16,7 +16,7 @@ from rich.console import Console
 from rich.table import Table
 
 from agent_assay.model import Run
-from agent_assay.stats import BOOTSTRAP, EXACT, Interval, exact_interval
+from agent_assay.stats.intervals import BOOTSTRAP, EXACT, Interval, exact_interval
 from agent_assay.views.summary import MetricSummary, RunSummary
 
 WIDTH = 150

@@ -19,15 +19,9 @@ import numpy.typing as npt
 from agent_assay.aggregates import RunStatus, clusters_of, run_status
 from agent_assay.model import Run
 from agent_assay.scoring.base import ScoreKind, passes_each
-from agent_assay.stats import (
-    Interval,
-    clustered_interval,
-    exact_interval,
-    interval_method,
-    mean_interval,
-    pass_at_k,
-    pass_hat_k,
-)
+from agent_assay.stats.intervals import Interval, exact_interval, interval_method, mean_interval
+from agent_assay.stats.paired import clustered_interval
+from agent_assay.stats.passrates import pass_at_k, pass_hat_k
 from agent_assay.store.chain_check import ChainCheck
 from agent_assay.store.score_columns import MetricColumns, ScoreColumns
 from agent_assay.store.store import Store

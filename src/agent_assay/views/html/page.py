@@ -27,7 +27,7 @@ from agent_assay.integrity.admissibility import (
 from agent_assay.integrity.comparability import Comparison, tested_count
 from agent_assay.model import Run
 from agent_assay.scoring.base import ScoreKind, passes
-from agent_assay.stats import Interval
+from agent_assay.stats.intervals import Interval
 from agent_assay.store.store import Store
 from agent_assay.version import harness_version
 from agent_assay.views.breakdown import TagBreakdown, by_tag

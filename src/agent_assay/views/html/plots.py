@@ -27,7 +27,7 @@ from matplotlib.transforms import blended_transform_factory
 
 from agent_assay.integrity.comparability import PairedMetric
 from agent_assay.scoring.base import ScoreKind
-from agent_assay.stats import Interval
+from agent_assay.stats.intervals import Interval
 from agent_assay.views.gates import UNSOUND
 from agent_assay.views.html.levels import Level
 from agent_assay.views.html.svg import figure, to_svg
