@@ -111,17 +111,11 @@ def test_a_constant_fraction_sample_does_not_collapse() -> None:
     assert low < 0.5 < high
 
 
-def test_identical_runs_get_an_interval_around_zero() -> None:
-    low, high = paired.difference_interval([0.0] * 20) or (0.0, 0.0)
-    assert low < 0.0 < high
-    assert paired.difference_interval([1.0] * 20) == pytest.approx(
-        (2 * (intervals.exact_interval(20, 20) or (0, 0))[0] - 1, 1.0))
-
-
 def test_clustered_interval_by_hand() -> None:
     values = [1.0, 1.0, 0.0, 0.0, 1.0, 0.0]
     clusters = ["a", "a", "b", "b", "c", "c"]
     mean = 0.5  # cluster residual sums: a +1, b -1, c 0
+    # equal clusters of 2 in 6: the CR2 factor 1 / (1 - 2/6) = 3/2, and df = G - 1 = 2
     se = math.sqrt(3 / 2 * (1 + 1 + 0)) / 6
     half = float(scipy_t.ppf(0.975, 2)) * se
     assert paired.clustered_interval(values, clusters) == pytest.approx(

@@ -146,8 +146,10 @@ def render_text(
     if summary.cluster:
         parts.append(
             f"CI by {summary.cluster}: cluster-robust interval over {summary.clusters} "
-            "clusters of items (t on clusters - 1 degrees of freedom); none with fewer than 2."
+            "clusters of items (CR2 error, t on Imbens-Kolesar degrees of freedom)."
         )
+        if summary.cluster_warning:
+            parts.append(summary.cluster_warning)
     parts += small_n_notes(metrics)
     c = summary.consistency
     if k == 1:

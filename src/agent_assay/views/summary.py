@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from agent_assay.aggregates import RunStatus, clusters_of, run_status
+from agent_assay.aggregates import RunStatus, run_clusters, run_status
 from agent_assay.model import Run
 from agent_assay.scoring.base import ScoreKind, passes_each
 from agent_assay.stats.intervals import Interval, exact_interval, interval_method, mean_interval
@@ -68,6 +68,8 @@ class RunSummary:
     cluster: str | None = None
     """How items were clustered for `clustered_ci` (None: not asked)."""
     clusters: int = 0
+    cluster_warning: str | None = None
+    """Set when there are fewer clusters than the clustered interval was measured to hold at."""
 
     def metric(self, name: str) -> MetricSummary:
         for m in self.metrics:
@@ -222,9 +224,10 @@ def summarise(
 ) -> RunSummary:
     """The run's figures; `check`, the chain check the caller already made, lends the path
     digests its blocks record, so no trajectory is decoded for them."""
-    clusters = None if cluster is None else clusters_of(store, run, cluster)
+    clustering = None if cluster is None else run_clusters(store, run, cluster)
     manifest = store.manifest(run.run_id)
-    metrics = metric_summaries(store.score_columns(run.run_id), manifest, run.repeats, clusters)
+    metrics = metric_summaries(store.score_columns(run.run_id), manifest, run.repeats,
+                               clustering.labels if clustering else None)
     paths = path_digests(store, run, check.paths if check is not None else {})
     return RunSummary(
         run=run,
@@ -233,5 +236,6 @@ def summarise(
         consistency=consistency(paths, run.repeats),
         manifest=manifest,
         cluster=cluster,
-        clusters=len(set(clusters.values())) if clusters else 0,
+        clusters=clustering.count if clustering else 0,
+        cluster_warning=clustering.warning if clustering else None,
     )
