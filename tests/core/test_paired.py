@@ -1,10 +1,13 @@
 """compare's paired difference: one statistic gives the interval and the p-value, so they
 agree; the CR2 error and its degrees of freedom against their textbook matrix form; the
-edge cases (nothing differs, every difference equal)."""
+edge cases (nothing differs, every difference equal); and the cluster counts the code
+enforces against the benchmark that measured them."""
 
 from __future__ import annotations
 
+import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -13,6 +16,8 @@ from hypothesis import strategies as st
 from scipy import stats as sps
 
 from agent_assay.stats import paired
+
+ROOT = Path(__file__).resolve().parents[2]
 
 steps = st.integers(min_value=-3, max_value=3).map(lambda v: v / 3)
 """Differences of item means over three repetitions: ties, zeros and equal values abound."""
@@ -132,3 +137,12 @@ def test_every_difference_equal_is_a_sign_test_and_its_inversion(
     assert found.method == "sign" and found.p_value == pytest.approx(p)
     assert found.ci == ((1.0, 1.0) if point else None)
     assert found.differs == point
+
+
+def test_the_enforced_cluster_counts_are_the_measured_ones() -> None:
+    measured = json.loads((ROOT / "reports/stats/agreement.json").read_text())
+    assert measured["floor_clusters"] == paired.CLUSTERS_FLOOR
+    assert measured["trusted_from_clusters"] == paired.CLUSTERS_TRUSTED
+    assert measured["fpr_bound"] == paired.FPR_BOUND
+    assert measured["agreement_min"] >= 0.98
+    assert measured["clustered_fpr_min_G10_max"] <= paired.FPR_BOUND

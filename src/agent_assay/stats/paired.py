@@ -25,8 +25,9 @@ from scipy import special
 
 from agent_assay.stats.intervals import CONFIDENCE, Interval, bounded
 
-ALPHA = 1 - CONFIDENCE
-"""The level a p-value is read at: the one the interval is built for, so they agree."""
+ALPHA = round(1 - CONFIDENCE, 12)
+"""The level a p-value is read at: the one the interval is built for, so they agree (0.05,
+not the 0.050000000000000044 that 1 - 0.95 comes to in floating point)."""
 
 FPR_BOUND = 0.06
 """The false-positive rate at ALPHA a clustered test must keep to in the simulated cases of
