@@ -203,4 +203,4 @@ def cluster_warning(count: int, spec: str) -> str | None:
     return (f"warning: {count} clusters, fewer than the {CLUSTERS_TRUSTED} from which the "
             f"clustered test kept to {FPR_BOUND:.2f} false positives at {ALPHA:.2f} in every "
             "simulated case; an effect concentrated in a few clusters can make it reject a "
-            "true null more often, so read these p-values as approximate")
+            "true null more often, so read its p-values and intervals as approximate")

@@ -13,6 +13,7 @@ import pytest
 
 from agent_assay.aggregates import cluster_warning
 from agent_assay.errors import AssayError
+from agent_assay.integrity.comparability import paired
 from agent_assay.model import Suite
 from agent_assay.schemas import schema
 from agent_assay.stats.paired import ALPHA, CLUSTERS_FLOOR, CLUSTERS_TRUSTED
@@ -82,4 +83,17 @@ def test_between_floor_and_trusted_the_clustered_figures_come_with_a_warning(
     assert "cluster-robust" not in plain.out and "paired t on item means, df 11" in plain.out
     report = invoke("report", good.run_id, "--cluster", "tag", "--db", db)
     assert report.code == 0 and "over 12 clusters of items" in report.out
-    assert "warning: 12 clusters" in report.out
+    words = " ".join(report.out.split())  # the note wraps at the report's width
+    assert "warning: 12 clusters" in words
+    assert f"none for a metric whose items fall in fewer than {CLUSTERS_FLOOR} clusters" in words
+
+
+def test_a_metric_whose_items_span_too_few_clusters_gets_no_clustered_figure() -> None:
+    a = {f"i{n}": [1.0] for n in range(12)}
+    b = {f"i{n}": [float(n % 2)] for n in range(12)}
+    few = paired("m", "binary", a, b, {f"i{n}": f"c{n % 3}" for n in range(12)})
+    assert few is not None and (few.ci, few.p_value) == (None, None)
+    assert few.test == few.no_ci == (f"its items fall in 3 cluster(s), fewer than the "
+                                      f"{CLUSTERS_FLOOR} the clustered test needs")
+    many = paired("m", "binary", a, b, {f"i{n}": f"c{n}" for n in range(12)})
+    assert many is not None and many.p_value is not None and many.clusters == 12

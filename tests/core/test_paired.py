@@ -117,8 +117,8 @@ def test_equal_clusters_give_g_minus_one_degrees_of_freedom() -> None:
 
 
 def test_the_clustered_interval_on_a_mean_is_the_same_machinery() -> None:
-    values = [3.0, 5.0, 2.0, 8.0, 1.0, 4.0, 4.0, 9.0]
-    labels = ["x", "x", "y", "y", "y", "z", "w", "w"]
+    values = [3.0, 5.0, 2.0, 8.0, 1.0, 4.0, 4.0, 9.0, 6.0, 2.0, 7.0, 3.0]
+    labels = ["x", "x", "y", "y", "y", "z", "w", "w", "u", "v", "s", "r"]
     assert paired.clustered_interval(values, labels) == paired.paired_difference(
         values, labels).ci
 

@@ -129,10 +129,11 @@ def t_interval(mean: float, error: RobustError) -> Interval:
 def clustered_interval(values: Sequence[float], clusters: Sequence[str]) -> Interval | None:
     """95% interval for a mean over items that come in clusters (a tag, a template) whose
     members are not independent: the CR2 t interval `paired_difference` uses for a
-    difference. Bounded values are clipped to [0, 1]; None with fewer than two clusters."""
+    difference. Bounded values are clipped to [0, 1]; None with fewer clusters than
+    CLUSTERS_FLOOR, below which it was not measured to hold."""
     data = np.asarray(values, dtype=np.float64)
     error = robust_error(data, clusters)
-    if error is None:
+    if error is None or error.clusters < CLUSTERS_FLOOR:
         return None
     low, high = t_interval(float(data.mean()), error)
     if bounded(values):

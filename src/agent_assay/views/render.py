@@ -17,6 +17,7 @@ from rich.table import Table
 
 from agent_assay.model import Run
 from agent_assay.stats.intervals import BOOTSTRAP, EXACT, Interval, exact_interval
+from agent_assay.stats.paired import CLUSTERS_FLOOR
 from agent_assay.views.summary import MetricSummary, RunSummary
 
 WIDTH = 150
@@ -146,7 +147,8 @@ def render_text(
     if summary.cluster:
         parts.append(
             f"CI by {summary.cluster}: cluster-robust interval over {summary.clusters} "
-            "clusters of items (CR2 error, t on Imbens-Kolesar degrees of freedom)."
+            "clusters of items (CR2 error, t on Imbens-Kolesar degrees of freedom); none "
+            f"for a metric whose items fall in fewer than {CLUSTERS_FLOOR} clusters."
         )
         if summary.cluster_warning:
             parts.append(summary.cluster_warning)
