@@ -180,6 +180,7 @@ class Store:
         self._pin: Connection | None = None
         """With `pinned`, the one connection every read goes through, inside one read
         transaction held until `close`: see `reading`."""
+        self._unpin: weakref.finalize[[], Store] | None = None
         if pinned:
             _PINNED.add(self)
         self._writer: Connection | None = None
@@ -194,8 +195,9 @@ class Store:
         return self._writer
 
     def close(self) -> None:
-        if self._pin is not None:
-            self._pin.close()  # which rolls its read transaction back
+        if self._unpin is not None:
+            self._unpin()  # closes the pinned connection, which rolls its transaction back
+            self._unpin = None
             self._pin = None
         if self._writer is not None:
             self._writer.close()
@@ -243,6 +245,8 @@ class Store:
         if self._pinned:
             if self._pin is None:
                 self._pin = self._pinned_snapshot()
+                # a store dropped without `close` still ends its snapshot when collected
+                self._unpin = weakref.finalize(self, self._pin.close)
             yield self._pin
             return
         with self.engine.connect() as fresh:
