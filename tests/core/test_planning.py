@@ -139,6 +139,11 @@ def test_plan_prints_items_and_repeats_for_each_effect(store: Store, tmp_path) -
     single = toy_run(store, RichToyAdapter(), "noisy", repeats=1)
     refused = invoke("plan", "--run", single.run_id, "--effect", "0.1", "--db", db)
     assert refused.code == 1 and "needs at least two repetitions" in refused.err
+    for effect, reason in (("1.5", "cannot be reached from a mean of"),
+                           ("inf", "must be above 0 and finite")):
+        beyond = invoke("plan", "--run", run.run_id, "--effect", effect, "--db", db)
+        assert beyond.code == 1 and reason in beyond.err and beyond.traceback is None
+        assert len(beyond.err.splitlines()) == 1 and beyond.out == ""
 
 
 def test_report_cluster_adds_the_clustered_interval_and_refuses_a_bad_spec(

@@ -101,10 +101,16 @@ class Sizing:
 def size_from(per_item: Sequence[Sequence[float]], *, effects: Sequence[float],
               power: float, alpha: float, correlation: float) -> Sizing | None:
     """Items for each effect at each of `REPEATS`, from one metric's values per item of a
-    pilot run; None when fewer than two items have two repetitions."""
+    pilot run; None when fewer than two items have two repetitions. An effect no mean in
+    [0, 1] can be reached by is refused, since no plan can detect it."""
     pilot = pilot_of(per_item)
     if pilot is None:
         return None
+    m = pilot.spread.mean
+    for effect in effects:
+        if pilot.spread.coin_share is not None and m + effect > 1 and m - effect < 0:
+            raise AssayError(f"--effect {effect:g} cannot be reached from a mean of {m:.4f} "
+                             "on a metric whose values lie in [0, 1]")
     rows = []
     for effect in effects:
         for k in REPEATS:
