@@ -101,8 +101,9 @@ class Sizing:
 def size_from(per_item: Sequence[Sequence[float]], *, effects: Sequence[float],
               power: float, alpha: float, correlation: float) -> Sizing | None:
     """Items for each effect at each of `REPEATS`, from one metric's values per item of a
-    pilot run; None when fewer than two items have two repetitions. An effect no mean in
-    [0, 1] can be reached by is refused, since no plan can detect it."""
+    pilot run; None when fewer than two items have two repetitions. On a metric in [0, 1],
+    an effect that no mean in that range can reach from the pilot's is refused: no number
+    of items detects it."""
     pilot = pilot_of(per_item)
     if pilot is None:
         return None
