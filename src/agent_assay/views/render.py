@@ -9,7 +9,7 @@ from __future__ import annotations
 import io
 import json
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, get_args
 
 from rich import box
 from rich.console import Console
@@ -17,6 +17,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from agent_assay.model import Run
+from agent_assay.scoring.base import ScoreKind
 from agent_assay.stats.intervals import METHODS, Interval, exact_interval
 from agent_assay.views.summary import MetricSummary, RunSummary
 
@@ -54,7 +55,7 @@ def fmt_mean_ci(m: MetricSummary) -> str:
 def method_note(metrics: Sequence[MetricSummary]) -> list[str]:
     """The method behind each kind's intervals in a table of these metrics (one line)."""
     kinds: dict[str, list[str]] = {}
-    for kind in ("binary", "fraction", "count", "measure"):
+    for kind in get_args(ScoreKind):
         if any(m.kind == kind for m in metrics):
             kinds.setdefault(METHODS[kind], []).append(kind)
     if not kinds:
