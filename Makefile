@@ -162,7 +162,8 @@ rare-slip: $(STAMP)
 random-agent-flips: $(STAMP)
 	$(PY) tools/random_agent_flips.py --out reports/synthworld/random_agent_flips.json
 
-# The simulated coverage of the printed intervals, against Wilson's (2,000 draws a cell).
+# The simulated coverage and refusal share of the printed intervals, by metric kind x shape x n
+# (2,000 draws a cell, through stats.intervals.mean_interval; binary cells beside Wilson's).
 coverage: $(STAMP)
 	$(PY) tools/coverage_table.py --out reports/stats
 
