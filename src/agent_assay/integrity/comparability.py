@@ -185,7 +185,7 @@ def paired(
         mean_b=sum(xb) / len(xb),
         difference=found.mean,
         ci=None if few else found.ci,
-        p_value=None if few else found.p_value,
+        p_value=None if few or found.method == "none" else found.p_value,
         test=_too_few(found.clusters) if few else method_words(found),
         no_ci=_too_few(found.clusters) if few else found.no_ci,
         headline=headline,

@@ -161,14 +161,16 @@ class Difference:
     se: float | None
     df: float | None
     ci: Interval | None
-    p_value: float | None
+    p_value: float
+    """1 when nothing was tested (`method` none): nothing speaks against no difference.
+    Views say why instead of printing it."""
     no_ci: str | None = None
     """Why there is no interval, when there is none."""
 
     @property
     def differs(self) -> bool:
         """p below ALPHA, which is the interval leaving out 0."""
-        return self.p_value is not None and self.p_value < ALPHA
+        return self.p_value < ALPHA
 
 
 def paired_difference(
@@ -191,7 +193,7 @@ def paired_difference(
     differing = int(np.count_nonzero(data))
     g = len(set(labels))
     nothing = Difference(0.0, n, differing, g, clusters is not None, "none", None, None,
-                         None, None, "no item differs")
+                         None, 1.0, "no item differs")
     if differing == 0:
         return nothing
     error = robust_error(data, labels)
