@@ -8,6 +8,7 @@ of the agent that answers its failures.
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +22,7 @@ from agent_assay.adapters.loaded import load_system
 from agent_assay.aggregates import item_values
 from agent_assay.hosting.jobs import Task, attributed, run_task
 from agent_assay.integrity.comparability import compare_runs
+from agent_assay.integrity.verify import verify_run
 from agent_assay.model import CRASH_CAUSE, Config, CrashCause, Run, Trajectory
 from agent_assay.runner import (
     build_and_store_suite,
@@ -40,6 +42,7 @@ from agent_assay.views.passk import passk_json, passk_report, render_passk
 from agent_assay.views.run_view import run_json, run_text, run_view
 from agent_assay.views.summary import MetricSummary, summarise
 from tests.support.crashing import CoinSystem, draws
+from tests.support.tamper import behind_triggers
 
 K = 3
 FIGURES = ("n_items", "mean_of_k", "mean_ci", "n_pass_k", "pass_hat_k", "pass_hat_k_ci",
@@ -174,6 +177,30 @@ def test_the_counts_are_in_every_view(coins: Coins) -> None:
     forced = comparison_text(compare_runs(store, coins.runs["scored"].run_id, flaky.run_id),
                              forced=True)
     assert crashes in forced
+
+
+def test_verify_vouches_for_the_causes_and_finds_one_rewritten(
+    coins: Coins, tmp_path: Path
+) -> None:
+    """The cause is part of the trajectory's payload, so the row digest and the chain cover
+    it: an honest store verifies (re-scored too), and turning an agent's crash into the
+    harness's, which would take it out of every figure, is found."""
+    flaky = coins.runs["flaky"].run_id
+    assert verify_run(coins.store, flaky, lambda name: CoinSystem()).findings == []
+    copy = tmp_path / "copy.db"
+    source, target = sqlite3.connect(str(coins.store.engine.url.database)), sqlite3.connect(copy)
+    source.backup(target)  # with what the writer left in its log
+    source.close()
+    target.close()
+    behind_triggers(copy, "UPDATE trajectories SET payload = replace(payload, "
+                          "'\"crash_cause\":\"agent\"', '\"crash_cause\":\"harness\"')")
+    forged = open_store(str(copy))
+    try:
+        assert set(forged.crash_causes(flaky).values()) == {"harness"}
+        found = [f.line() for f in verify_run(forged, flaky, None).findings]
+        assert any("digest" in line for line in found), found
+    finally:
+        forged.close()
 
 
 def test_a_crash_stored_without_a_cause_is_the_agents(store: Store) -> None:
