@@ -858,10 +858,11 @@ class Store:
         records.sort(key=ScoreRecord.slot_key)
         return records
 
-    def score_columns(self, run_id: str) -> ScoreColumns:
+    def score_columns(self, run_id: str, *, crashes: bool = True) -> ScoreColumns:
         """The run's current scores as NumPy columns per metric, with the cause of each
         crashed slot: what a report aggregates, read without building an object per
-        score."""
+        score. `crashes=False` is for a caller that has just counted none: finding the
+        crashed slots walks every trajectory row of the run."""
         sets = schema.score_sets
         with self.engine.connect() as conn:
             generation = _current_generation(conn, run_id)
@@ -870,7 +871,8 @@ class Store:
                      .where(sets.c.run_id == run_id, sets.c.generation == generation))
             stored = StoredSets.of_batches(self._batches(conn, query))
             legacy = _legacy_scores(conn, run_id, generation, None)
-            crashed = _crash_causes(conn, run_id)  # after the sets: every slot they hold
+            # after the sets: every crashed slot they hold
+            crashed = _crash_causes(conn, run_id) if crashes else {}
         return score_columns(
             stored,
             [StoredScore(r.item_id, r.repetition, r.scorer, r.scorer_version, r.value,

@@ -240,14 +240,15 @@ def summarise(
     digests its blocks record, so no trajectory is decoded for them."""
     clusters = None if cluster is None else clusters_of(store, run, cluster)
     manifest = store.manifest(run.run_id)
-    columns = store.score_columns(run.run_id)
+    status = run_status(store, run)
+    columns = store.score_columns(run.run_id, crashes=status.crashed > 0)
     metrics = metric_summaries(columns, manifest, run.repeats, clusters)
     paths = path_digests(store, run, check.paths if check is not None else {})
     unmeasured = {(columns.item_ids[item], rep) for (item, rep), cause in columns.crashed.items()
                   if cause == HARNESS_CRASH}
     return RunSummary(
         run=run,
-        status=run_status(store, run),
+        status=status,
         metrics=metrics,
         consistency=consistency(
             {slot: path for slot, path in paths.items() if slot not in unmeasured}, run.repeats),
