@@ -33,7 +33,7 @@ from agent_assay.runner import (
 )
 from agent_assay.schemas import schema
 from agent_assay.scoring.base import ScoreKind
-from agent_assay.stats.crashes import NO_VERDICT, treat
+from agent_assay.stats.crashes import NO_VERDICT, WHAT_IT_COUNTS_AS, treat
 from agent_assay.stats.passrates import pass_at_k, pass_hat_k
 from agent_assay.store import Store, open_store
 from agent_assay.views.gates import comparison_text, report_json, report_text
@@ -41,6 +41,7 @@ from agent_assay.views.html.page import run_page
 from agent_assay.views.passk import passk_json, passk_report, render_passk
 from agent_assay.views.run_view import run_json, run_text, run_view
 from agent_assay.views.summary import MetricSummary, summarise
+from agent_assay.views.trajectory_view import trajectory_json, trajectory_text, trajectory_view
 from tests.support.crashing import CoinSystem, draws
 from tests.support.tamper import behind_triggers
 
@@ -173,7 +174,22 @@ def test_the_counts_are_in_every_view(coins: Coins) -> None:
     shown_json = run_json(shown)
     jsonschema.validate(shown_json, schema("runs-show"))
     assert {c["cause"] for c in shown_json["crashes"]} == {"agent", "harness"}
-    assert crashes in run_page(store, flaky, shown.verdict)
+    one_of_each = {cause: slot for slot, cause in store.crash_causes(flaky.run_id).items()}
+    for cause, (item, rep) in one_of_each.items():
+        one = trajectory_view(store, flaky.run_id, item, rep)
+        assert WHAT_IT_COUNTS_AS[cause] in trajectory_text(one)
+        one_json = trajectory_json(one)
+        jsonschema.validate(one_json, schema("trajectories-show"))
+        assert one_json["crash_cause"] == cause
+
+
+def test_the_counts_reach_the_html_page_and_a_forced_comparison(coins: Coins) -> None:
+    """Any crash makes a run inadmissible, so `compare` shows its numbers only forced,
+    and the counts come with the reason it gives."""
+    store, flaky = coins.store, coins.runs["flaky"]
+    crashes = summarise(store, flaky).status.repetitions.crash_line()
+    assert crashes.startswith("crashed: ") and crashes in run_page(
+        store, flaky, run_view(store, flaky.run_id).verdict)
     forced = comparison_text(compare_runs(store, coins.runs["scored"].run_id, flaky.run_id),
                              forced=True)
     assert crashes in forced

@@ -44,6 +44,11 @@ NO_VERDICT = -1
 """A verdict array's mark for an entry that takes no part in pass^k and pass@k."""
 
 FAILING_VALUE: Mapping[ScoreKind, float] = {"binary": 0.0, "fraction": 0.0}
+WHAT_IT_COUNTS_AS: Mapping[CrashCause, str] = {
+    AGENT_CRASH: "the agent's crash: counted as a failure",
+    HARNESS_CRASH: "the harness's crash: not measured, left out of every figure",
+}
+"""What one crashed trajectory is, by its cause, in the words a view shows beside it."""
 """What an agent's crash adds to the mean of a metric whose mean is a share of credit."""
 
 
