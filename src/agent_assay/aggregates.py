@@ -46,7 +46,7 @@ def run_repetitions(
     expected = len(run.item_ids) * run.repeats
     stored, crashed = counts or store.trajectory_counts(run.run_id)
     if stored == expected and not crashed:
-        return Repetitions(run.repeats, expected, stored)
+        return Repetitions(run.repeats)
     causes = store.crash_causes(run.run_id) if crashed else {}
     return repetitions(run.repeats, run.item_ids, store.stored_per_item(run.run_id), causes)
 

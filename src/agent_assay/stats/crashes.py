@@ -44,12 +44,12 @@ NO_VERDICT = -1
 """A verdict array's mark for an entry that takes no part in pass^k and pass@k."""
 
 FAILING_VALUE: Mapping[ScoreKind, float] = {"binary": 0.0, "fraction": 0.0}
+"""What an agent's crash adds to the mean of a metric whose mean is a share of credit."""
 WHAT_IT_COUNTS_AS: Mapping[CrashCause, str] = {
     AGENT_CRASH: "the agent's crash: counted as a failure",
     HARNESS_CRASH: "the harness's crash: not measured, left out of every figure",
 }
 """What one crashed trajectory is, by its cause, in the words a view shows beside it."""
-"""What an agent's crash adds to the mean of a metric whose mean is a share of credit."""
 
 
 def crashed_entry(
@@ -132,13 +132,11 @@ def treat(
 
 @dataclass(frozen=True)
 class Repetitions:
-    """How a run's repetitions went: how many of the expected were stored, how many of
-    those crashed by each cause, and how many items have fewer than k measured ones (a
-    repetition is measured when it is stored and the harness did not crash it)."""
+    """How a run's repetitions went: how many crashed by each cause, and how many items
+    have fewer than k measured ones (a repetition is measured when it is stored and the
+    harness did not crash it)."""
 
     k: int
-    expected: int
-    stored: int
     by_agent: int = 0
     by_harness: int = 0
     short: Mapping[int, int] = field(default_factory=dict)
@@ -189,8 +187,6 @@ def repetitions(
     measured = (stored_per_item.get(item, 0) - harness[item] for item in item_ids)
     return Repetitions(
         k=k,
-        expected=len(item_ids) * k,
-        stored=sum(stored_per_item.get(item, 0) for item in item_ids),
         by_agent=counted[AGENT_CRASH],
         by_harness=counted[HARNESS_CRASH],
         short=dict(Counter(m for m in measured if m < k)),
