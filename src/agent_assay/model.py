@@ -230,11 +230,19 @@ CRASH_CAUSE = "crash_cause"
 payload, so the row's digest and the evidence chain cover the cause like any other field."""
 
 
+UNREACHABLE = "agent_unreachable"
+"""The meta key that marks a crash whose agent could not be reached (recorded before
+causes were, and still beside the cause)."""
+
+
 def crash_cause_in(meta: Mapping[str, JSON]) -> CrashCause:
-    """The cause a crashed trajectory's meta records. One that records none (written before
-    causes were recorded) or something else is the agent's: only a crash known to be the
-    harness's may leave the denominator."""
-    return HARNESS_CRASH if meta.get(CRASH_CAUSE) == HARNESS_CRASH else AGENT_CRASH
+    """The cause a crashed trajectory's meta records. One written before causes were
+    recorded is the harness's only if it was marked as unreachable (a failed measurement
+    then too); any other, and one recording something unknown, is the agent's: only a
+    crash known to be the harness's may leave the denominator."""
+    if CRASH_CAUSE in meta:
+        return HARNESS_CRASH if meta[CRASH_CAUSE] == HARNESS_CRASH else AGENT_CRASH
+    return HARNESS_CRASH if meta.get(UNREACHABLE) is True else AGENT_CRASH
 
 
 @dataclass(frozen=True, slots=True)

@@ -32,6 +32,7 @@ from agent_assay.llm.configs import is_model_config
 from agent_assay.llm.endpoint import resolve_endpoint
 from agent_assay.model import (
     HARNESS_CRASH,
+    UNREACHABLE,
     Config,
     Item,
     Run,
@@ -405,7 +406,7 @@ class _Tally:
         if cause == HARNESS_CRASH:
             self.harness += 1
             self.first_harness = self.first_harness or trajectory.error
-        if trajectory.meta.get("agent_unreachable"):
+        if trajectory.meta.get(UNREACHABLE):
             self.unreachable += 1
             self.first_unreachable = self.first_unreachable or trajectory.error
         store.append_event(run_id, "item_crashed", {"item_id": trajectory.item_id,

@@ -221,24 +221,30 @@ def test_verify_vouches_for_the_causes_and_finds_one_rewritten(
 
 def test_a_crash_stored_without_a_cause_is_the_agents(store: Store) -> None:
     """A store written before causes were recorded: its crashes fail, as they always
-    should have; so does a cause the harness does not know."""
+    should have, and so does a cause the harness does not know; one the runner then
+    marked as unreachable was a failed measurement already, and stays one."""
     system = CoinSystem()
     suite = build_and_store_suite(store, system, None)
     run = start_run(store, system, suite, resolve_config(system, "scored"), repeats=2, seed=0,
                     items=list(suite.items)[:3])
     context = run_context(store, system, run)
-    first, second, _ = run.item_ids
+    first, second, third = run.item_ids
     heads = {(item, rep): Trajectory(item, rep, outcome="heads")
              for item in run.item_ids for rep in (1, 2)}
     heads[(first, 2)] = Trajectory(first, 2, crashed=True, error="old", meta={})
     heads[(second, 1)] = Trajectory(second, 1, crashed=True, error="odd",
                                     meta={CRASH_CAUSE: "nobody"})
+    heads[(third, 2)] = Trajectory(third, 2, crashed=True, error="AgentUnreachable: down",
+                                   meta={"agent_unreachable": True})
     store.write_trajectories(run.run_id, [(t, context.score(t)) for t in heads.values()])
-    assert set(store.crash_causes(run.run_id).values()) == {"agent"}
-    m = summarise(store, run).metric("coin.pass")
-    assert (m.n_pass_k, m.pass_at_k) == (3, 1.0) and m.pass_hat_k == pytest.approx(1 / 3)
+    assert store.crash_causes(run.run_id) == {
+        (first, 2): "agent", (second, 1): "agent", (third, 2): "harness"}
+    summary = summarise(store, run)
+    m = summary.metric("coin.pass")
+    assert (m.n_pass_k, m.n_left_out, m.pass_hat_k, m.pass_at_k) == (2, 1, 0.0, 1.0)
     assert m.mean_of_k == pytest.approx(2 / 3)
-    assert summarise(store, run).status.repetitions.by_agent == 2
+    counted = summary.status.repetitions
+    assert (counted.by_agent, counted.by_harness, counted.left_out()) == (2, 1, 1)
 
 
 def test_the_rule_for_each_kind_of_metric() -> None:

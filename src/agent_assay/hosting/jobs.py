@@ -24,6 +24,7 @@ from agent_assay.model import (
     CRASH_CAUSE,
     HARNESS_CRASH,
     JSON,
+    UNREACHABLE,
     Config,
     Cost,
     CrashCause,
@@ -89,7 +90,7 @@ def run_task(system: LoadedSystem, task: Task) -> Trajectory:
         harness = isinstance(exc, HARNESS_FAILURES)
         return crashed(
             task, started, described(exc),
-            {"agent_unreachable": True} if isinstance(exc, AgentUnreachable) else {},
+            {UNREACHABLE: True} if isinstance(exc, AgentUnreachable) else {},
             HARNESS_CRASH if harness else AGENT_CRASH,
         )
     breach = contract_breach(task, trajectory)

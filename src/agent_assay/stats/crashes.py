@@ -23,7 +23,7 @@ do. So the cause decides (`model.CrashCause`, recorded with every crashed trajec
 pass^k and pass@k keep the unbiased per-item estimators (`passrates`) over the
 repetitions that are measurements; an item with fewer than k of them is left out at that
 k and counted (`Repetitions.left_out`). A crashed trajectory stored before causes were
-recorded is the agent's.
+recorded is the agent's unless it was marked unreachable (`model.crash_cause_in`).
 """
 
 from __future__ import annotations
