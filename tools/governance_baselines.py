@@ -29,13 +29,7 @@ from agent_assay.runner import (
     select_items,
     start_run,
 )
-from agent_assay.stats.intervals import (
-    EXACT,
-    Interval,
-    exact_interval,
-    interval_method,
-    mean_interval,
-)
+from agent_assay.stats.intervals import EXACT, exact_interval, interval_on_mean
 from agent_assay.store import open_store
 from agent_assay_bundled.governance import GovernanceAdapter
 from govsim import AGENTS
@@ -44,9 +38,6 @@ REWARD, VALID = "governance.reward", "governance.execution_valid"
 RUN_SEED = 0
 
 
-def _interval(values: Sequence[float]) -> tuple[Interval | None, str]:
-    method = "exact" if interval_method(values) == EXACT else "bootstrap"
-    return mean_interval(values), method
 
 
 def _rate(flags: Sequence[bool]) -> dict[str, Any]:
@@ -75,15 +66,15 @@ def baselines(db: Path, source: Path | None = None) -> dict[str, Any]:
                 per_item.setdefault(row.item_id, {})[row.scorer] = row.value
         rewards = [per_item[i][REWARD] for i in run.item_ids]
         valid = [per_item[i][VALID] == 1.0 for i in run.item_ids]
-        interval, method = _interval(rewards)
+        interval = interval_on_mean(rewards, "fraction")
         rows[name] = {
             "role": config.params["role"],
             "reads_hidden_state": config.params["reads_hidden_state"],
             "config_hash": config.config_hash,
             "worlds": len(rewards),
             "mean_reward": sum(rewards) / len(rewards),
-            "reward_interval": interval,
-            "reward_interval_method": method,
+            "reward_interval": interval.ci,
+            "reward_interval_method": "exact" if interval.method == EXACT else interval.method,
             "valid_execution": _rate(valid),
             "full_reward": _rate([r == 1.0 for r in rewards]),
             "rewards": dict(zip(run.item_ids, rewards, strict=True)),

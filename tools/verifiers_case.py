@@ -40,7 +40,7 @@ from agent_assay.runner import (
     select_items,
     start_run,
 )
-from agent_assay.stats.intervals import exact_interval
+from agent_assay.stats.intervals import mean_interval
 from agent_assay.store import open_store
 from agent_assay_bundled.verifiers_env import valid_action_bridge as bridge
 from agent_assay_bundled.verifiers_env.scoring import REWARD
@@ -85,8 +85,7 @@ def _count(tools: dict[str, dict[str, Any]], plan: Sequence[Any], made: Sequence
 
 
 def _column(rewards: Sequence[float]) -> dict[str, Any]:
-    return {"mean_reward": _mean(rewards), "interval": exact_interval(math.fsum(rewards),
-                                                                       len(rewards)),
+    return {"mean_reward": _mean(rewards), "interval": mean_interval(rewards, "fraction"),
             "full_reward": sum(r == 1.0 for r in rewards), "tasks": len(rewards)}
 
 

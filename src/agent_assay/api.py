@@ -603,8 +603,9 @@ def plan(
             raise AssayError(f"{name} must be between 0 and 1, got {value}")
     if not 0 <= correlation < 1:
         raise AssayError(f"--correlation must be in [0, 1), got {correlation}")
-    if not effects or any(e <= 0 or e != e for e in effects):
-        raise AssayError(f"--effect must be above 0, got {', '.join(map(str, effects)) or 'none'}")
+    if not effects or any(not 0 < e < float("inf") for e in effects):
+        shown = ", ".join(map(str, effects)) or "none"
+        raise AssayError(f"--effect must be above 0 and finite, got {shown}")
     chosen = metric or next(iter(db.manifest(target.run_id).get("headline", [])), None)
     if chosen is None:
         raise AssayError(f"run {target.run_id} names no headline metric: pass --metric")

@@ -261,6 +261,8 @@ def test_plan(ready: Ready) -> None:
     data = documented(done, "plan")
     assert data["run_id"] == ready.twice
     assert sorted({r["effect"] for r in data["rows"]}) == [0.2, 0.5]
+    assert [w["effect"] for w in data["what_if"]] == [0.2, 0.5]
+    assert all(w["within_worse"] <= w["as_assumed"] for w in data["what_if"])
 
 
 def test_compare_refused(ready: Ready) -> None:

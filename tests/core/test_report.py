@@ -10,7 +10,7 @@ import pytest
 
 from agent_assay.hashing import stable_seed
 from agent_assay.runner import execute_run
-from agent_assay.stats.intervals import exact_interval
+from agent_assay.stats.intervals import METHODS, exact_interval
 from agent_assay.store import Store
 from agent_assay.views.render import fmt, fmt_ci, fmt_signed, render_json, render_text, summary_json
 from agent_assay.views.summary import summarise
@@ -194,3 +194,24 @@ def test_many_repetitions_show_the_ends_and_each_metrics_extremes(
     highest = next(line for line in lines if line.startswith("highest"))
     assert f"{fmt(low)} (rep {values.index(low) + 1})" in lowest
     assert f"{fmt(high)} (rep {values.index(high) + 1})" in highest
+
+
+def test_each_interval_is_named_by_its_kind_and_a_refused_one_says_why(
+    noisy,  # type: ignore[no-untyped-def]
+) -> None:
+    _, summary = noisy
+    data = json.loads(render_json(summary))
+    for name, m in data["metrics"].items():
+        assert m["interval_method"] == METHODS[m["kind"]], name
+        assert (m["mean_ci"] is None) == (m["interval_refused"] is not None), name
+    latency = summary.metric("latency.total_ms")  # 4 items of a skewed measure: too few
+    assert latency.mean_ci is None and latency.mean_refused is not None
+    assert latency.mean_refused.startswith(
+        "n too small for an interval on a heavy-tailed measure: skewness ")
+    text = render_text(summary)
+    row = next(line for line in text.splitlines() if line.startswith("latency.total_ms"))
+    assert row.split()[1:] == ["measure", "4", fmt(latency.mean_of_k), "[no", "interval]"]
+    assert f"no interval on latency.total_ms: {latency.mean_refused}." in " ".join(text.split())
+    assert f"count: {METHODS['count']}" in " ".join(text.split())
+    redundant = summary.metric("tools.redundant")  # a count: never a binomial bound
+    assert redundant.mean_ci is not None and redundant.mean_method == METHODS["count"]

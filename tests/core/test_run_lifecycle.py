@@ -316,32 +316,3 @@ def test_sigterm_leaves_what_ctrl_c_leaves_and_says_how_to_resume(
     assert errors[0].endswith(f"resume it with `agent-assay run --resume {run_id} --db {db}`")
     assert events(db, run_id)[-1] == "interrupted"
     assert status_of(db, run_id) == "interrupted"
-
-
-def test_verify_beside_a_live_writer_finds_nothing_and_still_finds_an_edit(
-    site: Path, tmp_path: Path
-) -> None:
-    """verify, re-scoring included, taken again and again while a run is being written:
-    an honest store has no finding in any sample (#43: thousands of false ones before,
-    from scores read after the trajectories they were re-derived from); an edit made
-    during the write is still named."""
-    db = tmp_path / "a.db"
-    writer = start_slow_run(site, tmp_path, db, "--repeats", "30", seconds=0.02)
-    run_id = wait_for_trajectories(db, 1)
-    samples = 0
-    while writer.poll() is None:
-        done = invoke("verify", run_id, "--db", str(db))
-        if writer.poll() is None:
-            samples += 1
-        assert done.code == 0 and done.traceback is None, done.out + done.err
-    assert writer.returncode == 0, writer.communicate()[1]
-    assert samples >= 2, "the run finished before verify could look at it while writing"
-    with sqlite3.connect(db) as con:
-        (trigger,) = con.execute("SELECT sql FROM sqlite_master WHERE name = "
-                                 "'trajectories_no_update'").fetchone()
-        con.execute("DROP TRIGGER trajectories_no_update")
-        con.execute("UPDATE trajectories SET crashed = 1 - crashed WHERE id = "
-                    "(SELECT min(id) FROM trajectories)")
-        con.execute(trigger)
-    edited = invoke("verify", run_id, "--db", str(db))
-    assert edited.code == 2 and "content does not match its digest" in edited.out, edited.out

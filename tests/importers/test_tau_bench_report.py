@@ -102,7 +102,7 @@ def test_pass_k_intervals_are_the_stats_module_over_the_items_values(
 ) -> None:
     (reward,) = [c for c in report.curves if c.metric == "tau.reward"]
     per_item = [pass_hat_k(4, c, 4) for c, n in PASSES_BY_TASK.items() for _ in range(n)]
-    assert reward.point(4).pass_hat_ci == mean_interval(per_item)
+    assert reward.point(4).pass_hat_ci == mean_interval(per_item, "fraction")
     assert reward.point(4).pass_hat_ci == pytest.approx(exact_interval(10, 50))
     low, high = reward.point(2).pass_hat_ci or (0, 0)
     assert low < 41 / 150 < high
@@ -170,7 +170,7 @@ def test_report_passk_curve_flag(
     assert any(line.split()[:6] == ["tau.reward", "(imported)", "1", "50", "0.4200", first]
                for line in lines)
     second = ci(mean_interval([pass_hat_k(4, c, 2) for c, n in PASSES_BY_TASK.items()
-                               for _ in range(n)])).split()[0]
+                               for _ in range(n)], "fraction")).split()[0]
     assert any(line.split()[:4] == ["2", "50", "0.2733", second] for line in lines)
     assert (f"null agent do_nothing on tau.reward: 19 of 50 = 0.3800 {ci(exact_interval(19, 50))}"
             " (0 tool calls)") in out

@@ -26,6 +26,7 @@ from tests.support.misbehaving import (
     write_misbehaving_dist,
 )
 from tests.support.postgres import PgServer
+from tests.support.tamper import behind_triggers
 from tests.support.toy import ToyAdapter
 from tests.support.toyrun import AGENT_ASSAY, ROOT, cli_env, toy_run
 
@@ -201,3 +202,60 @@ def wait_for_a_trajectory(db: str, timeout: float = 60) -> str:
                 store.close()
         time.sleep(0.1)
     raise AssertionError(f"no trajectory in {db} after {timeout} s")
+
+
+def _edit_a_stored_trajectory(backend: Backend) -> None:
+    """Flip the first stored trajectory's crashed flag as the tables' owner would: behind
+    the append-only guards, which are back in place afterwards."""
+    first = "(SELECT min(id) FROM trajectories)"
+    if not backend.on_postgresql:
+        behind_triggers(Path(backend.db),
+                        f"UPDATE trajectories SET crashed = 1 - crashed WHERE id = {first}")
+        return
+    engine = backend.engine()
+    try:
+        with engine.begin() as conn:
+            conn.execute(text("ALTER TABLE trajectories DISABLE TRIGGER USER"))
+            conn.execute(text(f"UPDATE trajectories SET crashed = NOT crashed WHERE id = {first}"))
+            conn.execute(text("ALTER TABLE trajectories ENABLE TRIGGER USER"))
+    finally:
+        engine.dispose()
+
+
+def test_verify_beside_a_live_writer_finds_nothing_and_still_finds_an_edit(
+    backend: Backend, site: Path
+) -> None:
+    """verify, re-scoring included, sampled again and again while a run is written: every
+    sample of the honest store is clean and says the run is in progress in one line (#43:
+    thousands of false findings before); an edit made while the writer goes on is named
+    by the samples after it, and once the writer is done."""
+    writer = subprocess.Popen(
+        [str(AGENT_ASSAY), "run", "--adapter", "slowtoy", "--config", "good", "--repeats", "40",
+         "--db", backend.db],
+        env=cli_env(site) | {SLOW_SECONDS_ENV: "0.03"}, cwd=ROOT,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    run_id = wait_for_a_trajectory(backend.db)
+    honest = 0
+    while writer.poll() is None and honest < 3:
+        done = invoke("verify", run_id, "--db", backend.db)
+        assert done.code == 0 and done.traceback is None, done.out + done.err
+        if writer.poll() is None:
+            honest += 1
+            progress = [line for line in done.out.splitlines() if "slot(s) stored" in line]
+            assert len(progress) == 1, done.out
+            assert progress[0].startswith(f"note: run {run_id}: in progress: "), done.out
+    _edit_a_stored_trajectory(backend)
+    edited_during = None
+    if writer.poll() is None:
+        edited_during = invoke("verify", run_id, "--db", backend.db)
+    writer_ok = writer.wait(timeout=300) == 0
+    assert writer_ok, writer.communicate()[1]
+    assert honest >= 1, "the run finished before verify could look at it while writing"
+    assert edited_during is not None, "the run finished before the edit could be checked"
+    assert edited_during.code == 2, edited_during.out
+    assert "content does not match its digest" in edited_during.out, edited_during.out
+    after = invoke("verify", run_id, "--db", backend.db)
+    assert after.code == 2 and "content does not match its digest" in after.out, after.out
+    assert "in progress" not in after.out
+

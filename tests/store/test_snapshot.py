@@ -14,6 +14,7 @@ import pytest
 from agent_assay.store import Store, open_store
 from agent_assay.store.chain_check import ChainCheck, check_run_chain
 from agent_assay.store.run_check import check_run
+from agent_assay.store.store import open_existing_store
 from tests.store.conftest import Backend
 from tests.support.toy import ToyAdapter
 from tests.support.toyrun import toy_run
@@ -52,3 +53,28 @@ def test_a_block_appended_while_the_check_reads_is_not_half_seen(
     after = check(reader, run_id)
     assert after.intact and after.evidence.head is not None
     assert after.evidence.head.seq == appended[0]
+
+
+def test_a_store_opened_to_read_sees_one_state_however_long_it_reads(backend: Backend) -> None:
+    """report, compare and verify open the store read-only, and such a store is pinned:
+    every read through any of its methods sees the state its first read saw, so a writer
+    going on meanwhile cannot show one view a trajectory without its scores or events."""
+    writer = open_store(backend.db)
+    run_id = toy_run(writer, ToyAdapter(), "good").run_id
+    reader = open_existing_store(backend.db, read_only=True)
+    events = [e.event for e in reader.events(run_id)]
+    scores = len(reader.current_scores(run_id))
+    writer.append_event(run_id, "note", {"said": "meanwhile"})
+    second = toy_run(writer, ToyAdapter(), "good").run_id
+    assert [e.event for e in reader.events(run_id)] == events
+    assert len(reader.current_scores(run_id)) == scores
+    assert second not in reader.run_ids()
+    with reader.snapshot() as conn:  # the chain check's own snapshot is the same one
+        assert reader.head(run_id) == reader.head(run_id)
+        assert conn is not None
+    reader.close()
+    again = open_existing_store(backend.db, read_only=True)
+    assert [e.event for e in again.events(run_id)] == [*events, "note"]
+    assert second in again.run_ids()
+    again.close()
+    writer.close()

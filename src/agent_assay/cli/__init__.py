@@ -71,6 +71,15 @@ for command in (
 def run_cli(args: Sequence[str] | None = None) -> int:
     """Run one command and return its exit code; every user-caused failure is one line."""
     try:
+        return _run(args)
+    finally:
+        from agent_assay.store.store import close_pinned
+
+        close_pinned()
+
+
+def _run(args: Sequence[str] | None) -> int:
+    try:
         returned = cli.main(args=list(args) if args is not None else None, standalone_mode=False)
         return returned if isinstance(returned, int) else 0
     except AssayError as exc:

@@ -23,7 +23,7 @@ from sqlalchemy import select
 from sqlalchemy.exc import DatabaseError
 
 from agent_assay.adapters.loaded import LoadedSystem, load_system
-from agent_assay.aggregates import scorer_versions
+from agent_assay.aggregates import run_status, scorer_versions
 from agent_assay.errors import AssayError
 from agent_assay.findings import Finding
 from agent_assay.hashing import canonical_json
@@ -118,7 +118,7 @@ def _database_checks(store: Store, result: Verification) -> bool:
         if damage:
             result.database += damage
             return False
-    with store.engine.connect() as conn:
+    with store.reading() as conn:
         result.database += schema_findings(conn)
         repairs = conn.execute(select(schema.store_repairs)).all()
         if conn.dialect.name == "postgresql":
@@ -130,7 +130,7 @@ def _database_checks(store: Store, result: Verification) -> bool:
 
 
 def _orphan_ledgers(store: Store, known: Sequence[str], result: Verification) -> None:
-    with store.engine.connect() as conn:
+    with store.reading() as conn:
         chained = set(conn.execute(select(schema.ledger.c.run_id).distinct()).scalars())
     for run_id in sorted(chained - set(known)):
         result.database.append(
@@ -150,6 +150,7 @@ def verify_run(store: Store, run_id: str, load_adapter: AdapterLoader | None) ->
         found, suite = suite_findings(store, run)
         out.findings += found + config_findings(store, run)
         trajectories = _check_trajectories(store, run, check, out)
+        _say_if_unfinished(store, run, out)
         manifest = store.manifest(run_id)
         _check_score_sets(store, run, manifest, trajectories, out)
         if load_adapter is not None and suite is not None:
@@ -216,6 +217,20 @@ def _check_trajectories(
         found.append(trajectory)
     out.findings += slot_findings(run, slots, complete)
     return found
+
+
+def _say_if_unfinished(store: Store, run: Run, out: RunVerification) -> None:
+    """One line for a run not marked complete: its stored slots were checked like any
+    other's, and the slots still to come are not findings."""
+    if marked_complete(store, run.run_id):
+        return
+    status = run_status(store, run)
+    state = {"running": "in progress", "interrupted": "interrupted"}.get(status.state,
+                                                                        "not finished")
+    out.notes.append(
+        f"{state}: {status.stored} of {status.expected} slot(s) stored; those were checked, "
+        "the rest are not findings"
+    )
 
 
 def _check_score_sets(

@@ -57,7 +57,7 @@ def _columns(table: str) -> list[str]:
 def _rows(store: Store, table: str, condition: Any) -> list[dict[str, Any]]:
     t = schema.metadata.tables[table]
     order = [t.c.id] if "id" in t.c else list(t.primary_key.columns)
-    with store.engine.connect() as conn:
+    with store.reading() as conn:
         rows = conn.execute(select(t).where(condition).order_by(*order)).mappings()
         return [{c: r[c] for c in _columns(table)} for r in rows]
 
@@ -114,7 +114,7 @@ def _state_rows(store: Store, run_ids: list[str]) -> Iterator[dict[str, Any]]:
     """The base states the runs' trajectories name, once each, in digest order."""
     t = schema.trajectories
     named: set[str] = set()
-    with store.engine.connect() as conn:
+    with store.reading() as conn:
         for payload in conn.execute(select(t.c.payload).where(t.c.run_id.in_(run_ids))).scalars():
             try:
                 named |= base_digests([json.loads(payload)])
@@ -122,7 +122,7 @@ def _state_rows(store: Store, run_ids: list[str]) -> Iterator[dict[str, Any]]:
                 continue  # a payload that does not decode travels as it is; verify names it
     blobs = schema.state_blobs
     for start in range(0, len(ordered := sorted(named)), 500):
-        with store.engine.connect() as conn:
+        with store.reading() as conn:
             rows = conn.execute(
                 select(blobs).where(blobs.c.digest.in_(ordered[start:start + 500]))
                 .order_by(blobs.c.digest)

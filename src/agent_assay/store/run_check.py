@@ -180,7 +180,7 @@ def evidence_findings(
 ) -> tuple[list[Finding], ChainCheck]:
     """Everything a verdict on `run_id` depends on: the schema's guards, the run's chain and
     content (walked by `walk`), and those of every run its current certificates relied on."""
-    with store.engine.connect() as conn:
+    with store.reading() as conn:
         found = schema_findings(conn)
     own, check = run_findings(store, run_id, walk)
     found += own

@@ -19,6 +19,7 @@ import itertools
 import json
 import sqlite3
 import uuid
+import weakref
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -159,11 +160,29 @@ def _stored_outcome(row: Any) -> StoredOutcome:
     )
 
 
+_PINNED: weakref.WeakSet[Store] = weakref.WeakSet()
+"""Pinned stores still open: `close_pinned` ends their snapshots."""
+
+
+def close_pinned() -> None:
+    """End every pinned store's read transaction (the CLI does at the end of a command):
+    a snapshot held open keeps SQLite from checkpointing what writers append meanwhile."""
+    for store in list(_PINNED):
+        store.close()
+
+
 class Store:
     """The only door to the database."""
 
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Engine, *, pinned: bool = False) -> None:
         self.engine = engine
+        self._pinned = pinned
+        self._pin: Connection | None = None
+        """With `pinned`, the one connection every read goes through, inside one read
+        transaction held until `close`: see `reading`."""
+        self._unpin: weakref.finalize[[], Store] | None = None
+        if pinned:
+            _PINNED.add(self)
         self._writer: Connection | None = None
         self._states = StateEncoder()
         self._bases_written: set[str] = set()
@@ -176,6 +195,10 @@ class Store:
         return self._writer
 
     def close(self) -> None:
+        if self._unpin is not None:
+            self._unpin()  # closes the pinned connection, which rolls its transaction back
+            self._unpin = None
+            self._pin = None
         if self._writer is not None:
             self._writer.close()
             self._writer = None
@@ -183,7 +206,7 @@ class Store:
 
     # ---- the chain ---------------------------------------------------------
     def head(self, run_id: str) -> Head | None:
-        with self.engine.connect() as conn:
+        with self.reading() as conn:
             return _head(conn, run_id)
 
     @contextmanager
@@ -203,9 +226,28 @@ class Store:
                 raw.text_factory = str
 
     @contextmanager
+    def reading(self) -> Iterator[Connection]:
+        """A connection to read on: a pinned store's one snapshot, else a fresh connection.
+
+        A store opened for a command that only reads (report, compare, verify, export) is
+        pinned: its first read opens one read transaction and every later read, through
+        any method, sees the state that transaction saw. A writer appending meanwhile can
+        never make one check see a trajectory without its scores, a complete event without
+        its slots, or a certificate without the rows it judged."""
+        with self._reader(None) as conn:
+            yield conn
+
+    @contextmanager
     def _reader(self, conn: Connection | None) -> Iterator[Connection]:
         if conn is not None:
             yield conn
+            return
+        if self._pinned:
+            if self._pin is None:
+                self._pin = self._pinned_snapshot()
+                # a store dropped without `close` still ends its snapshot when collected
+                self._unpin = weakref.finalize(self, self._pin.close)
+            yield self._pin
             return
         with self.engine.connect() as fresh:
             yield fresh
@@ -216,20 +258,42 @@ class Store:
         check made while a writer appends never sees a block's rows without its entry (or
         the reverse). On PostgreSQL a REPEATABLE READ transaction, which the driver begins
         at the first read; on SQLite a deferred one (which `append_to_snapshot` may turn
-        into a write)."""
-        if not self.embedded:
-            with self.engine.connect() as server:
-                yield server.execution_options(isolation_level="REPEATABLE READ")
+        into a write). On a pinned store, the store's own snapshot."""
+        if self._pinned:
+            with self.reading() as pin:
+                yield pin
             return
-        with self.engine.connect() as conn:
-            raw = conn.connection.driver_connection
-            assert isinstance(raw, sqlite3.Connection)
-            raw.execute("BEGIN")
+        with self.reading() as conn:
+            snapshot = self._begin_snapshot(conn)
             try:
-                yield conn
+                yield snapshot
             finally:
-                if raw.in_transaction:
-                    raw.execute("ROLLBACK")
+                self._end_snapshot(snapshot)
+
+    def _pinned_snapshot(self) -> Connection:
+        """The read transaction of a pinned store, begun as the engine begins one (a
+        deferred BEGIN on a read-only SQLite engine), so reads through SQLAlchemy and
+        through the raw cursor alike stay inside it."""
+        conn = self.engine.connect()
+        if not self.embedded:
+            conn = conn.execution_options(isolation_level="REPEATABLE READ")
+        conn.begin()
+        return conn
+
+    def _begin_snapshot(self, conn: Connection) -> Connection:
+        if not self.embedded:
+            return conn.execution_options(isolation_level="REPEATABLE READ")
+        raw = conn.connection.driver_connection
+        assert isinstance(raw, sqlite3.Connection)
+        raw.execute("BEGIN")
+        return conn
+
+    def _end_snapshot(self, conn: Connection) -> None:
+        if not self.embedded:
+            return  # the connection's close rolls the transaction back
+        raw = conn.connection.driver_connection
+        if isinstance(raw, sqlite3.Connection) and raw.in_transaction:
+            raw.execute("ROLLBACK")
 
     def ledger(
         self, run_id: str, after: int | None = None, conn: Connection | None = None
@@ -440,7 +504,7 @@ class Store:
         return suite_hash
 
     def get_suite(self, suite_hash: str) -> Suite:
-        with self.engine.connect() as conn:
+        with self.reading() as conn:
             head = conn.execute(
                 select(schema.suites).where(schema.suites.c.suite_hash == suite_hash)
             ).first()
@@ -480,7 +544,7 @@ class Store:
         return config_hash
 
     def get_config(self, config_hash: str) -> Config:
-        with self.engine.connect() as conn:
+        with self.reading() as conn:
             payload = conn.execute(
                 select(schema.configs.c.payload).where(schema.configs.c.config_hash == config_hash)
             ).scalar()
@@ -548,7 +612,7 @@ class Store:
         return self.get_run(run_id)
 
     def get_run(self, run_id: str) -> Run:
-        with self.engine.connect() as conn:
+        with self.reading() as conn:
             row = conn.execute(select(schema.runs).where(schema.runs.c.run_id == run_id)).first()
             if row is None:
                 raise AssayError(f"unknown run id: {run_id}")
@@ -570,7 +634,7 @@ class Store:
         )
 
     def run_ids(self) -> list[str]:
-        with self.engine.connect() as conn:
+        with self.reading() as conn:
             return list(
                 conn.execute(select(schema.runs.c.run_id).order_by(schema.runs.c.created_at))
                 .scalars()
@@ -629,7 +693,7 @@ class Store:
         return {**started, "scorers": rescored} if rescored is not None else dict(started)
 
     def events(self, run_id: str) -> list[RunEvent]:
-        with self.engine.connect() as conn:
+        with self.reading() as conn:
             rows = conn.execute(
                 select(schema.run_events)
                 .where(schema.run_events.c.run_id == run_id)
@@ -767,14 +831,14 @@ class Store:
         if item_id is not None:
             items = [item_id]
         else:
-            with self.engine.connect() as conn:
+            with self.reading() as conn:
                 items = list(conn.execute(select(table.c.item_id).distinct().where(*where)
                                           .order_by(table.c.item_id)).scalars())
         bases = BaseStates(self.engine, keep=_BASES_HELD)
         for item in items:
             query = (select(table.c.id, table.c.payload).where(*where, table.c.item_id == item)
                      .order_by(table.c.run_id, table.c.item_id, table.c.repetition))
-            with self.engine.connect() as conn:
+            with self.reading() as conn:
                 decoded = [(row_id, decode_json("trajectories", row_id, payload))
                            for batch in self._batches(conn, query)
                            for row_id, payload in batch]
@@ -784,14 +848,14 @@ class Store:
     def trajectory_count(self, run_id: str) -> int:
         """How many trajectories of `run_id` are stored (counted in the slot index alone)."""
         t = schema.trajectories
-        with self.engine.connect() as conn:
+        with self.reading() as conn:
             return int(conn.execute(select(func.count()).select_from(t)
                                     .where(t.c.run_id == run_id)).scalar_one())
 
     def trajectory_counts(self, run_id: str) -> tuple[int, int]:
         """How many trajectories of `run_id` are stored, and how many of them crashed."""
         t = schema.trajectories
-        with self.engine.connect() as conn:
+        with self.reading() as conn:
             row = conn.execute(
                 select(func.count(), func.count().filter(t.c.crashed)).where(t.c.run_id == run_id)
             ).one()
@@ -800,19 +864,19 @@ class Store:
     def crash_causes(self, run_id: str) -> dict[tuple[str, int], CrashCause]:
         """Each crashed slot of `run_id` and whose failure it was, as its payload records it
         (a payload that records none is the agent's: `model.crash_cause_in`)."""
-        with self.engine.connect() as conn:
+        with self.reading() as conn:
             return _crash_causes(conn, run_id)
 
     def stored_per_item(self, run_id: str) -> dict[str, int]:
         """How many trajectories of each item of `run_id` are stored."""
         t = schema.trajectories
-        with self.engine.connect() as conn:
+        with self.reading() as conn:
             rows = conn.execute(select(t.c.item_id, func.count()).where(t.c.run_id == run_id)
                                 .group_by(t.c.item_id)).all()
         return {str(item_id): int(n) for item_id, n in rows}
 
     def stored_slots(self, run_id: str) -> set[tuple[str, int]]:
-        with self.engine.connect() as conn:
+        with self.reading() as conn:
             rows = conn.execute(
                 select(schema.trajectories.c.item_id, schema.trajectories.c.repetition).where(
                     schema.trajectories.c.run_id == run_id
@@ -821,13 +885,13 @@ class Store:
         return {(r.item_id, r.repetition) for r in rows}
 
     def current_generation(self, run_id: str) -> int:
-        with self.engine.connect() as conn:
+        with self.reading() as conn:
             return _current_generation(conn, run_id)
 
     def generation_scorers(self, run_id: str) -> list[dict[str, Any]] | None:
         """The scorer set (name, version, kind, definition) a re-scoring recorded; None at 0."""
         table = schema.score_generations
-        with self.engine.connect() as conn:
+        with self.reading() as conn:
             row = conn.execute(
                 select(table.c.generation, table.c.scorers)
                 .where(table.c.run_id == run_id)
@@ -842,7 +906,7 @@ class Store:
         """One record per (item, repetition, scorer) of the run's current scoring generation
         (only `item_id`'s if given), from its score sets and, for runs written before score
         sets, its score rows; in (item, repetition, scorer) order."""
-        with self.engine.connect() as conn:
+        with self.reading() as conn:
             generation = _current_generation(conn, run_id)
             records = _legacy_scores(conn, run_id, generation, item_id)
             sets = schema.score_sets
@@ -864,7 +928,7 @@ class Store:
         score. `crashes=False` is for a caller that has just counted none: finding the
         crashed slots walks every trajectory row of the run."""
         sets = schema.score_sets
-        with self.engine.connect() as conn:
+        with self.reading() as conn:
             generation = _current_generation(conn, run_id)
             query = (select(sets.c.id, sets.c.item_id, sets.c.repetition, sets.c.scorers,
                             sets.c.packed_values)
@@ -957,7 +1021,7 @@ class Store:
     def control_outcomes_for_config(self, config_hash: str, kind: str) -> list[StoredOutcome]:
         """Every stored outcome of `kind` for any run of this config, oldest first."""
         table = schema.control_outcomes
-        with self.engine.connect() as conn:
+        with self.reading() as conn:
             rows = conn.execute(
                 select(table)
                 .where(table.c.config_hash == config_hash, table.c.kind == kind)
@@ -967,7 +1031,7 @@ class Store:
 
     def _latest_outcomes(self, condition: Any) -> dict[str, StoredOutcome]:
         table = schema.control_outcomes
-        with self.engine.connect() as conn:
+        with self.reading() as conn:
             rows = conn.execute(select(table).where(condition).order_by(table.c.id)).all()
         return {r.kind: _stored_outcome(r) for r in rows}
 
@@ -998,7 +1062,7 @@ class Store:
     def latest_mutation_pass(self, run_id: str) -> list[dict[str, Any]]:
         """The rows of the newest mutation pass over `run_id`, summary last; [] if none."""
         table = schema.mutation_results
-        with self.engine.connect() as conn:
+        with self.reading() as conn:
             rows = conn.execute(
                 select(table.c.id, table.c.payload).where(table.c.run_id == run_id).order_by(
                     table.c.id
@@ -1014,14 +1078,14 @@ class Store:
         """How many score values the store holds, in every generation of every run: a score
         row holds one, a score set one per scorer (16 hex digits each)."""
         sets = schema.score_sets
-        with self.engine.connect() as conn:
+        with self.reading() as conn:
             packed = conn.execute(
                 select(func.coalesce(func.sum(func.length(sets.c.packed_values)), 0))
             ).scalar_one()
         return self.count_rows("scores") + int(packed) // (2 * score_pack.VALUE_BYTES)
 
     def count_rows(self, table: str) -> int:
-        with self.engine.connect() as conn:
+        with self.reading() as conn:
             return int(
                 conn.execute(
                     select(func.count()).select_from(schema.metadata.tables[table])
@@ -1263,7 +1327,7 @@ def open_existing_store(db: str, *, read_only: bool = True) -> Store:
         raise _not_a_store(db, "no schema_migrations table")
     if have < migrations.LATEST:
         raise _needs_migration(db, have)
-    return Store(make_engine(db, Access.READ if read_only else Access.WRITE))
+    return Store(make_engine(db, Access.READ if read_only else Access.WRITE), pinned=read_only)
 
 
 def stored_version(db: str) -> int:

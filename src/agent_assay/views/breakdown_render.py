@@ -12,10 +12,18 @@ from collections.abc import Sequence
 from typing import Any
 
 from rich import box
+from rich.markup import escape
 from rich.table import Table
 
 from agent_assay.views.breakdown import ItemTable, TagBreakdown
-from agent_assay.views.render import console_text, fmt, fmt_ci, metric_json
+from agent_assay.views.render import (
+    console_text,
+    fmt,
+    fmt_ci,
+    fmt_mean_ci,
+    metric_json,
+    refusal_notes,
+)
 from agent_assay.views.summary import MetricSummary
 
 MAX_TAGS_SHOWN = 8
@@ -51,13 +59,15 @@ def by_tag_text(cut: TagBreakdown) -> str:
             passing = m.kind != "measure"
             table.add_row(
                 row.tag if index == 0 else "", str(row.n_items) if index == 0 else "",
-                m.name, str(m.n_items), fmt(m.mean_of_k), fmt_ci(m.mean_ci),
+                m.name, str(m.n_items), fmt(m.mean_of_k), escape(fmt_mean_ci(m)),
                 fmt(m.pass_hat_k) if passing else "", fmt_ci(m.pass_hat_k_ci),
             )
+    refused = [note for row in cut.rows
+               for note in refusal_notes(_shown(row.metrics), f" in tag {row.tag}")]
     return console_text(
         "", "by tag (headline metrics; `report --json --by-tag` has every metric):", table,
         partition_line(cut) + " scored: the tag's items with a value of the metric; the "
-        "intervals are over those items, as in the table above.",
+        "intervals are over those items, as in the table above.", *refused,
     )
 
 
@@ -134,15 +144,15 @@ def _ci(ci: tuple[float, float] | None) -> list[float | None]:
 
 
 METRIC_COLUMNS = ("metric", "kind", "headline", "n_items", "mean_of_k", "mean_ci_low",
-                  "mean_ci_high", "n_pass_k", "pass_hat_k", "pass_hat_k_ci_low",
+                  "mean_ci_high", "mean_ci_refused", "n_pass_k", "pass_hat_k", "pass_hat_k_ci_low",
                   "pass_hat_k_ci_high", "pass_at_k", "pass_at_k_ci_low", "pass_at_k_ci_high",
                   "n_left_out")
 
 
 def _metric_cells(m: MetricSummary) -> list[Any]:
     return [m.name, m.kind, int(m.headline), m.n_items, m.mean_of_k, *_ci(m.mean_ci),
-            m.n_pass_k, m.pass_hat_k, *_ci(m.pass_hat_k_ci), m.pass_at_k, *_ci(m.pass_at_k_ci),
-            m.n_left_out]
+            m.mean_refused, m.n_pass_k, m.pass_hat_k, *_ci(m.pass_hat_k_ci), m.pass_at_k,
+            *_ci(m.pass_at_k_ci), m.n_left_out]
 
 
 def metrics_csv(metrics: Sequence[MetricSummary], run_id: str, verdict: str) -> str:

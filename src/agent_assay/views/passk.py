@@ -162,8 +162,8 @@ def curve(
         if not counts:
             continue
         hat, at = float(pass_hat_exact(counts, k)), float(pass_at_exact(counts, k))
-        hat_ci = mean_interval([pass_hat_k(n, c, k) for n, c in counts])
-        at_ci = mean_interval([pass_at_k(n, c, k) for n, c in counts])
+        hat_ci = mean_interval([pass_hat_k(n, c, k) for n, c in counts], "fraction")
+        at_ci = mean_interval([pass_at_k(n, c, k) for n, c in counts], "fraction")
         points.append(KPoint(k, len(counts), hat, hat_ci, at, at_ci,
                              sum(0 < len(v) < k for v in table.values())))
     per_rep = tuple(

@@ -9,15 +9,17 @@ from __future__ import annotations
 import io
 import json
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, get_args
 
 from rich import box
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from agent_assay.aggregates import RunStatus
 from agent_assay.model import Run
-from agent_assay.stats.intervals import BOOTSTRAP, EXACT, Interval, exact_interval
+from agent_assay.scoring.base import ScoreKind
+from agent_assay.stats.intervals import METHODS, Interval, exact_interval
 from agent_assay.views.summary import MetricSummary, RunSummary
 
 WIDTH = 150
@@ -40,6 +42,36 @@ def fmt_signed(value: float) -> str:
 
 def fmt_ci(ci: Interval | None) -> str:
     return "" if ci is None else f"[{_shown(ci[0]):.4f}, {_shown(ci[1]):.4f}]"
+
+
+NO_INTERVAL = "[no interval]"
+"""What a mean's interval cell shows when its interval was refused; the reason follows
+the table (`refusal_notes`)."""
+
+
+def fmt_mean_ci(m: MetricSummary) -> str:
+    return NO_INTERVAL if m.mean_refused else fmt_ci(m.mean_ci)
+
+
+def method_note(metrics: Sequence[MetricSummary]) -> list[str]:
+    """The method behind each kind's intervals in a table of these metrics (one line)."""
+    kinds: dict[str, list[str]] = {}
+    for kind in get_args(ScoreKind):
+        if any(m.kind == kind for m in metrics):
+            kinds.setdefault(METHODS[kind], []).append(kind)
+    if not kinds:
+        return []
+    methods = "; ".join(f"{' and '.join(names)}: {method}" for method, names in kinds.items())
+    passing = any(m.kind != "measure" for m in metrics)
+    return [f"Intervals are over items, by the metric's kind: {methods}"
+            + (f"; pass^k and pass@k, a fraction per item: {METHODS['fraction']}."
+               if passing else ".")]
+
+
+def refusal_notes(metrics: Sequence[MetricSummary], where: str = "") -> list[str]:
+    """Why each mean without an interval has none (`where` names the cut, a tag say)."""
+    return [f"no interval on {m.name}{where}: {m.mean_refused}."
+            for m in metrics if m.mean_refused]
 
 
 def console_text(*renderables: Any) -> str:
@@ -88,7 +120,7 @@ def metric_table(
             m.kind,
             str(m.n_items),
             fmt(m.mean_of_k),
-            fmt_ci(m.mean_ci),
+            escape(fmt_mean_ci(m)),
             *((fmt_ci(m.clustered_ci),) if cluster else ()),
             str(m.n_pass_k) if m.kind != "measure" else "",
             fmt(m.pass_hat_k) if m.kind != "measure" else "",
@@ -139,11 +171,11 @@ def render_text(
     header = "\n".join([*header_lines(summary)[:3], *banner, *header_lines(summary)[3:]])
     parts: list[Any] = ["", metric_table(metrics, k, summary.cluster)]
     parts.append(
-        f"* headline metric. n = items with a value. Intervals are over items: {EXACT} for "
-        f"values in [0, 1], a {BOOTSTRAP} otherwise. pass^k and pass@k average over the "
+        f"* headline metric. n = items with a value. pass^k and pass@k average over the "
         f"n (k={k}) items with k values; an item with fewer is left out, not counted as a "
         "failure."
     )
+    parts += method_note(metrics) + refusal_notes(metrics)
     if summary.cluster:
         parts.append(
             f"CI by {summary.cluster}: cluster-robust interval over {summary.clusters} "
@@ -196,6 +228,7 @@ def metric_json(m: MetricSummary) -> dict[str, Any]:
         "mean_of_k": m.mean_of_k,
         "mean_ci": interval_json(m.mean_ci),
         "interval_method": m.mean_method,
+        "interval_refused": m.mean_refused,
         "clustered_ci": interval_json(m.clustered_ci),
         "n_pass_k": m.n_pass_k,
         "n_left_out": m.n_left_out,

@@ -28,7 +28,7 @@ from agent_assay.aggregates import (
 from agent_assay.model import HARNESS_CRASH, Run
 from agent_assay.scoring.base import ScoreKind
 from agent_assay.stats.crashes import Treated
-from agent_assay.stats.intervals import Interval, exact_interval, interval_method, mean_interval
+from agent_assay.stats.intervals import Interval, exact_interval, interval_on_mean, mean_interval
 from agent_assay.stats.paired import clustered_interval
 from agent_assay.stats.passrates import pass_at_k, pass_hat_k
 from agent_assay.store.chain_check import ChainCheck
@@ -47,6 +47,9 @@ class MetricSummary:
     mean_of_k: float | None
     mean_ci: Interval | None
     mean_method: str = ""
+    mean_refused: str | None = None
+    """Why the mean has no interval though it has values (a measure too skewed for its n,
+    a constant measure); None when it has one."""
     n_pass_k: int = 0
     """Items with k values: what pass^k and pass@k average over (the rest are left out)."""
     n_left_out: int = 0
@@ -112,6 +115,7 @@ def _metric(
     rep_means = {r: sum(rep_values[a:b]) / (b - a)
                  for r, a, b in zip(rep_of, rep_starts, rep_ends, strict=True)}
     per_rep = tuple(rep_means.get(r) for r in range(1, k + 1))
+    interval = interval_on_mean(item_means, kind)
     summary = MetricSummary(
         name=name,
         version=",".join(sorted(column.versions)) or str(meta.get("version")),
@@ -120,8 +124,9 @@ def _metric(
         headline=headline,
         n_items=len(item_means),
         mean_of_k=_mean(item_means),
-        mean_ci=mean_interval(item_means),
-        mean_method=interval_method(item_means),
+        mean_ci=interval.ci,
+        mean_method=interval.method,
+        mean_refused=interval.refused,
         clustered_ci=None if clusters is None
         else clustered_interval(item_means, [clusters[item_ids[i]] for i in present]),
         per_repetition=per_rep,
@@ -146,9 +151,9 @@ def _metric(
         n_pass_k=len(hat),
         n_left_out=len(judged_starts) - len(hat),
         pass_hat_k=_mean(hat),
-        pass_hat_k_ci=mean_interval(hat),
+        pass_hat_k_ci=mean_interval(hat, "fraction"),
         pass_at_k=_mean(at),
-        pass_at_k_ci=mean_interval(at),
+        pass_at_k_ci=mean_interval(at, "fraction"),
     )
 
 

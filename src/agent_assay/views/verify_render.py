@@ -30,6 +30,7 @@ def verify_text(result: Verification, *, rescored: bool) -> str:
             f"run {run.run_id}: {run.blocks} blocks, {run.rows} rows re-hashed, {scores}, "
             f"{run.certificates} certificate(s) checked"
         )
+        lines += [f"note: run {run.run_id}: {note}" for note in run.notes]
         lines += [f"FINDING run {run.run_id}: {f.line()}" for f in run.findings]
     if result.witness is not None:
         lines += _witness_lines(result.witness)

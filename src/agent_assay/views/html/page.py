@@ -46,7 +46,15 @@ from agent_assay.views.html.levels import control_rows, levels
 from agent_assay.views.html.readonce import ReadOnce
 from agent_assay.views.html.trajectories import anchor, cards, definitions, trajectory_views
 from agent_assay.views.passk import PassKReport, passk_report, unmeasured_lines
-from agent_assay.views.render import fmt, fmt_ci, header_lines, small_n_notes
+from agent_assay.views.render import (
+    fmt,
+    fmt_ci,
+    fmt_mean_ci,
+    header_lines,
+    method_note,
+    refusal_notes,
+    small_n_notes,
+)
 from agent_assay.views.summary import MetricSummary, RunSummary, summarise
 
 
@@ -165,7 +173,7 @@ def _forest(headline: Sequence[MetricSummary], outcomes: Mapping[str, Any]) -> F
         return None
     rows = [
         plots.ForestRow(m.name, m.kind, m.n_items, m.mean_of_k, m.mean_ci,
-                        tuple(levels(outcomes, m.name, m.kind)))
+                        tuple(levels(outcomes, m.name, m.kind)), m.mean_refused)
         for m in headline
     ]
     return Figure("forest", plots.forest(rows), _missing_notes(rows))
@@ -208,7 +216,7 @@ def _metric_rows(summary: RunSummary) -> list[MetricRow]:
         judged = m.kind != "measure"
         rows.append(MetricRow(
             m.name + (" (imported)" if m.imported else ""), m.headline, m.kind, m.n_items,
-            fmt(m.mean_of_k), _interval(m.mean_ci),
+            fmt(m.mean_of_k), fmt_mean_ci(m) or "n/a",
             str(m.n_pass_k) if judged else "", fmt(m.pass_hat_k) if judged else "",
             fmt_ci(m.pass_hat_k_ci), fmt(m.pass_at_k) if judged else "", fmt_ci(m.pass_at_k_ci),
             m.definition,
@@ -217,7 +225,8 @@ def _metric_rows(summary: RunSummary) -> list[MetricRow]:
 
 
 def _metric_notes(summary: RunSummary) -> list[str]:
-    notes = small_n_notes(summary.metrics)
+    notes = [*method_note(summary.metrics), *refusal_notes(summary.metrics),
+             *small_n_notes(summary.metrics)]
     c = summary.consistency
     if summary.run.repeats == 1:
         notes.append(c.note + ".")
@@ -302,20 +311,25 @@ class TagTable:
     rows: tuple[tuple[str, int, tuple[tuple[str, str, int], ...]], ...]
     """(tag, n, ((mean, interval, scored n) per metric))."""
     partition: str
+    refusals: tuple[str, ...] = ()
+    """Why a cell's mean has no interval."""
 
 
 def _tags(cut: TagBreakdown, headline: Sequence[MetricSummary]) -> TagTable:
     names = [m.name for m in headline]
     rows = []
+    refusals: list[str] = []
     for row in cut.rows:
         by_name = {m.name: m for m in row.metrics}
+        refusals += refusal_notes([by_name[n] for n in names if n in by_name],
+                                  f" in tag {row.tag}")
         cells = tuple(
-            (fmt(by_name[n].mean_of_k), fmt_ci(by_name[n].mean_ci), by_name[n].n_items)
+            (fmt(by_name[n].mean_of_k), fmt_mean_ci(by_name[n]), by_name[n].n_items)
             if n in by_name else ("n/a", "", 0)
             for n in names
         )
         rows.append((row.tag, row.n_items, cells))
-    return TagTable(tuple(names), tuple(rows), partition_line(cut))
+    return TagTable(tuple(names), tuple(rows), partition_line(cut), tuple(refusals))
 
 
 @dataclass(frozen=True)

@@ -91,6 +91,8 @@ class ForestRow:
     mean: float | None
     ci: Interval | None
     levels: tuple[Level, ...]
+    refused: str | None = None
+    """Why the mean has no interval (said beside the point; the table's notes give it)."""
 
 
 def _level_text(level: Level) -> str:
@@ -146,7 +148,8 @@ def _forest_panel(ax: Axes, row: ForestRow) -> None:
         ax.text(low, 0, "  no value stored", color=MUTED, style="italic", va="center")
     else:
         _errorbar(ax, row.mean, 0, row.ci, INK, ms=6, elinewidth=2.2, zorder=4)
-        _right(ax, 0, f"{fmt(row.mean)} {fmt_ci(row.ci)}, n={row.n_items}")
+        shown = "no interval" if row.refused else fmt_ci(row.ci)
+        _right(ax, 0, f"{fmt(row.mean)} {shown}, n={row.n_items}")
     for y, level in enumerate(row.levels, 1):
         colour = COLOURS.get(level.control, MUTED)
         if level.value is None:
