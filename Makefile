@@ -10,7 +10,7 @@ PYTHON ?= $(shell for c in python3.12 python3.13 python3; do \
 	if PYENV_VERSION=3.12.1 $$c -c 'import sys; sys.exit(0 if sys.version_info >= (3, 12) else 1)' 2>/dev/null; \
 	then echo "env PYENV_VERSION=3.12.1 $$c"; break; fi; done)
 
-.PHONY: install verifiers-envs verifiers-case demo test store-test verify lint typecheck bench bench-targets bench-chain bench-startup bench-html bench-report bench-floor bench-inspect bench-controls bench-controls-100 bench-workers bench-scale bench-tests rare-slip random-agent-flips coverage power stats-agreement core-check clean artifacts readme-check number-audit evidence docs-check report-check docs docs-serve
+.PHONY: install verifiers-envs verifiers-case demo test store-test verify lint typecheck bench bench-targets bench-chain bench-startup bench-html bench-report bench-floor bench-inspect bench-controls bench-controls-100 bench-workers bench-scale bench-tests rare-slip random-agent-flips coverage power crash-bias stats-agreement core-check clean artifacts readme-check number-audit evidence docs-check report-check docs docs-serve
 
 # The venv is (re)installed whenever pyproject.toml is newer than the last install, so a
 # new dependency or entry point reaches an existing checkout too.
@@ -69,6 +69,7 @@ artifacts: $(STAMP)
 	$(PY) tools/random_agent_flips.py --out reports/synthworld/random_agent_flips.json
 	$(PY) tools/coverage_table.py --out reports/stats
 	$(PY) tools/stats_power.py --out reports/stats/power.json
+	$(PY) tools/crash_bias.py --out reports/stats
 	$(PY) tools/stats_agreement.py --out reports/stats/agreement.json
 	$(PY) tools/bench_core.py --out reports/bench/core.json
 	$(PY) tools/bench_governance.py --out reports/bench/governance.json
@@ -171,6 +172,10 @@ coverage: $(STAMP)
 # Planned comparisons judged by compare's paired t: the power each reaches (2,000 a design).
 power: $(STAMP)
 	$(PY) tools/stats_power.py --out reports/stats/power.json
+
+# How far crashed repetitions move pass^k, pass@k and the mean, before and with the rule.
+crash-bias: $(STAMP)
+	$(PY) tools/crash_bias.py --out reports/stats
 
 # compare's paired difference simulated: interval/test agreement, false positives, coverage,
 # and the clustered test's false positives by cluster count (a few minutes).

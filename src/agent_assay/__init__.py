@@ -45,6 +45,7 @@ _EXPORTS: dict[str, str] = {
     "Trajectory": "agent_assay.model",
     "AssayError": "agent_assay.errors",
     "AgentUnreachable": "agent_assay.errors",
+    "EnvironmentFailed": "agent_assay.errors",
     # scorers
     "Scorer": "agent_assay.scoring.base",
     "ScoreKind": "agent_assay.scoring.base",
@@ -81,6 +82,7 @@ __all__ = [
     "Cost",
     "DescribesEnvironment",
     "Ending",
+    "EnvironmentFailed",
     "Episode",
     "Episodes",
     "Evaluation",
@@ -176,7 +178,7 @@ if TYPE_CHECKING:
         resume,
         verify,
     )
-    from agent_assay.errors import AgentUnreachable, AssayError
+    from agent_assay.errors import AgentUnreachable, AssayError, EnvironmentFailed
     from agent_assay.model import (
         Config,
         Cost,

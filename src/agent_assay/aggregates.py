@@ -1,7 +1,9 @@
 """What a run's stored rows add up to, below both the gates and the reports.
 
-The run's status (from its stored slots and events), the scorer versions its
-current scores carry, and the scoring helpers that controls and mutation share
+The run's status (from its stored slots and events, its crashes by cause), the
+values its figures are made of once the crash rule (`stats.crashes`) is applied, the
+scorer versions its current scores carry, and the scoring helpers that controls and
+mutation share
 (score trajectories, average per metric, compare in a metric's good direction:
 for counts lower is better, so "worse" means a rise). Integrity, report,
 controls and mutation all read these; none of them imports another for it.
@@ -12,12 +14,15 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from agent_assay.errors import AssayError
 from agent_assay.model import Item, Run, Trajectory
 from agent_assay.scoring.base import ScoreKind, Scorer, ScoringContext
 from agent_assay.scoring.registry import score_all
+from agent_assay.stats.crashes import Repetitions, Treated, repetitions, treat
 from agent_assay.stats.paired import ALPHA, CLUSTERS_FLOOR, CLUSTERS_TRUSTED, FPR_BOUND
+from agent_assay.store.score_columns import ScoreColumns
 from agent_assay.store.store import SESSION_EVENTS, Store
 from agent_assay.writers import Liveness, liveness, recorded_writer
 
@@ -28,7 +33,23 @@ class RunStatus:
     expected: int
     stored: int
     crashed: int
-    reasons: tuple[str, ...] = ()
+    reasons: tuple[str, ...]
+    repetitions: Repetitions
+    """The crashes by cause and the items short of k measured repetitions."""
+
+
+def run_repetitions(
+    store: Store, run: Run, counts: tuple[int, int] | None = None
+) -> Repetitions:
+    """The run's repetitions as `stats.crashes` counts them: crashes by cause, and the
+    items with fewer than k measured repetitions (read only when some slot is missing or
+    crashed). `counts`: the run's stored and crashed trajectories, if already read."""
+    expected = len(run.item_ids) * run.repeats
+    stored, crashed = counts or store.trajectory_counts(run.run_id)
+    if stored == expected and not crashed:
+        return Repetitions(run.repeats)
+    causes = store.crash_causes(run.run_id) if crashed else {}
+    return repetitions(run.repeats, run.item_ids, store.stored_per_item(run.run_id), causes)
 
 
 def run_status(store: Store, run: Run) -> RunStatus:
@@ -37,13 +58,16 @@ def run_status(store: Store, run: Run) -> RunStatus:
     events = store.events(run.run_id)
     expected = len(run.item_ids) * run.repeats
     stored, crashed = store.trajectory_counts(run.run_id)
+    counted = run_repetitions(store, run, (stored, crashed))
     reasons: list[str] = []
     if stored < expected:
         reasons.append(f"{expected - stored} of {expected} trajectories not stored")
     if crashed:
-        reasons.append(f"{crashed} trajectories crashed (agent raised); they are scored as stored")
+        reasons.append(f"{crashed} trajectories {counted.crash_line()}")
+    if counted.left_out():
+        reasons.append(counted.left_out_line())
     if not reasons:
-        return RunStatus("complete", expected, stored, crashed)
+        return RunStatus("complete", expected, stored, crashed, (), counted)
     sessions = [e for e in events if e.event in SESSION_EVENTS]
     last = sessions[-1] if sessions else None
     if last is None or last.event == "complete":
@@ -55,7 +79,7 @@ def run_status(store: Store, run: Run) -> RunStatus:
         reasons.append(why)
     if state == "interrupted":
         reasons.append(f"resume it with `agent-assay run --resume {run.run_id}`")
-    return RunStatus(state, expected, stored, crashed, tuple(reasons))
+    return RunStatus(state, expected, stored, crashed, tuple(reasons), counted)
 
 
 def _open_session_state(detail: object) -> tuple[str, str]:
@@ -70,6 +94,37 @@ def _open_session_state(detail: object) -> tuple[str, str]:
     if alive is Liveness.UNKNOWN:
         return "running", f"written by {writer.describe()}, which cannot be checked from here"
     return "running", f"being written by {writer.describe()}"
+
+
+def metric_kinds(manifest: Mapping[str, Any]) -> dict[str, ScoreKind]:
+    """name -> kind of each scorer a manifest lists (a metric it does not list, an imported
+    score, is read as a measure wherever a figure is made of it)."""
+    return {str(s["name"]): s.get("kind", "measure") for s in manifest.get("scorers", [])}
+
+
+def treated_metrics(columns: ScoreColumns, kinds: Mapping[str, ScoreKind]) -> dict[str, Treated]:
+    """Each metric's stored values with the crash rule applied (`stats.crashes`): what every
+    mean, pass rate and comparison of a run is made of."""
+    return {
+        name: treat(kinds.get(name, "measure"), column.items, column.repetitions,
+                    column.values, columns.crashed)
+        for name, column in columns.metrics.items()
+    }
+
+
+def item_values(store: Store, run: Run) -> dict[str, dict[str, list[float]]]:
+    """metric -> item -> the values its repetitions add to the metric's mean, in repetition
+    order, under the crash rule (an item with none is absent)."""
+    columns = store.score_columns(run.run_id)
+    table: dict[str, dict[str, list[float]]] = {}
+    for name, treated in treated_metrics(columns, metric_kinds(store.manifest(run.run_id))).items():
+        items, _, values = treated.in_means()
+        by_item: dict[str, list[float]] = defaultdict(list)
+        for item, value in zip(items.tolist(), values.tolist(), strict=True):
+            by_item[columns.item_ids[item]].append(value)
+        if by_item:
+            table[name] = dict(by_item)
+    return table
 
 
 def scorer_versions(store: Store, run: Run) -> dict[str, str]:

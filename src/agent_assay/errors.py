@@ -29,6 +29,22 @@ class AgentUnreachable(Exception):
     """
 
 
+class EnvironmentFailed(Exception):
+    """The system's environment failed where no agent had a hand in it: a fresh world that
+    could not be set up, a tool that raised instead of reporting its failure, an ending
+    that could not be read.
+
+    Raised from an adapter's `run_item` (the harness raises it itself around the episodes
+    it drives for its model agent). Like `AgentUnreachable`, the slot is stored as crashed
+    by the harness: not measured, left out of every figure and counted, and `run` exits 1.
+    """
+
+
+HARNESS_FAILURES: tuple[type[Exception], ...] = (AgentUnreachable, EnvironmentFailed)
+"""What an adapter raises to say a slot was not measured; anything else it raises is the
+agent's crash, a measured failure."""
+
+
 def described(exc: BaseException) -> str:
     """`Type: message at file:line` (where it was raised): one line for a failure in code
     the harness does not own, such as an adapter's."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from agent_assay import hashing
 
@@ -218,6 +218,33 @@ class Cost:
     reason: str
 
 
+CrashCause = Literal["agent", "harness"]
+"""Whose failure a crash is: the agent's (it raised, broke the adapter contract, answered
+something that is not a trajectory), which is a measured failure; or the harness's (the
+agent could not be reached, the environment failed to reset or to execute), which is no
+measurement at all."""
+AGENT_CRASH: CrashCause = "agent"
+HARNESS_CRASH: CrashCause = "harness"
+CRASH_CAUSE = "crash_cause"
+"""The meta key a crashed trajectory records its cause under. Meta is part of the stored
+payload, so the row's digest and the evidence chain cover the cause like any other field."""
+
+
+UNREACHABLE = "agent_unreachable"
+"""The meta key that marks a crash whose agent could not be reached (recorded before
+causes were, and still beside the cause)."""
+
+
+def crash_cause_in(meta: Mapping[str, JSON]) -> CrashCause:
+    """The cause a crashed trajectory's meta records. One written before causes were
+    recorded is the harness's only if it was marked as unreachable (a failed measurement
+    then too); any other, and one recording something unknown, is the agent's: only a
+    crash known to be the harness's may leave the denominator."""
+    if CRASH_CAUSE in meta:
+        return HARNESS_CRASH if meta[CRASH_CAUSE] == HARNESS_CRASH else AGENT_CRASH
+    return HARNESS_CRASH if meta.get(UNREACHABLE) is True else AGENT_CRASH
+
+
 @dataclass(frozen=True, slots=True)
 class Trajectory:
     """What the agent proposed, what the environment did, and where the world ended."""
@@ -236,6 +263,11 @@ class Trajectory:
     @property
     def calls(self) -> tuple[ToolCall, ...]:
         return tuple(s.call for s in self.steps)
+
+    @property
+    def crash_cause(self) -> CrashCause | None:
+        """Whose failure the crash is (see `crash_cause_in`); None when it did not crash."""
+        return crash_cause_in(self.meta) if self.crashed else None
 
     def path_key(self) -> str:
         """Canonical JSON of the proposals: equal strings mean byte-identical paths."""

@@ -3,9 +3,11 @@
 The runner is the single writer. Each trajectory is scored (in this process, or
 with worker processes in scoring processes of their own, see
 `executors.scored_pool`) and written with its scores in one transaction; a
-crashed agent becomes a crashed trajectory (with the exception text), scored
-like any other, so the failure counts against the agent instead of vanishing
-from the denominator.
+crashed agent becomes a crashed trajectory (with the exception text and its
+cause), scored like any other, so the failure counts against the agent instead of
+vanishing from the denominator (`stats.crashes` has the rule). A crash the adapter
+declares the harness's (the agent could not be reached, the environment failed) is
+stored too, and measures nothing.
 """
 
 from __future__ import annotations
@@ -28,7 +30,16 @@ from agent_assay.executors import SEQUENTIAL, Arrival, Backend, ExecutorLost, Sc
 from agent_assay.hashing import stable_seed
 from agent_assay.llm.configs import is_model_config
 from agent_assay.llm.endpoint import resolve_endpoint
-from agent_assay.model import Config, Item, Run, Suite, Trajectory
+from agent_assay.model import (
+    HARNESS_CRASH,
+    UNREACHABLE,
+    Config,
+    Item,
+    Run,
+    Suite,
+    Trajectory,
+    crash_cause_in,
+)
 from agent_assay.scoring.base import ScoreKind, Scorer, ScoringContext
 from agent_assay.scoring.registry import score_all
 from agent_assay.store.checkpoint import write_checkpoint
@@ -48,6 +59,10 @@ class RunResult:
     crashed: int
     unreachable: int = 0
     """Of the crashed, how many because the agent could not be reached."""
+    harness: int = 0
+    """Of the crashed, how many were the harness's (the unreachable among them): slots
+    stored but not measured."""
+    first_harness: str | None = None
     first_unreachable: str | None = None
     first_crashes: tuple[str, ...] = ()
     """The first few crashes, each `item ITEM rep N: ERROR`, so a caller can show them."""
@@ -323,6 +338,8 @@ def execute_run(
         skipped=len(slots) - len(todo),
         crashed=tally.crashed,
         unreachable=tally.unreachable,
+        harness=tally.harness,
+        first_harness=tally.first_harness,
         first_unreachable=tally.first_unreachable,
         first_crashes=tuple(tally.first_crashes),
     )
@@ -372,6 +389,8 @@ class _Tally:
     written: int = 0
     crashed: int = 0
     unreachable: int = 0
+    harness: int = 0
+    first_harness: str | None = None
     first_unreachable: str | None = None
     first_crashes: list[str] = field(default_factory=list)
 
@@ -380,15 +399,20 @@ class _Tally:
         if not trajectory.crashed:
             return
         self.crashed += 1
+        cause = crash_cause_in(trajectory.meta)
         if len(self.first_crashes) < SHOWN_CRASHES:
             self.first_crashes.append(
                 f"item {trajectory.item_id} rep {trajectory.repetition}: {trajectory.error}")
-        if trajectory.meta.get("agent_unreachable"):
+        if cause == HARNESS_CRASH:
+            self.harness += 1
+            self.first_harness = self.first_harness or trajectory.error
+        if trajectory.meta.get(UNREACHABLE):
             self.unreachable += 1
             self.first_unreachable = self.first_unreachable or trajectory.error
         store.append_event(run_id, "item_crashed", {"item_id": trajectory.item_id,
                                                     "repetition": trajectory.repetition,
-                                                    "error": trajectory.error})
+                                                    "error": trajectory.error,
+                                                    "cause": cause})
 
 
 class RunStopped(AssayError):

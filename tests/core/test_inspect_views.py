@@ -92,7 +92,10 @@ def test_runs_show_lists_crashes_events_and_the_next_command(
     done = show(db, "runs", "show", run_id)
     assert done.code == 0, done.err
     assert f"run {run_id}  toy/crashy  status=incomplete" in done.out
-    assert "crashed (1):\n  item on-L2 rep 1: RuntimeError: lamp L2 is haunted" in done.out
+    assert ("crashed (1):\n  item on-L2 rep 1 (by the agent): RuntimeError: lamp L2 is haunted"
+            in done.out)
+    assert ("!!! 1 trajectories crashed: 1 by the agent (counted as failures), 0 by the "
+            "harness (not measured)") in done.out
     assert f"  -> next: agent-assay trajectories show {run_id} on-L2 --rep 1" in done.out
     events = [line.split()[1] for line in done.out.split("events (", 1)[1].splitlines()[1:]
               if line.startswith("  20")]
@@ -101,7 +104,8 @@ def test_runs_show_lists_crashes_events_and_the_next_command(
     assert "controls: none run" in done.out
     assert "verdict: INADMISSIBLE" in done.out
     data = json.loads(show(db, "runs", "show", run_id, "--json").out)
-    assert data["crashes"][0]["item_id"] == "on-L2"
+    assert data["crashes"][0]["item_id"] == "on-L2" and data["crashes"][0]["cause"] == "agent"
+    assert (data["status"]["crashed_by_agent"], data["status"]["crashed_by_harness"]) == (1, 0)
     assert [e["event"] for e in data["events"]] == ["started", "item_crashed", "complete"]
     assert data["environment"]["adapter_version"]["affects_results"] is True
 

@@ -177,3 +177,29 @@ def test_run_against_a_stopped_server_stores_crashes_and_exits_1(tmp_path: Path)
     crashes = [e.detail for e in store.events(run_id) if e.event == "item_crashed"]
     assert len(crashes) == 2 and all("APIConnectionError" in d["error"] for d in crashes)
     assert store.count_scores() == 2 * 13  # crashed items are scored like any other
+
+
+@pytest.mark.parametrize("broken, what", [
+    ("__init__", "set up a fresh world"), ("call", "execute get_customer")])
+def test_an_environment_that_raises_under_the_model_agent_is_the_harness_crash(
+    monkeypatch: pytest.MonkeyPatch, broken: str, what: str
+) -> None:
+    """The harness drives the model through the bank's episodes, so it sees whose code
+    raised: the bank's, when setting up the world or executing a call, is not the model's
+    failure (stats.crashes leaves the slot out rather than failing the model for it)."""
+    from agent_assay.executors import run_task
+    from agent_assay_bundled import banking
+
+    def raises(*args: Any, **kwargs: Any) -> None:
+        raise OSError("the bank's disk went away")
+
+    monkeypatch.setattr(banking.BankEpisode, broken, raises)
+    adapter = load_system(BankingAdapter())
+    item = adapter.build_suite().by_id()["balance_inquiry-all-accounts-007"]
+    with fake_server(polite_policy) as server:
+        monkeypatch.setenv("AA_MODEL_BASE_URL", server.base_url)
+        trajectory = run_task(adapter, Task(item.public(), model_config(adapter, "smollm2-t0"),
+                                            1, 1))
+    assert trajectory.crashed and trajectory.crash_cause == "harness"
+    assert (trajectory.error or "").startswith(
+        f"EnvironmentFailed: the environment failed to {what}: OSError: the bank's disk went away")

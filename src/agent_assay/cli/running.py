@@ -88,8 +88,9 @@ def run_command(
     """Run the agent over items × repetitions into the store; prints the run id.
 
     Exits 1 ("error: N items crashed: <first error>") after storing everything when any
-    item crashed because the agent could not be reached; an agent that raises is a
-    measured failure, stored as a crashed trajectory, and exits 0.
+    crash was the harness's (the agent could not be reached, the environment failed),
+    since those slots were not measured; an agent that raises is a measured failure,
+    stored as a crashed trajectory and counted as failed, and exits 0.
     """
     from agent_assay import api
     from agent_assay.runner import RunStopped
@@ -120,6 +121,10 @@ def run_command(
         f"wrote {result.written} trajectories ({result.crashed} crashed), "
         f"skipped {result.skipped} already stored"
     )
+    if result.crashed:
+        from agent_assay.stats.crashes import crash_counts
+
+        stderr(f"  by cause: {crash_counts(result.crashed - result.harness, result.harness)}")
     for crash in result.first_crashes:
         stderr(f"  crashed: {crash}")
     if result.crashed > len(result.first_crashes):
@@ -138,9 +143,9 @@ def run_command(
             write_whole(run_id_file, (done.run_id + "\n").encode(), "--run-id-file")
         except AssayError as exc:
             raise AssayError(f"run {done.run_id} is stored, but {exc}") from exc
-    if result.unreachable:
+    if result.harness:
         # Everything is stored (the crashed items too); the exit says the measurement failed.
-        raise AssayError(f"{result.crashed} items crashed: {result.first_unreachable}")
+        raise AssayError(f"{result.crashed} items crashed: {result.first_harness}")
 
 
 @click.command("score")

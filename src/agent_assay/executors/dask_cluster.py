@@ -245,7 +245,9 @@ class DaskExecutor:
 
 def gave_up(task: Task) -> Trajectory:
     """The slot of a task every worker that ran it died on: a crash the item most likely
-    caused (it kills the process it runs in), stored like any other crash."""
+    caused (it kills the process it runs in, alone, every time), stored like any other
+    crash and counted as the agent's. Were it the harness's, an agent could leave the
+    denominator by ending its own process on the items it cannot do."""
     return crashed(
         task,
         perf_counter(),

@@ -13,13 +13,25 @@ code runs, and the less it loads, the sooner that process is ready.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from time import perf_counter
 
 from agent_assay.adapters.loaded import NO_REPLAY, LoadedSystem
-from agent_assay.errors import AgentUnreachable, AssayError, described
+from agent_assay.errors import HARNESS_FAILURES, AgentUnreachable, AssayError, described
 from agent_assay.llm.configs import is_model_config
-from agent_assay.model import JSON, Config, Cost, PublicItem, ToolCall, Trajectory
+from agent_assay.model import (
+    AGENT_CRASH,
+    CRASH_CAUSE,
+    HARNESS_CRASH,
+    JSON,
+    UNREACHABLE,
+    Config,
+    Cost,
+    CrashCause,
+    PublicItem,
+    ToolCall,
+    Trajectory,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,15 +80,18 @@ def act(system: LoadedSystem, task: Task) -> Trajectory:
 def run_task(system: LoadedSystem, task: Task) -> Trajectory:
     """Run one item; an agent that raises yields a crashed trajectory, not a crashed run.
 
-    A crash because the agent could not be reached (AgentUnreachable) is marked in meta, so
-    `run` can tell a failed measurement from a measured failure."""
+    The crash is the agent's unless the adapter said otherwise by raising one of
+    HARNESS_FAILURES (an agent that could not be reached is also marked as such in meta),
+    so `run` and every figure can tell a failed measurement from a measured failure."""
     started = perf_counter()
     try:
         trajectory = act(system, task)
     except Exception as exc:
+        harness = isinstance(exc, HARNESS_FAILURES)
         return crashed(
             task, started, described(exc),
-            {"agent_unreachable": True} if isinstance(exc, AgentUnreachable) else {},
+            {UNREACHABLE: True} if isinstance(exc, AgentUnreachable) else {},
+            HARNESS_CRASH if harness else AGENT_CRASH,
         )
     breach = contract_breach(task, trajectory)
     return trajectory if breach is None else crashed(task, started, breach, {})
@@ -115,8 +130,12 @@ def contract_breach(task: Task, trajectory: object) -> str | None:
     return None
 
 
-def crashed(task: Task, started: float, error: str, meta: dict[str, JSON]) -> Trajectory:
-    """The crashed trajectory of `task`'s slot, timed from `started` (a perf_counter)."""
+def crashed(
+    task: Task, started: float, error: str, meta: dict[str, JSON],
+    cause: CrashCause = AGENT_CRASH,
+) -> Trajectory:
+    """The crashed trajectory of `task`'s slot, timed from `started` (a perf_counter), with
+    whose failure it is recorded in its meta."""
     return Trajectory(
         item_id=task.item.item_id,
         repetition=task.repetition,
@@ -124,6 +143,22 @@ def crashed(task: Task, started: float, error: str, meta: dict[str, JSON]) -> Tr
         cost=Cost(0.0, "agent crashed before reporting cost"),
         crashed=True,
         error=error,
-        meta=meta,
+        meta={**meta, CRASH_CAUSE: cause},
     )
 
+
+def attributed(trajectory: Trajectory) -> Trajectory:
+    """`trajectory` as the writer stores it: a crash records one of the two causes (a value
+    it does not know is the agent's), and a trajectory that did not crash records none.
+
+    The cause comes from the agent process, which the agent's author controls: declaring
+    a crash the harness's there is no more than an adapter may do by raising one of
+    HARNESS_FAILURES. Such a crash leaves every figure, so it is counted in every view,
+    `run` exits 1 on it, and a run with any crash is not admissible."""
+    cause = trajectory.crash_cause
+    if trajectory.meta.get(CRASH_CAUSE) == cause:
+        return trajectory
+    meta = {key: value for key, value in trajectory.meta.items() if key != CRASH_CAUSE}
+    if cause is not None:
+        meta[CRASH_CAUSE] = cause
+    return replace(trajectory, meta=meta)

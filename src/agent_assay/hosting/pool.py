@@ -8,7 +8,9 @@ agent process can see: that is the point of having one way.
 
 What comes back is checked here, not trusted: a frame that is not JSON, a trajectory that
 does not decode, or an answer for another slot than the one asked becomes a crashed
-trajectory of the asked slot; a process that goes away raises `ProcessesLost`.
+trajectory of the asked slot, the agent's crash; a crash the answer itself reports keeps
+the cause it records only if that is one the harness knows (`jobs.attributed`); a process
+that goes away raises `ProcessesLost`.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from types import TracebackType
 
 from agent_assay.adapters.recipe import Recipe
 from agent_assay.errors import AssayError
-from agent_assay.hosting.jobs import Job, Task, contract_breach, crashed
+from agent_assay.hosting.jobs import Job, Task, attributed, contract_breach, crashed
 from agent_assay.hosting.protocol import BrokenStream, FrameReader, frame, write_all
 from agent_assay.model import PublicSuite, Trajectory
 
@@ -271,9 +273,11 @@ def checked(job: Job, message: dict[str, object]) -> Trajectory:
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             problem = f"the agent process sent a trajectory that does not decode ({exc})"
         else:
-            breach = contract_breach(job, trajectory) if isinstance(job, Task) else None
-            if breach is None:
+            if not isinstance(job, Task):
                 return trajectory
+            breach = contract_breach(job, trajectory)
+            if breach is None:
+                return attributed(trajectory)
             problem = breach
     if isinstance(job, Task):
         return crashed(job, started, problem, {})

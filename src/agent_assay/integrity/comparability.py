@@ -11,11 +11,10 @@ every line stamped unsound, except STORE_TAMPERED, where no number is read.
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from agent_assay.aggregates import run_clusters, scorer_versions
+from agent_assay.aggregates import item_values, run_clusters, scorer_versions
 from agent_assay.errors import AssayError
 from agent_assay.integrity.admissibility import Admissibility, Integrity, assess
 from agent_assay.model import Run
@@ -151,11 +150,8 @@ def mismatches(
 
 
 def _item_means(store: Store, run: Run) -> dict[str, dict[str, list[float]]]:
-    table: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
-    for row in store.current_scores(run.run_id):
-        if row.value is not None:
-            table[row.scorer][row.item_id].append(row.value)
-    return table
+    """metric -> item -> values, under the crash rule the run report applies."""
+    return item_values(store, run)
 
 
 def paired(

@@ -4,17 +4,23 @@ The system offers its tools for the item and executes each call in a fresh
 episode; the model sees the system's instructions and its request (the item's
 public input formatted into the system's template). The config records the
 prompt's hash, and a config made for another prompt is refused.
+
+Here the harness sees the seam between agent and environment that a system's own
+`run_item` hides: an environment that raises while it sets up the world, executes a
+call or ends the episode is `EnvironmentFailed`, a crash of the harness's side that
+measures nothing; whatever the model does is the agent's.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from time import perf_counter
 from typing import Any
 
 from agent_assay.adapters.loaded import LoadedSystem
 from agent_assay.adapters.system import ToolOutcome
-from agent_assay.errors import AssayError
+from agent_assay.errors import AssayError, EnvironmentFailed, described
 from agent_assay.llm.configs import loop_settings, prompt_sha256
 from agent_assay.llm.endpoint import resolve_endpoint
 from agent_assay.llm.loop import AgentLoop, LoopResult
@@ -44,6 +50,17 @@ def trajectory_of(
     )
 
 
+@contextmanager
+def environment_step(what: str) -> Iterator[None]:
+    """The system's environment doing `what` for the harness's model agent: if it raises,
+    the environment failed (a tool reports a refused call as a failed outcome, it does not
+    raise), so the slot is the harness's crash, not the model's."""
+    try:
+        yield
+    except Exception as exc:
+        raise EnvironmentFailed(f"the environment failed to {what}: {described(exc)}") from exc
+
+
 def model_episode(
     system: LoadedSystem, item: PublicItem, config: Config, *, seed: int, repetition: int
 ) -> Trajectory:
@@ -58,10 +75,12 @@ def model_episode(
             f"config {config.name} was made for another prompt than adapter {system.name}'s"
         )
     started = perf_counter()
-    episode = episodes.open_episode(item, config, seed=seed)
+    with environment_step("set up a fresh world"):
+        episode = episodes.open_episode(item, config, seed=seed)
 
     def execute(tool: str, args: dict[str, Any]) -> ToolOutcome:
-        return episode.call(tool, args)
+        with environment_step(f"execute {tool}"):
+            return episode.call(tool, args)
 
     try:
         request = prompt.request.format(**item.input)
@@ -72,7 +91,8 @@ def model_episode(
         ) from exc
     loop = AgentLoop(resolve_endpoint(config.params), loop_settings(config.params, seed))
     result = loop.run(prompt.instructions, request, episodes.tools(item), execute)
-    ending = episode.finish()
+    with environment_step("end the episode"):
+        ending = episode.finish()
     return trajectory_of(
         result,
         item_id=item.item_id,

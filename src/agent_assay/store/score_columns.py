@@ -14,12 +14,13 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
+from agent_assay.model import CrashCause
 from agent_assay.store import score_pack
 
 Codes = npt.NDArray[np.int32]
@@ -36,24 +37,15 @@ class MetricColumns:
     versions: frozenset[str]
     imported: bool
 
-    def restricted(self, keep: npt.NDArray[np.bool_]) -> MetricColumns:
-        """Only the entries whose item code is marked in `keep`."""
-        mask = keep[self.items]
-        return MetricColumns(self.items[mask], self.repetitions[mask], self.values[mask],
-                             self.versions, self.imported)
-
 
 @dataclass(frozen=True)
 class ScoreColumns:
     item_ids: tuple[str, ...]
     metrics: Mapping[str, MetricColumns]
-
-    def restricted(self, items: Iterable[str]) -> ScoreColumns:
-        """Every metric over `items` only (a tag's, say)."""
-        wanted = set(items)
-        keep = np.array([i in wanted for i in self.item_ids], dtype=np.bool_)
-        return ScoreColumns(self.item_ids,
-                            {name: m.restricted(keep) for name, m in self.metrics.items()})
+    crashed: Mapping[tuple[int, int], CrashCause] = field(default_factory=dict)
+    """(item code, repetition) -> cause, for every crashed slot that has scores: what
+    `stats.crashes.treat` needs to apply the rule to each metric (a cut of the run, a
+    tag's items say, restricts what the rule made of the whole run: `Treated.restricted`)."""
 
 
 @dataclass(frozen=True)
@@ -143,7 +135,9 @@ class _Pieces:
             self.versions[name].update(m.version for m in members)
             self.imported[name] |= any(m.imported for m in members)
 
-    def columns(self, item_ids: tuple[str, ...]) -> ScoreColumns:
+    def columns(
+        self, item_ids: tuple[str, ...], crashed: Mapping[tuple[str, int], CrashCause]
+    ) -> ScoreColumns:
         metrics: dict[str, MetricColumns] = {}
         for name, parts in self.parts.items():
             items = np.concatenate([p[0] for p in parts])
@@ -152,11 +146,18 @@ class _Pieces:
             order = np.lexsort((reps, items))
             metrics[name] = MetricColumns(items[order], reps[order], values[order],
                                           frozenset(self.versions[name]), self.imported[name])
-        return ScoreColumns(item_ids, metrics)
+        coded = {(self.code[item], rep): cause for (item, rep), cause in crashed.items()
+                 if item in self.code}
+        return ScoreColumns(item_ids, metrics, coded)
 
 
-def score_columns(sets: StoredSets, rows: Sequence[StoredScore]) -> ScoreColumns:
-    """The columns of a run's current sets and (older runs) score rows."""
+def score_columns(
+    sets: StoredSets,
+    rows: Sequence[StoredScore],
+    crashed: Mapping[tuple[str, int], CrashCause] | None = None,
+) -> ScoreColumns:
+    """The columns of a run's current sets and (older runs) score rows, with the cause of
+    each crashed (item, repetition) among them."""
     item_ids = tuple(sorted(set(sets.item_ids) | {r.item_id for r in rows}))
     pieces = _Pieces({item_id: i for i, item_id in enumerate(item_ids)})
     groups: dict[str, list[int]] = defaultdict(list)
@@ -166,4 +167,4 @@ def score_columns(sets: StoredSets, rows: Sequence[StoredScore]) -> ScoreColumns
         pieces.add_sets(scorers, sets, members)
     if rows:
         pieces.add_rows(rows)
-    return pieces.columns(item_ids)
+    return pieces.columns(item_ids, crashed or {})

@@ -32,7 +32,7 @@ from sqlalchemy.exc import DatabaseError, DBAPIError
 
 from agent_assay.errors import AssayError
 from agent_assay.hashing import STATE, canonical_hash, canonical_json
-from agent_assay.model import Config, Item, Run, Suite, Trajectory
+from agent_assay.model import Config, CrashCause, Item, Run, Suite, Trajectory, crash_cause_in
 from agent_assay.store import chain, migrations, schema, score_pack
 from agent_assay.store.engine import Access, make_engine, shown, store_path
 from agent_assay.store.postgres import connect_reason, is_server_url
@@ -861,6 +861,20 @@ class Store:
             ).one()
         return int(row[0]), int(row[1])
 
+    def crash_causes(self, run_id: str) -> dict[tuple[str, int], CrashCause]:
+        """Each crashed slot of `run_id` and whose failure it was, as its payload records it
+        (a payload that records none is the agent's: `model.crash_cause_in`)."""
+        with self.reading() as conn:
+            return _crash_causes(conn, run_id)
+
+    def stored_per_item(self, run_id: str) -> dict[str, int]:
+        """How many trajectories of each item of `run_id` are stored."""
+        t = schema.trajectories
+        with self.reading() as conn:
+            rows = conn.execute(select(t.c.item_id, func.count()).where(t.c.run_id == run_id)
+                                .group_by(t.c.item_id)).all()
+        return {str(item_id): int(n) for item_id, n in rows}
+
     def stored_slots(self, run_id: str) -> set[tuple[str, int]]:
         with self.reading() as conn:
             rows = conn.execute(
@@ -908,9 +922,11 @@ class Store:
         records.sort(key=ScoreRecord.slot_key)
         return records
 
-    def score_columns(self, run_id: str) -> ScoreColumns:
-        """The run's current scores as NumPy columns per metric: what a report aggregates,
-        read without building an object per score."""
+    def score_columns(self, run_id: str, *, crashes: bool = True) -> ScoreColumns:
+        """The run's current scores as NumPy columns per metric, with the cause of each
+        crashed slot: what a report aggregates, read without building an object per
+        score. `crashes=False` is for a caller that has just counted none: finding the
+        crashed slots walks every trajectory row of the run."""
         sets = schema.score_sets
         with self.reading() as conn:
             generation = _current_generation(conn, run_id)
@@ -919,10 +935,13 @@ class Store:
                      .where(sets.c.run_id == run_id, sets.c.generation == generation))
             stored = StoredSets.of_batches(self._batches(conn, query))
             legacy = _legacy_scores(conn, run_id, generation, None)
+            # after the sets: every crashed slot they hold
+            crashed = _crash_causes(conn, run_id) if crashes else {}
         return score_columns(
             stored,
             [StoredScore(r.item_id, r.repetition, r.scorer, r.scorer_version, r.value,
                          r.imported) for r in legacy],
+            crashed,
         )
 
     def append_generation(
@@ -1126,6 +1145,21 @@ def _head(conn: Connection, run_id: str) -> Head | None:
         .limit(1)
     ).first()
     return Head(int(row.seq), str(row.digest)) if row else None
+
+
+def _crash_causes(conn: Connection, run_id: str) -> dict[tuple[str, int], CrashCause]:
+    """The cause of each crashed slot of `run_id`: only crashed rows are decoded, and only
+    their meta is read (a payload's final state may be stored as a delta; meta never is)."""
+    t = schema.trajectories
+    rows = conn.execute(select(t.c.id, t.c.item_id, t.c.repetition, t.c.payload)
+                        .where(t.c.run_id == run_id, t.c.crashed)).all()
+    causes: dict[tuple[str, int], CrashCause] = {}
+    for row in rows:
+        data = decode_json("trajectories", row.id, row.payload)
+        meta = data.get("meta") if isinstance(data, dict) else None
+        causes[(row.item_id, row.repetition)] = crash_cause_in(
+            meta if isinstance(meta, dict) else {})
+    return causes
 
 
 def _legacy_scores(

@@ -5,18 +5,22 @@ interval), restricted to the items carrying that tag; n is the number of the run
 with the tag. An item may carry several tags, so the rows' n can add up to more than the
 run's items, and the breakdown says so rather than let a reader assume a partition.
 
-Per item, a metric's value at each repetition, the item's mean, and whether it failed;
-the failed items are the ids to hand to `trajectories show`.
+Per item, a metric's value at each repetition, the item's mean, and whether it failed,
+all as the run's figures count them (a crash by the agent fails, one by the harness is
+not measured); the failed items are the ids to hand to `trajectories show`.
 """
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from dataclasses import dataclass
 
+from agent_assay.aggregates import treated_metrics
 from agent_assay.errors import AssayError
 from agent_assay.model import Run
-from agent_assay.scoring.base import ScoreKind, passes
+from agent_assay.scoring.base import ScoreKind
+from agent_assay.stats.crashes import NO_VERDICT
 from agent_assay.store.score_columns import ScoreColumns
 from agent_assay.store.store import Store
 from agent_assay.views.summary import MetricSummary, metric_summaries
@@ -78,21 +82,24 @@ def by_tag(store: Store, run: Run, columns: ScoreColumns | None = None) -> TagBr
 
 @dataclass(frozen=True)
 class ItemLine:
-    """One item's values of one metric, a slot per repetition (None: not stored, or the
-    metric does not apply there)."""
+    """One item's values of one metric, a slot per repetition, as the run's figures count
+    them (`stats.crashes`; None: not stored, not measured, or the metric does not apply
+    there), and whether each repetition failed."""
 
     item_id: str
     tags: tuple[str, ...]
     values: tuple[float | None, ...]
+    verdicts: tuple[bool | None, ...] = ()
 
     @property
     def mean(self) -> float | None:
         known = [v for v in self.values if v is not None]
         return sum(known) / len(known) if known else None
 
-    def failures(self, kind: ScoreKind) -> int:
-        """Repetitions whose value is not a pass."""
-        return sum(passes(kind, v) is False for v in self.values)
+    @property
+    def failures(self) -> int:
+        """Repetitions that failed (a crash by the agent among them)."""
+        return sum(v is False for v in self.verdicts)
 
 
 @dataclass(frozen=True)
@@ -131,13 +138,24 @@ def item_table(store: Store, run: Run, metric: str, *, failed_only: bool = False
             "--failed does not apply; drop --failed to list its values"
         )
     values: dict[str, dict[int, float | None]] = defaultdict(dict)
-    for row in store.current_scores(run.run_id):
-        if row.scorer == metric:
-            values[row.item_id][row.repetition] = row.value
+    verdicts: dict[str, dict[int, bool]] = defaultdict(dict)
+    columns = store.score_columns(run.run_id)
+    if metric in columns.metrics:
+        treated = treated_metrics(columns, {metric: kind})[metric]
+        for item, rep, value, verdict in zip(
+            treated.items.tolist(), treated.repetitions.tolist(), treated.values.tolist(),
+            treated.verdicts.tolist(), strict=True,
+        ):
+            item_id = columns.item_ids[item]
+            values[item_id][rep] = None if math.isnan(value) else value
+            if verdict != NO_VERDICT:
+                verdicts[item_id][rep] = bool(verdict)
+    reps = range(1, run.repeats + 1)
     lines = tuple(
-        ItemLine(item_id, tags, tuple(values[item_id].get(r) for r in range(1, run.repeats + 1)))
+        ItemLine(item_id, tags, tuple(values[item_id].get(r) for r in reps),
+                 tuple(verdicts[item_id].get(r) for r in reps))
         for item_id, tags in item_tags(store, run).items()
     )
     if failed_only:
-        lines = tuple(line for line in lines if line.failures(kind))
+        lines = tuple(line for line in lines if line.failures)
     return ItemTable(run, metric, kind, definition, lines, failed_only)

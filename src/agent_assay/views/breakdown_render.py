@@ -99,7 +99,7 @@ def items_text(table_of: ItemTable, *, db_hint: str = "") -> str:
     for line in table_of.lines:
         table.add_row(
             line.item_id, _tags(line.tags), *(fmt(v) for v in line.values), fmt(line.mean),
-            f"{line.failures(table_of.kind)} of {k}" if judged else "",
+            f"{line.failures} of {k}" if judged else "",
         )
     which = "that failed at least one repetition" if table_of.failed_only else "of the run"
     lines = [
@@ -124,7 +124,7 @@ def items_json(table_of: ItemTable) -> dict[str, Any]:
         "items": [
             {"item_id": line.item_id, "tags": list(line.tags), "values": list(line.values),
              "mean": line.mean,
-             "failed_repetitions": line.failures(table_of.kind)
+             "failed_repetitions": line.failures
              if table_of.kind != "measure" else None}
             for line in table_of.lines
         ],
@@ -145,13 +145,14 @@ def _ci(ci: tuple[float, float] | None) -> list[float | None]:
 
 METRIC_COLUMNS = ("metric", "kind", "headline", "n_items", "mean_of_k", "mean_ci_low",
                   "mean_ci_high", "mean_ci_refused", "n_pass_k", "pass_hat_k", "pass_hat_k_ci_low",
-                  "pass_hat_k_ci_high", "pass_at_k", "pass_at_k_ci_low", "pass_at_k_ci_high")
+                  "pass_hat_k_ci_high", "pass_at_k", "pass_at_k_ci_low", "pass_at_k_ci_high",
+                  "n_left_out")
 
 
 def _metric_cells(m: MetricSummary) -> list[Any]:
     return [m.name, m.kind, int(m.headline), m.n_items, m.mean_of_k, *_ci(m.mean_ci),
             m.mean_refused, m.n_pass_k, m.pass_hat_k, *_ci(m.pass_hat_k_ci), m.pass_at_k,
-            *_ci(m.pass_at_k_ci)]
+            *_ci(m.pass_at_k_ci), m.n_left_out]
 
 
 def metrics_csv(metrics: Sequence[MetricSummary], run_id: str, verdict: str) -> str:
@@ -174,6 +175,6 @@ def items_csv(table_of: ItemTable, verdict: str) -> str:
          *(f"rep_{r}" for r in range(1, k + 1)), "mean", "failed_repetitions"),
         [[table_of.run.run_id, verdict, table_of.metric, line.item_id, ";".join(line.tags),
           *line.values, line.mean,
-          line.failures(table_of.kind) if table_of.kind != "measure" else None]
+          line.failures if table_of.kind != "measure" else None]
          for line in table_of.lines],
     )

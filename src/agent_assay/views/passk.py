@@ -11,11 +11,14 @@ binomial interval on their sum), the same function the run report uses, so one
 metric of one run has one interval in every view: items are the independent
 unit (repetitions of one item are not).
 
-Beside the curve: passes per repetition, consistency across repetitions (the
-share of items whose repetitions all pass or all fail), each null agent's
-twin margin at every k with whether the intervals overlap, the other metrics
-split by whether the reference metric passed, and faults recorded on imported
-trajectories.
+Every value goes through the crash rule first (`stats.crashes`): a repetition the
+agent crashed fails, one the harness crashed is not measured. Beside the curve: the
+crashes by cause and, at each k, the items left out for having fewer than k
+measured repetitions (when there are any), passes per repetition, consistency
+across repetitions (the share of items whose repetitions all pass or all fail),
+each null agent's twin margin at every k with whether the intervals overlap, the
+other metrics split by whether the reference metric passed, and faults recorded
+on imported trajectories.
 """
 
 from __future__ import annotations
@@ -28,11 +31,13 @@ from typing import Any
 from rich import box
 from rich.table import Table
 
+from agent_assay.aggregates import metric_kinds, run_repetitions, treated_metrics
 from agent_assay.model import Run, Trajectory
-from agent_assay.scoring.base import ScoreKind, passes
+from agent_assay.scoring.base import ScoreKind
+from agent_assay.stats.crashes import Repetitions, Treated
 from agent_assay.stats.intervals import EXACT, Interval, exact_interval, mean_interval
 from agent_assay.stats.passrates import pass_at_exact, pass_at_k, pass_hat_exact, pass_hat_k
-from agent_assay.store.store import ScoreRecord, Store
+from agent_assay.store.store import Store
 from agent_assay.views.render import console_text, fmt, fmt_ci, fmt_signed, interval_json
 
 
@@ -44,6 +49,8 @@ class KPoint:
     pass_hat_ci: Interval | None
     pass_at: float
     pass_at_ci: Interval | None
+    n_left_out: int = 0
+    """Items with a verdict but fewer than k: left out at this k, and counted."""
 
 
 @dataclass(frozen=True)
@@ -121,27 +128,34 @@ class PassKReport:
     beside: tuple[Beside, ...] = ()
     notes: tuple[str, ...] = ()
     faults: Mapping[str, Any] = field(default_factory=dict)
+    repetitions: Repetitions | None = None
+    """The run's crashes by cause and its items short of measured repetitions."""
 
 
-def _by_item(rows: Sequence[ScoreRecord], kind: ScoreKind) -> dict[str, dict[int, bool]]:
+Verdicts = Mapping[str, Mapping[int, bool]]
+"""item -> repetition -> passed, for the repetitions that take part in pass rates."""
+
+
+def verdicts_of(treated: Treated, item_ids: Sequence[str]) -> dict[str, dict[int, bool]]:
+    """A metric's verdicts by item and repetition, after the crash rule."""
     table: dict[str, dict[int, bool]] = defaultdict(dict)
-    for row in rows:
-        verdict = passes(kind, row.value)
-        if verdict is not None:
-            table[row.item_id][row.repetition] = verdict
+    items, reps, passed = treated.in_pass_rates()
+    for item, rep, verdict in zip(items.tolist(), reps.tolist(), passed.tolist(), strict=True):
+        table[item_ids[item]][rep] = verdict
     return table
 
 
 def curve(
     name: str,
     kind: ScoreKind,
-    rows: Sequence[ScoreRecord],
+    table: Verdicts,
     trials: int,
     *,
     headline: bool = False,
+    imported: bool = False,
 ) -> Curve:
-    """pass^k and pass@k for k = 1..trials over the items with at least k values."""
-    table = _by_item(rows, kind)
+    """pass^k and pass@k for k = 1..trials over the items with at least k verdicts; the
+    items with fewer are counted at each k."""
     points = []
     for k in range(1, trials + 1):
         counts = [(len(v), sum(v.values())) for v in table.values() if len(v) >= k]
@@ -150,7 +164,8 @@ def curve(
         hat, at = float(pass_hat_exact(counts, k)), float(pass_at_exact(counts, k))
         hat_ci = mean_interval([pass_hat_k(n, c, k) for n, c in counts], "fraction")
         at_ci = mean_interval([pass_at_k(n, c, k) for n, c in counts], "fraction")
-        points.append(KPoint(k, len(counts), hat, hat_ci, at, at_ci))
+        points.append(KPoint(k, len(counts), hat, hat_ci, at, at_ci,
+                             sum(0 < len(v) < k for v in table.values())))
     per_rep = tuple(
         (
             sum(v[r] for v in table.values() if r in v),
@@ -163,7 +178,7 @@ def curve(
         metric=name,
         kind=kind,
         headline=headline,
-        imported=any(r.imported for r in rows),
+        imported=imported,
         points=tuple(points),
         per_repetition=per_rep,
         all_pass=sum(all(v.values()) for v in complete),
@@ -210,28 +225,28 @@ def _null_twins(
 
 
 def _beside(
-    rows_by_metric: Mapping[str, Sequence[ScoreRecord]],
+    treated: Mapping[str, Treated],
     kinds: Mapping[str, ScoreKind],
+    imported: Mapping[str, bool],
     reference: str,
 ) -> list[Beside]:
-    ref = {
-        (r.item_id, r.repetition): passes(kinds[reference], r.value)
-        for r in rows_by_metric[reference]
-    }
+    items, reps, passed = treated[reference].in_pass_rates()
+    ref = dict(zip(zip(items.tolist(), reps.tolist(), strict=True), passed.tolist(),
+                   strict=True))
     out = []
-    for metric, rows in rows_by_metric.items():
+    for metric in sorted(treated):  # by name, as the stored rows come
         if metric == reference:
             continue
-        values = [
-            (r.value, ref.get((r.item_id, r.repetition))) for r in rows if r.value is not None
-        ]
+        items, reps, kept = treated[metric].in_means()
+        values = [(v, ref.get((i, r)))
+                  for i, r, v in zip(items.tolist(), reps.tolist(), kept.tolist(), strict=True)]
         on_pass = [v for v, p in values if p is True]
         on_fail = [v for v, p in values if p is False]
         out.append(
             Beside(
                 metric=metric,
                 kind=kinds.get(metric, "measure"),
-                imported=any(r.imported for r in rows),
+                imported=imported[metric],
                 n=len(values),
                 mean=_mean([v for v, _ in values]),
                 n_pass=len(on_pass),
@@ -266,18 +281,20 @@ def _faults(trajectories: Sequence[Trajectory]) -> dict[str, Any]:
 
 
 def passk_report(store: Store, run: Run) -> PassKReport:
-    """Curves for the headline metrics that pass or fail, and everything beside them."""
+    """Curves for the headline metrics that pass or fail, and everything beside them, all
+    under the crash rule (`stats.crashes`), as the run report has them."""
     manifest = store.manifest(run.run_id)
-    meta = {s["name"]: s for s in manifest.get("scorers", [])}
-    headline = [h for h in manifest.get("headline", []) if h in meta]
-    kinds: dict[str, ScoreKind] = {n: m.get("kind", "measure") for n, m in meta.items()}
-    rows_by_metric: dict[str, list[ScoreRecord]] = defaultdict(list)
-    for row in store.current_scores(run.run_id):
-        rows_by_metric[row.scorer].append(row)
-        kinds.setdefault(row.scorer, "measure")
-    shown = [h for h in headline if kinds[h] != "measure" and rows_by_metric.get(h)]
+    kinds = metric_kinds(manifest)
+    headline = [h for h in manifest.get("headline", []) if h in kinds]
+    columns = store.score_columns(run.run_id)
+    treated = treated_metrics(columns, kinds)
+    imported = {name: column.imported for name, column in columns.metrics.items()}
+    verdicts = {name: verdicts_of(treated[name], columns.item_ids)
+                for name in headline if kinds[name] != "measure" and name in treated}
+    shown = [name for name in headline if verdicts.get(name)]
     curves = {
-        name: curve(name, kinds[name], rows_by_metric[name], run.repeats, headline=True)
+        name: curve(name, kinds[name], verdicts[name], run.repeats, headline=True,
+                    imported=imported[name])
         for name in shown
     }
     notes: list[str] = []
@@ -286,7 +303,7 @@ def passk_report(store: Store, run: Run) -> PassKReport:
     binary = [n for n in shown if kinds[n] == "binary"]
     reference = binary[0] if binary else (shown[0] if shown else None)
     twins = _null_twins(store, run, curves, notes) if curves else []
-    beside = _beside(rows_by_metric, kinds, reference) if reference else []
+    beside = _beside(treated, kinds, imported, reference) if reference else []
     return PassKReport(
         run=run,
         trials=run.repeats,
@@ -296,6 +313,7 @@ def passk_report(store: Store, run: Run) -> PassKReport:
         beside=tuple(beside),
         notes=tuple(notes),
         faults=_faults(store.trajectories(run.run_id)),
+        repetitions=run_repetitions(store, run),
     )
 
 
@@ -305,6 +323,20 @@ def _table(*columns: str) -> Table:
     for column in columns:
         table.add_column(column, no_wrap=True)
     return table
+
+
+def unmeasured_lines(report: PassKReport) -> list[str]:
+    """Beside the curve, when there is anything to say: the crashes by cause, and at each k
+    the items left out for having fewer than k repetitions with a verdict."""
+    lines = [report.repetitions.crash_line()] if report.repetitions else []
+    short = [
+        f"{c.metric} " + ", ".join(f"k={p.k}: {p.n_left_out}" for p in c.points if p.n_left_out)
+        for c in report.curves if any(p.n_left_out for p in c.points)
+    ]
+    if short:
+        lines.append("left out at k (fewer than k measured repetitions with a verdict; n counts "
+                     "the rest): " + "; ".join(short))
+    return [line for line in lines if line]
 
 
 def render_passk(report: PassKReport) -> str:
@@ -328,6 +360,7 @@ def render_passk(report: PassKReport) -> str:
                 fmt_ci(p.pass_at_ci),
             )
     parts.append(curves)
+    parts += unmeasured_lines(report)
     if report.curves:
         reps = _table("rep", *(c.metric for c in report.curves))
         for r in range(k):
@@ -445,6 +478,7 @@ def passk_json(report: PassKReport) -> dict[str, Any]:
                         "pass_hat_k_ci": interval_json(p.pass_hat_ci),
                         "pass_at_k": p.pass_at,
                         "pass_at_k_ci": interval_json(p.pass_at_ci),
+                        "n_left_out": p.n_left_out,
                     }
                     for p in c.points
                 ],
@@ -493,6 +527,10 @@ def passk_json(report: PassKReport) -> dict[str, Any]:
             for b in report.beside
         },
         "faults": dict(report.faults),
+        "crashed": None if report.repetitions is None else {
+            "by_agent": report.repetitions.by_agent,
+            "by_harness": report.repetitions.by_harness,
+        },
         "notes": list(report.notes),
     }
 

@@ -16,6 +16,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from agent_assay.aggregates import RunStatus
 from agent_assay.model import Run
 from agent_assay.scoring.base import ScoreKind
 from agent_assay.stats.intervals import METHODS, Interval, exact_interval
@@ -234,6 +235,7 @@ def metric_json(m: MetricSummary) -> dict[str, Any]:
         "interval_refused": m.mean_refused,
         "clustered_ci": interval_json(m.clustered_ci),
         "n_pass_k": m.n_pass_k,
+        "n_left_out": m.n_left_out,
         "pass_k_items_with_fewer_than_k": "left out",
         "pass_hat_k": m.pass_hat_k,
         "pass_hat_k_ci": interval_json(m.pass_hat_k_ci),
@@ -261,13 +263,7 @@ def summary_json(summary: RunSummary) -> dict[str, Any]:
     run = summary.run
     return {
         "run": run_identity(run) | {"created_at": run.created_at, "env": dict(run.env)},
-        "status": {
-            "state": summary.status.state,
-            "expected": summary.status.expected,
-            "stored": summary.status.stored,
-            "crashed": summary.status.crashed,
-            "reasons": list(summary.status.reasons),
-        },
+        "status": status_json(summary.status),
         "metrics": {m.name: metric_json(m) for m in summary.metrics},
         "consistency": {
             "value": summary.consistency.value,
@@ -275,6 +271,22 @@ def summary_json(summary: RunSummary) -> dict[str, Any]:
             "n": summary.consistency.n,
             "note": summary.consistency.note,
         },
+    }
+
+
+def status_json(status: RunStatus) -> dict[str, Any]:
+    """A run's status in every JSON form: its state, its trajectories, its crashes by cause
+    and the items left out of pass^k and pass@k at the run's k, and the reasons."""
+    counted = status.repetitions
+    return {
+        "state": status.state,
+        "expected": status.expected,
+        "stored": status.stored,
+        "crashed": status.crashed,
+        "crashed_by_agent": counted.by_agent,
+        "crashed_by_harness": counted.by_harness,
+        "left_out": counted.left_out(),
+        "reasons": list(status.reasons),
     }
 
 

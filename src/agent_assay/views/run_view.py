@@ -3,7 +3,8 @@
 `runs show` answers "what is this run" before anyone reads its scores: the config and its
 parameters, the suite, the recorded environment (keys that make runs incomparable
 starred), its status and every event in order (who wrote each session, why one
-stopped), the crashed items with the errors stored for them, and the newest outcome of
+stopped), the crashed items with the errors stored for them and whose failure each
+was (the agent's or the harness's), and the newest outcome of
 each control with the verdict those outcomes add up to.
 """
 
@@ -17,10 +18,10 @@ from typing import TYPE_CHECKING, Any
 from agent_assay.aggregates import RunStatus, run_status
 from agent_assay.integrity.admissibility import Admissibility, assess
 from agent_assay.integrity.choices import JudgedChoices, judge_choices
-from agent_assay.model import Config, Run
+from agent_assay.model import AGENT_CRASH, Config, CrashCause, Run
 from agent_assay.store.store import RunEvent, Store
 from agent_assay.views.gates import verdict_json
-from agent_assay.views.render import run_identity
+from agent_assay.views.render import run_identity, status_json
 from agent_assay.writers import recorded_writer
 
 if TYPE_CHECKING:
@@ -32,6 +33,7 @@ class Crash:
     item_id: str
     repetition: int
     error: str
+    cause: CrashCause = AGENT_CRASH
 
 
 @dataclass(frozen=True)
@@ -60,21 +62,24 @@ def run_view(store: Store, run_id: str) -> RunView:
         suite_source=suite.source,
         status=run_status(store, run),
         events=events,
-        crashes=_crashes(events),
+        crashes=_crashes(events, store.crash_causes(run.run_id)),
         controls=tuple((o.kind, o.status) for o in outcomes),
         verdict=assess(store, run),
     )
 
 
-def _crashes(events: Sequence[RunEvent]) -> tuple[Crash, ...]:
+def _crashes(
+    events: Sequence[RunEvent], causes: Mapping[tuple[str, int], CrashCause]
+) -> tuple[Crash, ...]:
     """The crashed slots as their `item_crashed` events recorded them (a slot resumed after
-    a crash is recorded once per crash)."""
-    return tuple(
-        Crash(str(e.detail.get("item_id")), int(e.detail.get("repetition") or 0),
-              str(e.detail.get("error")))
-        for e in events
-        if e.event == "item_crashed" and isinstance(e.detail, Mapping)
-    )
+    a crash is recorded once per crash), each with the cause its stored trajectory records."""
+    crashes = []
+    for e in events:
+        if e.event == "item_crashed" and isinstance(e.detail, Mapping):
+            slot = (str(e.detail.get("item_id")), int(e.detail.get("repetition") or 0))
+            crashes.append(Crash(*slot, str(e.detail.get("error")),
+                                 causes.get(slot, AGENT_CRASH)))
+    return tuple(crashes)
 
 
 def _event_note(event: RunEvent) -> str:
@@ -114,7 +119,7 @@ def run_text(view: RunView, *, shown_crashes: int = 10) -> str:
     ]
     if view.crashes:
         lines.append(f"crashed ({len(view.crashes)}):")
-        lines += [f"  item {c.item_id} rep {c.repetition}: {c.error}"
+        lines += [f"  item {c.item_id} rep {c.repetition} (by the {c.cause}): {c.error}"
                   for c in view.crashes[:shown_crashes]]
         if len(view.crashes) > shown_crashes:
             lines.append(f"  ... and {len(view.crashes) - shown_crashes} more (--json lists all)")
@@ -146,12 +151,10 @@ def run_json(view: RunView) -> dict[str, Any]:
         "created_at": run.created_at,
         "environment": {k: {"value": v, "affects_results": k in run.affects_results}
                         for k, v in sorted(run.env.items())},
-        "status": {"state": view.status.state, "expected": view.status.expected,
-                   "stored": view.status.stored, "crashed": view.status.crashed,
-                   "reasons": list(view.status.reasons)},
+        "status": status_json(view.status),
         "events": [{"event": e.event, "at": e.at, "detail": e.detail} for e in view.events],
-        "crashes": [{"item_id": c.item_id, "repetition": c.repetition, "error": c.error}
-                    for c in view.crashes],
+        "crashes": [{"item_id": c.item_id, "repetition": c.repetition, "error": c.error,
+                     "cause": c.cause} for c in view.crashes],
         "controls": [{"kind": k, "status": s} for k, s in view.controls],
         **verdict_json(view.verdict),
         "reasons": list(view.verdict.reasons),
@@ -166,6 +169,7 @@ def run_result_json(result: RunResult, *, resumed: bool) -> dict[str, Any]:
         "written": result.written,
         "skipped": result.skipped,
         "crashed": result.crashed,
+        "crashed_by_harness": result.harness,
         "unreachable": result.unreachable,
         "first_crashes": list(result.first_crashes),
         "first_unreachable": result.first_unreachable,

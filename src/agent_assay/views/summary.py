@@ -2,8 +2,10 @@
 
 Per metric: the mean over items of each item's mean across repetitions, pass^k
 and pass@k at k = the run's repetitions, their intervals over items (n stated),
-and the per-repetition means. Across metrics: consistency, the share of items
-whose k proposal paths are byte-identical.
+and the per-repetition means, every one of them over the values `stats.crashes`
+lets in (an agent's crash fails, a harness's crash measures nothing). Across
+metrics: consistency, the share of items whose k proposal paths are
+byte-identical.
 """
 
 from __future__ import annotations
@@ -16,9 +18,16 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from agent_assay.aggregates import RunStatus, run_clusters, run_status
-from agent_assay.model import Run
-from agent_assay.scoring.base import ScoreKind, passes_each
+from agent_assay.aggregates import (
+    RunStatus,
+    metric_kinds,
+    run_clusters,
+    run_status,
+    treated_metrics,
+)
+from agent_assay.model import HARNESS_CRASH, Run
+from agent_assay.scoring.base import ScoreKind
+from agent_assay.stats.crashes import Treated
 from agent_assay.stats.intervals import Interval, exact_interval, interval_on_mean, mean_interval
 from agent_assay.stats.paired import clustered_interval
 from agent_assay.stats.passrates import pass_at_k, pass_hat_k
@@ -43,6 +52,8 @@ class MetricSummary:
     a constant measure); None when it has one."""
     n_pass_k: int = 0
     """Items with k values: what pass^k and pass@k average over (the rest are left out)."""
+    n_left_out: int = 0
+    """Items with a value but fewer than k: left out of pass^k and pass@k, and counted."""
     clustered_ci: Interval | None = None
     """The cluster-robust interval for the mean, when the report is asked to cluster."""
     pass_hat_k: float | None = None
@@ -84,21 +95,19 @@ class RunSummary:
 def _metric(
     name: str,
     meta: Mapping[str, Any],
-    column: MetricColumns | None,
+    column: MetricColumns,
+    treated: Treated,
     k: int,
     headline: bool,
     item_ids: Sequence[str],
     clusters: Mapping[str, str] | None = None,
 ) -> MetricSummary:
-    """One metric's figures from its columns. Each mean adds its values with Python's own
-    `sum`, in (item, repetition) order, exactly as a loop over the stored rows would, so
-    every figure is the same to the last bit however the values were read."""
+    """One metric's figures from its stored column (versions, whether imported) and its
+    values under the crash rule. Each mean adds its values with Python's own `sum`, in
+    (item, repetition) order, exactly as a loop over the stored rows would, so every figure
+    is the same to the last bit however the values were read."""
     kind: ScoreKind = meta.get("kind", "measure")
-    if column is None:
-        column = MetricColumns(np.zeros(0, np.int32), np.zeros(0, np.int32),
-                               np.zeros(0, np.float64), frozenset(), False)
-    known = ~np.isnan(column.values)
-    items, reps, values = column.items[known], column.repetitions[known], column.values[known]
+    items, reps, values = treated.in_means()
     present, starts, ends = _groups(items)
     listed = values.tolist()
     item_means = [sum(listed[a:b]) / (b - a) for a, b in zip(starts, ends, strict=True)]
@@ -127,10 +136,12 @@ def _metric(
     )
     if kind == "measure":
         return summary
-    passed = np.cumsum(passes_each(kind, values))
+    judged, _, verdicts = treated.in_pass_rates()
+    _, judged_starts, judged_ends = _groups(judged)
+    passed = np.cumsum(verdicts)
     hat: list[float] = []
     at: list[float] = []
-    for a, b in zip(starts, ends, strict=True):
+    for a, b in zip(judged_starts, judged_ends, strict=True):
         n = b - a
         if n < k:
             continue
@@ -140,6 +151,7 @@ def _metric(
     return replace(
         summary,
         n_pass_k=len(hat),
+        n_left_out=len(judged_starts) - len(hat),
         pass_hat_k=_mean(hat),
         pass_hat_k_ci=mean_interval(hat, "fraction"),
         pass_at_k=_mean(at),
@@ -209,15 +221,19 @@ def metric_summaries(
     order = [n for n in scorer_meta if n in columns.metrics] + sorted(
         n for n in columns.metrics if n not in scorer_meta
     )
-    shown = columns if items is None else columns.restricted(items)
+    treated = treated_metrics(columns, metric_kinds(manifest))
+    if items is not None:
+        keep = np.array([i in items for i in columns.item_ids], dtype=np.bool_)
+        treated = {name: t.restricted(keep) for name, t in treated.items()}
     return tuple(
         _metric(
             name,
             scorer_meta.get(name, {}),
-            shown.metrics.get(name),
+            columns.metrics[name],
+            treated[name],
             k,
             name in headline,
-            shown.item_ids,
+            columns.item_ids,
             clusters,
         )
         for name in order
@@ -231,14 +247,19 @@ def summarise(
     digests its blocks record, so no trajectory is decoded for them."""
     clustering = None if cluster is None else run_clusters(store, run, cluster)
     manifest = store.manifest(run.run_id)
-    metrics = metric_summaries(store.score_columns(run.run_id), manifest, run.repeats,
+    status = run_status(store, run)
+    columns = store.score_columns(run.run_id, crashes=status.crashed > 0)
+    metrics = metric_summaries(columns, manifest, run.repeats,
                                clustering.labels if clustering else None)
     paths = path_digests(store, run, check.paths if check is not None else {})
+    unmeasured = {(columns.item_ids[item], rep) for (item, rep), cause in columns.crashed.items()
+                  if cause == HARNESS_CRASH}
     return RunSummary(
         run=run,
-        status=run_status(store, run),
+        status=status,
         metrics=metrics,
-        consistency=consistency(paths, run.repeats),
+        consistency=consistency(
+            {slot: path for slot, path in paths.items() if slot not in unmeasured}, run.repeats),
         manifest=manifest,
         cluster=cluster,
         clusters=clustering.count if clustering else 0,

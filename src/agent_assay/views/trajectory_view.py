@@ -20,6 +20,7 @@ from rich.table import Table
 from agent_assay.errors import AssayError
 from agent_assay.model import Item, Run, ToolCall, Trajectory
 from agent_assay.statepaths import found, same, value_at
+from agent_assay.stats.crashes import WHAT_IT_COUNTS_AS
 from agent_assay.store.store import ScoreRecord, Store
 from agent_assay.views.render import console_text, fmt
 
@@ -184,7 +185,8 @@ def trajectory_text(view: TrajectoryView) -> str:
         f"run {view.run.run_id}  item {item.item_id}  repetition {t.repetition} of "
         f"{view.run.repeats}  ({view.run.adapter}/{view.run.config_name})",
         f"input: {_compact(dict(item.input), 200)}",
-        *([f"!!! crashed: {t.error}"] if t.crashed else []),
+        *([f"!!! crashed: {t.error}", f"    {WHAT_IT_COUNTS_AS[t.crash_cause]}"]
+          if t.crash_cause else []),
         path_line(view),
     ]
     turns = _table("turn", "proposed", "ok", "result", "gold", "")
@@ -219,6 +221,7 @@ def trajectory_json(view: TrajectoryView) -> dict[str, Any]:
         "repetition": view.trajectory.repetition,
         "repetitions": view.run.repeats,
         "crashed": view.trajectory.crashed,
+        "crash_cause": view.trajectory.crash_cause,
         "error": view.trajectory.error,
         "first_divergence": view.first_divergence,
         "turns": [

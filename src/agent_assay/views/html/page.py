@@ -19,6 +19,7 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
+from agent_assay.aggregates import treated_metrics
 from agent_assay.integrity.admissibility import (
     Admissibility,
     SinglePass,
@@ -26,7 +27,7 @@ from agent_assay.integrity.admissibility import (
 )
 from agent_assay.integrity.comparability import Comparison
 from agent_assay.model import Run
-from agent_assay.scoring.base import ScoreKind, passes
+from agent_assay.scoring.base import ScoreKind
 from agent_assay.stats.intervals import Interval
 from agent_assay.stats.paired import ALPHA
 from agent_assay.store.store import Store
@@ -49,7 +50,7 @@ from agent_assay.views.html import plots
 from agent_assay.views.html.levels import control_rows, levels
 from agent_assay.views.html.readonce import ReadOnce
 from agent_assay.views.html.trajectories import anchor, cards, definitions, trajectory_views
-from agent_assay.views.passk import PassKReport, passk_report
+from agent_assay.views.passk import PassKReport, passk_report, unmeasured_lines
 from agent_assay.views.render import (
     fmt,
     fmt_ci,
@@ -256,7 +257,7 @@ def _passk(report: PassKReport, headline: Sequence[MetricSummary]) -> PassK:
         f"{c.all_fail}, mixed: {c.n_items - c.all_pass - c.all_fail})"
         for c in report.curves
     ] if k > 1 else []
-    notes += list(report.notes)
+    notes += [*unmeasured_lines(report), *report.notes]
     points = tuple(
         (c.metric, p.k, p.n_items, fmt(p.pass_hat), fmt_ci(p.pass_hat_ci), fmt(p.pass_at),
          fmt_ci(p.pass_at_ci))
@@ -350,10 +351,16 @@ def _items(
     db: Store, run: Run, headline: Sequence[MetricSummary], views: Mapping[Any, Any]
 ) -> list[ItemRow]:
     kinds: dict[str, ScoreKind] = {m.name: m.kind for m in headline}
+    columns = db.score_columns(run.run_id)
+    treated = treated_metrics(columns, kinds)  # what the report's figures are made of
     values: dict[tuple[str, str], list[float]] = defaultdict(list)
-    for row in db.current_scores(run.run_id):
-        if row.scorer in kinds and row.value is not None:
-            values[(row.item_id, row.scorer)].append(row.value)
+    failed: set[tuple[str, str]] = set()
+    for name in kinds.keys() & treated.keys():
+        items, _, kept = treated[name].in_means()
+        for item, value in zip(items.tolist(), kept.tolist(), strict=True):
+            values[(columns.item_ids[item], name)].append(value)
+        items, _, passed = treated[name].in_pass_rates()
+        failed |= {(columns.item_ids[item], name) for item in items[~passed].tolist()}
     crashed: dict[str, int] = defaultdict(int)
     for (item_id, _), view in views.items():
         crashed[item_id] += bool(view.trajectory.crashed)
@@ -361,10 +368,10 @@ def _items(
     rows = []
     for position, item_id in enumerate(run.item_ids, 1):
         cells = []
-        for name, kind in kinds.items():
+        for name in kinds:
             got = values.get((item_id, name), [])
             mean = sum(got) / len(got) if got else None
-            cells.append((fmt(mean), any(passes(kind, v) is False for v in got)))
+            cells.append((fmt(mean), (item_id, name) in failed))
         rows.append(ItemRow(
             item_id, ", ".join(tags.get(item_id, ())),
             tuple((r, anchor(position, r)) for r in range(1, run.repeats + 1)),

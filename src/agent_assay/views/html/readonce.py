@@ -47,7 +47,9 @@ class ReadOnce(Store):
         every = self._scores[run_id]
         return list(every) if item_id is None else [r for r in every if r.item_id == item_id]
 
-    def score_columns(self, run_id: str) -> ScoreColumns:
+    def score_columns(self, run_id: str, *, crashes: bool = True) -> ScoreColumns:
+        """Read once, crashed slots included whatever `crashes` says (the page's other
+        views need them)."""
         if run_id not in self._columns:
             self._columns[run_id] = super().score_columns(run_id)
         return self._columns[run_id]

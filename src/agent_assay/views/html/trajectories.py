@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agent_assay.model import Run, ToolCall
+from agent_assay.stats.crashes import WHAT_IT_COUNTS_AS
 from agent_assay.store.store import ScoreRecord, Store
 from agent_assay.views.render import fmt
 from agent_assay.views.trajectory_view import (
@@ -84,6 +85,8 @@ class Card:
     input: str = ""
     crashed: bool = False
     error: str = ""
+    crash_means: str = ""
+    """What the crash counts as, by its cause (empty when it did not crash)."""
     path: str = ""
     turns: tuple[TurnRow, ...] = ()
     outcome: str = ""
@@ -155,6 +158,7 @@ def card(view: TrajectoryView, slot_anchor: str, before: str, after: str,
         input=once("input", item.input, lambda data: compact(dict(data))),
         crashed=t.crashed,
         error=t.error or "",
+        crash_means=WHAT_IT_COUNTS_AS[t.crash_cause] if t.crash_cause else "",
         path=path_line(view),
         turns=tuple(turns),
         outcome=f"outcome: {t.outcome!r} (gold {item.gold.outcome!r})",
