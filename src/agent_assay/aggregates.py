@@ -21,6 +21,7 @@ from agent_assay.model import Item, Run, Trajectory
 from agent_assay.scoring.base import ScoreKind, Scorer, ScoringContext
 from agent_assay.scoring.registry import score_all
 from agent_assay.stats.crashes import Repetitions, Treated, repetitions, treat
+from agent_assay.stats.paired import ALPHA, CLUSTERS_FLOOR, CLUSTERS_TRUSTED, FPR_BOUND
 from agent_assay.store.score_columns import ScoreColumns
 from agent_assay.store.store import SESSION_EVENTS, Store
 from agent_assay.writers import Liveness, liveness, recorded_writer
@@ -220,3 +221,41 @@ def clusters_of(store: Store, run: Run, spec: str) -> dict[str, str]:
         tags = [t for t in item.tags if t.startswith(prefix)]
         found[item.item_id] = tags[0] if tags else "(none)"
     return found
+
+
+@dataclass(frozen=True)
+class Clustering:
+    """A run's items by cluster, and what the clustered test can be trusted with there."""
+
+    labels: Mapping[str, str]
+    """item id -> cluster, for the run's items."""
+    count: int
+    warning: str | None
+    """A line to print when there are fewer clusters than the test was measured to hold at."""
+
+
+def run_clusters(store: Store, run: Run, spec: str) -> Clustering:
+    """The run's items clustered as `spec` says, judged by `cluster_warning`."""
+    suite = clusters_of(store, run, spec)
+    labels = {item: suite.get(item, "(none)") for item in run.item_ids}
+    count = len(set(labels.values()))
+    return Clustering(labels, count, cluster_warning(count, spec))
+
+
+def cluster_warning(count: int, spec: str) -> str | None:
+    """Refuse fewer clusters than CLUSTERS_FLOOR; warn below CLUSTERS_TRUSTED. Where the
+    cluster-robust test was measured to hold its false-positive rate, and where it held it
+    only for effects spread evenly around zero (`docs/statistics-measured.md`)."""
+    if count < CLUSTERS_FLOOR:
+        raise AssayError(
+            f"--cluster {spec} puts the run's items in {count} cluster(s); a cluster-robust "
+            f"figure needs at least {CLUSTERS_FLOOR} (with fewer, the clustered test rejected "
+            f"a true null more than {FPR_BOUND:.2f} of the time at {ALPHA:.2f} in simulation): "
+            "cluster by a tag with more values, or leave out --cluster, which assumes the "
+            "items independent")
+    if count >= CLUSTERS_TRUSTED:
+        return None
+    return (f"warning: {count} clusters, fewer than the {CLUSTERS_TRUSTED} from which the "
+            f"clustered test kept to {FPR_BOUND:.2f} false positives at {ALPHA:.2f} in every "
+            "simulated case; an effect concentrated in a few clusters can make it reject a "
+            "true null more often, so read its p-values and intervals as approximate")

@@ -20,7 +20,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agent_assay.aggregates import clusters_of
+from agent_assay.aggregates import run_clusters
 from agent_assay.errors import AssayError
 from agent_assay.findings import Finding
 from agent_assay.integrity.admissibility import Admissibility, Integrity, assess, integrity
@@ -465,14 +465,15 @@ def report(
     notice: Notice = _quiet,
 ) -> Report:
     """The run's report, verdict first; a tampered run gets its findings and no number.
-    `cluster` ('tag' or 'tag:PREFIX') adds a cluster-robust interval beside each mean;
+    `cluster` ('tag' or 'tag:PREFIX') adds a cluster-robust interval beside each mean
+    (refused with fewer clusters than `stats.paired.CLUSTERS_FLOOR`);
     `by_tag` adds a row per tag; `items` lists one metric per item (`failed`: only the
     items that failed it at some repetition)."""
     if failed and items is None:
         raise AssayError("--failed needs --items METRIC (the metric the items failed)")
     db, target, unproven = _opened(run, store=store, notice=notice, twins=True)
     if cluster is not None:
-        clusters_of(db, target, cluster)  # a bad spec is refused before anything renders
+        run_clusters(db, target, cluster)  # a bad spec, or too few clusters, is refused first
     state = integrity(db, target)
     if unproven:  # a bundle that disagrees with its own rows is TAMPERED
         state = Integrity((*unproven, *state.findings), state.check)
@@ -504,8 +505,10 @@ class ComparisonResult:
 def compare(
     run_a: str, run_b: str, *, store: StoreLike, force: bool = False, cluster: str | None = None
 ) -> ComparisonResult:
-    """A paired comparison, refused (exit 2) when the runs are not comparable; `cluster`
-    adds a cluster-robust interval to each difference."""
+    """A paired comparison, refused (exit 2) when the runs are not comparable. Each metric's
+    p-value and interval come from one paired t on item means; `cluster` ('tag' or
+    'tag:PREFIX') makes both cluster-robust, and is refused (AssayError) with fewer
+    clusters than `stats.paired.CLUSTERS_FLOOR`."""
     comparison = compare_runs(open_db(store, read_only=True), run_a, run_b, cluster)
     sound = comparison.sound or (force and not comparison.tampered)
     text = comparison_text(comparison, forced=force)

@@ -145,30 +145,3 @@ def test_plan_prints_items_and_repeats_for_each_effect(store: Store, tmp_path) -
         assert beyond.code == 1 and reason in beyond.err and beyond.traceback is None
         assert len(beyond.err.splitlines()) == 1 and beyond.out == ""
 
-
-def test_report_cluster_adds_the_clustered_interval_and_refuses_a_bad_spec(
-    store: Store,
-) -> None:
-    run = toy_run(store, RichToyAdapter(), "noisy", repeats=3)
-    db = str(store.engine.url.database)
-    done = invoke("report", run.run_id, "--cluster", "tag", "--db", db)
-    assert done.code == 0 and done.traceback is None, done.err
-    assert "CI by tag" in done.out and "over 3 clusters of items" in done.out
-    plain = invoke("report", run.run_id, "--db", db)
-    assert "CI by tag" not in plain.out
-    bad = invoke("report", run.run_id, "--cluster", "family", "--db", db)
-    assert bad.code == 1 and bad.err.startswith("error: --cluster must be 'tag'")
-    assert len(bad.err.splitlines()) == 1 and bad.out == ""
-
-
-def test_compare_cluster_adds_the_clustered_interval_to_each_difference(store: Store) -> None:
-    good = toy_run(store, RichToyAdapter(), "good", repeats=3)
-    noisy = toy_run(store, RichToyAdapter(), "noisy", repeats=3)
-    db = str(store.engine.url.database)
-    done = invoke("compare", good.run_id, noisy.run_id, "--force", "--cluster", "tag",
-                  "--db", db)
-    assert done.traceback is None, done.traceback
-    exact = [line for line in done.out.splitlines() if line.startswith("trajectory.exact:")]
-    assert len(exact) == 1 and " clustered [" in exact[0]
-    plain = invoke("compare", good.run_id, noisy.run_id, "--force", "--db", db)
-    assert " clustered [" not in plain.out

@@ -203,27 +203,25 @@ def test_values_a_kind_cannot_take_are_refused_not_bounded() -> None:
         intervals.interval_on_mean([1.0], "ratio")  # type: ignore[arg-type]
 
 
-def test_identical_runs_get_an_interval_around_zero() -> None:
-    low, high = paired.difference_interval([0.0] * 20) or (0.0, 0.0)
-    assert low < 0.0 < high
-    assert paired.difference_interval([1.0] * 20) == pytest.approx(
-        (2 * (intervals.exact_interval(20, 20) or (0, 0))[0] - 1, 1.0))
-
-
 def test_clustered_interval_by_hand() -> None:
-    values = [1.0, 1.0, 0.0, 0.0, 1.0, 0.0]
-    clusters = ["a", "a", "b", "b", "c", "c"]
-    mean = 0.5  # cluster residual sums: a +1, b -1, c 0
-    se = math.sqrt(3 / 2 * (1 + 1 + 0)) / 6
-    half = float(scipy_t.ppf(0.975, 2)) * se
+    values = [1.0, 1.0, 0.0, 0.0, 1.0, 0.0, 1.0, 1.0, 0.0, 0.0, 1.0, 0.0, 1.0, 1.0, 0.0, 1.0]
+    clusters = [name for name in "abcdefgh" for _ in range(2)]
+    mean = 9 / 16
+    sums = [values[i] + values[i + 1] - 2 * mean for i in range(0, 16, 2)]
+    # equal clusters of 2 in 16: the CR2 factor 1 / (1 - 2/16) = 8/7, and df = G - 1 = 7
+    se = math.sqrt(8 / 7 * sum(r * r for r in sums)) / 16
+    half = float(scipy_t.ppf(0.975, 7)) * se
     assert paired.clustered_interval(values, clusters) == pytest.approx(
         (max(0.0, mean - half), min(1.0, mean + half)))
-    assert paired.clustered_interval(values, ["a"] * 6) is None  # one cluster shows no spread
+    # below the floor the interval is not given: three clusters, or one
+    assert paired.CLUSTERS_FLOOR > 3
+    assert paired.clustered_interval(values, [c if c < "d" else "c" for c in clusters]) is None
+    assert paired.clustered_interval(values, ["a"] * 16) is None
 
 
 def test_clustering_widens_the_interval_when_clusters_move_together() -> None:
-    values = [1.0] * 10 + [0.0] * 10
-    by_item = paired.clustered_interval(values, [str(i) for i in range(20)])
-    by_half = paired.clustered_interval(values, ["x"] * 10 + ["y"] * 10)
-    assert by_item is not None and by_half is not None
-    assert by_half[1] - by_half[0] > by_item[1] - by_item[0]
+    values = [1.0] * 40 + [0.0] * 40
+    by_item = paired.clustered_interval(values, [str(i) for i in range(80)])
+    by_ten = paired.clustered_interval(values, [str(i // 10) for i in range(80)])
+    assert by_item is not None and by_ten is not None
+    assert by_ten[1] - by_ten[0] > by_item[1] - by_item[0]

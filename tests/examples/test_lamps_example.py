@@ -55,4 +55,5 @@ def test_the_example_adapter_reaches_admissible_and_compares(registered: Path) -
     assert shown.out.splitlines()[3].startswith("ADMISSIBLE -- ")
     compared = ok(invoke("compare", runs["careful"], runs["hasty"], "--db", db))
     assert "UNSOUND" not in compared.out and "REFUSED" not in compared.out
-    assert re.search(r"^trajectory\.exact: A 1\.0000  B 0\.3333  B-A -0\.6667", compared.out, re.M)
+    assert re.search(r"^trajectory\.exact \*: A 1\.0000  B 0\.3333  B-A -0\.6667 \[", compared.out,
+                     re.M)  # a headline metric, with the interval of its paired t

@@ -38,7 +38,12 @@ from agent_assay.scoring.base import ScoreKind, ScoreValue, ScoringContext
 from agent_assay.store import Store, open_store
 from agent_assay.store.store import open_existing_store
 from agent_assay.version import harness_version
-from agent_assay.views.gates import admissibility_lines, evidence_line, tampered_lines
+from agent_assay.views.gates import (
+    admissibility_lines,
+    evidence_line,
+    headline_line,
+    tampered_lines,
+)
 from agent_assay.views.html import comparison_page, run_page
 from agent_assay.views.html.trajectories import trajectory_views
 from agent_assay.views.trajectory_view import trajectory_view
@@ -484,6 +489,19 @@ def test_a_forced_comparison_is_stamped_unsound_everywhere(comparison: Compariso
     for m in comparison.metrics:
         assert f"{m.difference:+.4f}" in page.all_text
     links_land_once(page)
+
+
+def test_the_comparison_page_names_differing_headlines_and_why_an_interval_is_missing(
+        comparison: Comparison) -> None:
+    page = Page(comparison_page(comparison, forced=True))
+    assert headline_line(comparison) in page.all_text
+    assert any(m.headline for m in comparison.metrics)
+    for m in comparison.metrics:
+        label = m.metric + (" *" if m.headline else "")
+        assert f"<td>{label}</td>" in page.html
+        if m.ci is None:
+            assert m.no_ci and m.no_ci in page.all_text
+    assert any(m.ci is None for m in comparison.metrics)  # the toy has metrics no item moves
 
 
 def test_a_sound_comparison_is_compared(comparison: Comparison) -> None:

@@ -179,7 +179,7 @@ def test_split_trials_compare_soundly_except_admissibility(
     reward = next(m for m in comparison.metrics if m.metric == "tau.reward")
     assert (reward.n_items, reward.mean_a, reward.mean_b) == (50, 43 / 100, 41 / 100)
     text = comparison_text(comparison, forced=True)
-    assert "tau.reward: A 0.4300  B 0.4100  B-A -0.0200" in text
+    assert "tau.reward *: A 0.4300  B 0.4100  B-A -0.0200" in text  # a headline metric
 
 
 def test_a_different_suite_is_refused(

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import jsonschema
 import pytest
+from scipy import stats as scipy_stats
 
 from agent_assay.controls.execute import run_controls
 from agent_assay.errors import AssayError
@@ -17,9 +19,11 @@ from agent_assay.runner import (
     select_items,
     start_run,
 )
+from agent_assay.schemas import schema
 from agent_assay.scoring.base import ScoreKind, ScoreValue, ScoringContext
+from agent_assay.stats.paired import ALPHA
 from agent_assay.store import Store
-from agent_assay.views.gates import UNSOUND, comparison_text, report_text
+from agent_assay.views.gates import UNSOUND, comparison_json, comparison_text, report_text
 from tests.support.toy import RichToyAdapter, ToyAdapter
 
 
@@ -82,7 +86,9 @@ def test_sound_comparison_reports_paired_tests(store: Store) -> None:
     assert {m.code for m in comparison.mismatches} == {"RUN_INADMISSIBLE"}
     metric = {m.metric: m for m in comparison.metrics}["state.assertions"]
     assert metric.mean_a == 1.0 and metric.mean_b == 0.0
-    assert metric.test == "Wilcoxon signed-rank"  # fraction metric: not McNemar
+    # every switch item lost its state: no spread, so the sign test over the 8 items
+    assert metric.test == "sign test over 8 items, every difference equal"
+    assert metric.p_value == pytest.approx(2 * 0.5**8) and metric.ci == (-1.0, -1.0)
 
 
 def test_comparing_a_run_with_itself_is_an_error(store: Store) -> None:
@@ -91,14 +97,59 @@ def test_comparing_a_run_with_itself_is_an_error(store: Store) -> None:
         compare_runs(store, a.run_id, a.run_id)
 
 
-def test_mcnemar_is_exact_on_binary_pairs() -> None:
+def test_binary_pairs_get_the_paired_t_and_its_own_interval() -> None:
     a = {f"i{n}": [1.0] for n in range(10)}
     b = {f"i{n}": [0.0 if n < 6 else 1.0] for n in range(10)}
     result = paired("trajectory.exact", "binary", a, b)
     assert result is not None
-    assert result.test == "exact McNemar (0 gained, 6 lost)"
-    assert result.p_value == pytest.approx(2 * 0.5**6)  # two-sided binomial, 6 of 6 discordant
-    assert result.difference == pytest.approx(-0.6)
+    assert result.test == "paired t on item means, df 9"
+    diffs = [-1.0] * 6 + [0.0] * 4
+    expected = scipy_stats.ttest_1samp(diffs, 0.0)
+    assert result.p_value == pytest.approx(expected.pvalue)
+    ci = expected.confidence_interval(0.95)
+    assert result.ci == pytest.approx((ci.low, ci.high))
+    assert result.difference == pytest.approx(-0.6) and result.differing == 6
+
+
+def test_a_metric_where_no_item_differs_says_so_instead_of_an_interval(store: Store) -> None:
+    a = make_run(store, RichToyAdapter(), "good", controls=False)
+    b = make_run(store, RichToyAdapter(), "good", controls=False)
+    comparison = compare_runs(store, a.run_id, b.run_id)
+    same = {m.metric: m for m in comparison.metrics}["trajectory.exact"]
+    assert (same.ci, same.p_value, same.no_ci) == (None, None, "no item differs")
+    text = comparison_text(comparison, forced=True)
+    line = next(x for x in text.splitlines() if x.startswith("trajectory.exact *:"))
+    assert line == (f"trajectory.exact *: A 1.0000  B 1.0000  B-A +0.0000  no item differs "
+                    f"(n=12)  [{UNSOUND}]")
+    data = comparison_json(comparison, forced=True)
+    jsonschema.validate(data, schema("compare"))
+    row = {m["metric"]: m for m in data["metrics"]}["trajectory.exact"]
+    assert (row["ci"], row["p_value"], row["no_ci_reason"]) == (None, None, "no item differs")
+    assert not row["differs"] and row["differing"] == 0
+
+
+def test_headline_metrics_are_marked_and_one_line_says_which_differ(store: Store) -> None:
+    a = make_run(store, RichToyAdapter(), "good", controls=False)
+    b = make_run(store, RichToyAdapter(), "wrong_arg", controls=False)
+    comparison = compare_runs(store, a.run_id, b.run_id)
+    headline = {m.metric for m in comparison.metrics if m.headline}
+    assert headline == {"trajectory.exact", "outcome.match", "state.assertions"}
+    differing = [m for m in comparison.metrics if m.headline and m.p_value is not None
+                 and m.p_value < ALPHA]
+    assert differing and all(m.ci is not None and m.ci[1] < 0 for m in differing)
+    text = comparison_text(comparison, forced=True).splitlines()
+    assert {x.split(":")[0] for x in text if x.split(":")[0].endswith(" *")} == {
+        f"{name} *" for name in headline}
+    named = ", ".join(f"{m.metric} ({m.difference:+.4f})" for m in differing)
+    summary = f"headline metrics that differ (p < 0.05): {named}  [{UNSOUND}]"
+    assert summary in text
+    data = comparison_json(comparison, forced=True)
+    assert data["headline_differ"] == [m.metric for m in differing]
+    assert data["headline_summary"] == summary.removesuffix(f"  [{UNSOUND}]")
+    assert {m["metric"] for m in data["metrics"] if m["headline"]} == headline
+    same = compare_runs(store, a.run_id, make_run(store, RichToyAdapter(), "good",
+                                                  controls=False).run_id)
+    assert "no headline metric differs (p < 0.05)" in comparison_text(same, forced=True)
 
 
 def test_inadmissible_report_opens_with_the_banner_before_numbers(store: Store) -> None:

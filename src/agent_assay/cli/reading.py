@@ -34,7 +34,8 @@ def write_page(path: Path, page: str, what: str) -> None:
 @click.option("--headline-only", is_flag=True, help="Only the adapter's headline metrics.")
 @click.option("--passk-curve", is_flag=True, help="Append pass^k and pass@k for k = 1..k.")
 @click.option("--cluster", default=None, metavar="tag|tag:PREFIX",
-              help="Add a cluster-robust interval, items clustered by a tag.")
+              help="Add a cluster-robust interval, items clustered by a tag (refused with "
+                   "too few clusters).")
 @click.option("--by-tag", is_flag=True, help="Append every headline metric per tag, with n.")
 @click.option("--items", "items_metric", default=None, metavar="METRIC",
               help="Append METRIC for every item, a column per repetition.")
@@ -81,7 +82,8 @@ def report_command(
 @click.argument("run_b")
 @click.option("--force", is_flag=True, help="Compare anyway; every line is stamped unsound.")
 @click.option("--cluster", default=None, metavar="tag|tag:PREFIX",
-              help="Add a cluster-robust interval, items clustered by a tag.")
+              help="Make every p-value and interval cluster-robust, items clustered by a "
+                   "tag (refused with too few clusters).")
 @json_option("the comparison (a refused one too)")
 @html_option
 @db_option
@@ -89,7 +91,10 @@ def compare_command(
     run_a: str, run_b: str, force: bool, cluster: str | None, as_json: bool,
     html: Path | None, db: str,
 ) -> int:
-    """Paired comparison of two runs, refused (exit 2) when they are not comparable."""
+    """Paired comparison of two runs, refused (exit 2) when they are not comparable.
+
+    Each metric gets B - A over the items both runs scored, with the interval and p-value of
+    one paired t on item means, so the interval leaves out 0 exactly when p < 0.05."""
     from agent_assay import api
     from agent_assay.views.gates import comparison_json
 

@@ -14,17 +14,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from agent_assay.aggregates import clusters_of, item_values, scorer_versions
+from agent_assay.aggregates import item_values, run_clusters, scorer_versions
 from agent_assay.errors import AssayError
 from agent_assay.integrity.admissibility import Admissibility, Integrity, assess
 from agent_assay.model import Run
 from agent_assay.stats.intervals import Interval
-from agent_assay.stats.paired import (
-    clustered_interval,
-    difference_interval,
-    mcnemar_p,
-    signed_rank_p,
-)
+from agent_assay.stats.paired import ALPHA, CLUSTERS_FLOOR, Difference, paired_difference
 from agent_assay.store.store import Store
 
 
@@ -36,6 +31,10 @@ class Mismatch:
 
 @dataclass(frozen=True)
 class PairedMetric:
+    """One metric of two runs, paired by item: B - A with the interval and p-value of one
+    statistic (`stats.paired.paired_difference`), so the interval leaves out 0 exactly
+    when p < ALPHA."""
+
     metric: str
     kind: str
     n_items: int
@@ -43,10 +42,23 @@ class PairedMetric:
     mean_b: float
     difference: float
     ci: Interval | None
-    p_value: float
+    p_value: float | None
+    """None when nothing was tested (no item differs, or too few clusters)."""
     test: str
-    clustered_ci: Interval | None = None
-    """The cluster-robust interval of the difference, when asked to cluster."""
+    """What was run, in words ("paired t on item means, df 103"), or why nothing was."""
+    no_ci: str | None = None
+    """Why there is no interval, when there is none ("no item differs")."""
+    headline: bool = False
+    differing: int = 0
+    """Items whose difference is not zero."""
+    clusters: int | None = None
+    """Clusters among the metric's items when the comparison is clustered."""
+    df: float | None = None
+
+    @property
+    def differs(self) -> bool:
+        """p below ALPHA (which is the interval leaving out 0)."""
+        return self.p_value is not None and self.p_value < ALPHA
 
 
 @dataclass(frozen=True)
@@ -62,6 +74,16 @@ class Comparison:
     verdict_a: Admissibility | None = None
     verdict_b: Admissibility | None = None
     """Each run's verdict, so a comparison names what either run's verdict waived."""
+    cluster: str | None = None
+    """How items were clustered ('tag' or 'tag:PREFIX'); None: every item on its own."""
+    clusters: int = 0
+    """Clusters among the compared items, when clustered."""
+    cluster_warning: str | None = None
+    """Set when there are fewer clusters than the clustered test was measured to hold at."""
+
+    def headline_differences(self) -> tuple[PairedMetric, ...]:
+        """The headline metrics whose difference is below ALPHA."""
+        return tuple(m for m in self.metrics if m.headline and m.differs)
 
     @property
     def sound(self) -> bool:
@@ -138,44 +160,60 @@ def paired(
     a: Mapping[str, list[float]],
     b: Mapping[str, list[float]],
     clusters: Mapping[str, str] | None = None,
+    *,
+    headline: bool = False,
 ) -> PairedMetric | None:
+    """B - A over the items both runs have a value for, each item's repetitions averaged
+    first; with `clusters` (item -> cluster) the test and interval are cluster-robust."""
     common = sorted(a.keys() & b.keys())
     if not common:
         return None
     xa = [sum(a[i]) / len(a[i]) for i in common]
     xb = [sum(b[i]) / len(b[i]) for i in common]
-    diffs = [y - x for x, y in zip(xa, xb, strict=True)]
-    binary = kind == "binary" and all(v in (0.0, 1.0) for v in xa + xb)
-    if binary:
-        gained = sum(x == 0.0 and y == 1.0 for x, y in zip(xa, xb, strict=True))
-        lost = sum(x == 1.0 and y == 0.0 for x, y in zip(xa, xb, strict=True))
-        p = mcnemar_p(gained, lost)
-        test = f"exact McNemar ({gained} gained, {lost} lost)"
-    elif any(d != 0 for d in diffs):
-        p = signed_rank_p(diffs)
-        test = "Wilcoxon signed-rank"
-    else:
-        p, test = 1.0, "no item differs"
+    labels = None if clusters is None else [clusters.get(i, "(none)") for i in common]
+    found = paired_difference([y - x for x, y in zip(xa, xb, strict=True)], labels)
+    few = labels is not None and found.differing > 0 and found.clusters < CLUSTERS_FLOOR
     return PairedMetric(
         metric=metric,
         kind=kind,
         n_items=len(common),
         mean_a=sum(xa) / len(xa),
         mean_b=sum(xb) / len(xb),
-        difference=sum(diffs) / len(diffs),
-        ci=difference_interval(diffs),
-        p_value=p,
-        test=test,
-        clustered_ci=None if clusters is None
-        else clustered_interval(diffs, [clusters.get(i, "(none)") for i in common]),
+        difference=found.mean,
+        ci=None if few else found.ci,
+        p_value=None if few or found.method == "none" else found.p_value,
+        test=_too_few(found.clusters) if few else method_words(found),
+        no_ci=_too_few(found.clusters) if few else found.no_ci,
+        headline=headline,
+        differing=found.differing,
+        clusters=found.clusters if labels is not None else None,
+        df=found.df,
     )
+
+
+def _too_few(clusters: int) -> str:
+    return (f"its items fall in {clusters} cluster(s), fewer than the {CLUSTERS_FLOOR} "
+            "the clustered test needs")
+
+
+def method_words(found: Difference) -> str:
+    """What `found` rests on, in the words every form of a comparison prints."""
+    if found.method == "t" and found.df is not None:
+        if found.clustered:
+            return f"cluster-robust paired t, {found.clusters} clusters, df {found.df:.1f}"
+        return f"paired t on item means, df {found.df:g}"
+    if found.method == "sign":
+        unit = "clusters" if found.clustered else "items"
+        return f"sign test over {found.clusters} {unit}, every difference equal"
+    return found.no_ci or "not tested"
 
 
 def compare_runs(
     store: Store, run_a: str, run_b: str, cluster: str | None = None
 ) -> Comparison:
     """The paired comparison of two runs; `cluster` ('tag' or 'tag:PREFIX', by run A's
-    suite) adds a cluster-robust interval to each difference."""
+    suite) makes every test and interval cluster-robust, and is refused with fewer
+    clusters than the test holds at."""
     if run_a == run_b:
         raise AssayError(f"cannot compare run {run_a} with itself")
     a, b = store.get_run(run_a), store.get_run(run_b)
@@ -183,22 +221,15 @@ def compare_runs(
     found = mismatches(store, a, b, (va, vb))
     if va.tampered or vb.tampered:
         return Comparison(a, b, tuple(found), (), (), (), va.integrity, vb.integrity, va, vb)
+    clustering = None if cluster is None else run_clusters(store, a, cluster)
     ta, tb = _item_means(store, a), _item_means(store, b)
-    clusters = None if cluster is None else clusters_of(store, a, cluster)
-    kinds = {
-        s["name"]: s["kind"]
-        for run in (a, b)
-        for s in store.manifest(run.run_id).get("scorers", [])
-    }
+    manifests = [store.manifest(run.run_id) for run in (a, b)]
+    kinds = {s["name"]: s["kind"] for m in manifests for s in m.get("scorers", [])}
+    headline = {name for m in manifests for name in m.get("headline", [])}
     metrics: list[PairedMetric] = []
     for name in sorted(ta.keys() & tb.keys()):
-        result = paired(
-            name,
-            kinds.get(name, "measure"),
-            ta[name],
-            tb[name],
-            clusters,
-        )
+        result = paired(name, kinds.get(name, "measure"), ta[name], tb[name],
+                        clustering.labels if clustering else None, headline=name in headline)
         if result is not None:
             metrics.append(result)
     return Comparison(
@@ -212,8 +243,12 @@ def compare_runs(
         vb.integrity,
         va,
         vb,
+        cluster,
+        clustering.count if clustering else 0,
+        clustering.warning if clustering else None,
     )
 
 
 def tested_count(metrics: Sequence[PairedMetric]) -> int:
-    return sum(m.test != "no item differs" for m in metrics)
+    """Metrics that were tested (some item differs, enough clusters)."""
+    return sum(m.p_value is not None for m in metrics)

@@ -1,42 +1,47 @@
-"""Two runs on the same items: the paired difference, its interval and its test.
+"""Two runs on the same items: the paired difference, its interval and its test, and the
+cluster-robust error a mean over clustered items shares with it.
 
-One statistic gives both: t = mean difference / its standard error, where the error is
-cluster-robust with each cluster's residuals summed before squaring (by default every
-item is its own cluster, which is the ordinary paired t). The CR2 small-sample factor
-1/(1 - n_g/N) divides each cluster's squared sum; with singleton clusters it makes the
-error exactly s/sqrt(N). The interval is mean +- t(G-1, 0.975) x error and the p-value
-is 2 x P(T(G-1) > |t|), so the interval excludes 0 exactly when p < 0.05.
+One statistic gives both figures of a difference: t = mean / standard error, with the
+interval mean +- t(df, 0.975) x error and the p-value 2 x P(T(df) > |t|), so the interval
+excludes 0 exactly when p < 0.05. The error is CR2 (Bell and McCaffrey): each cluster's
+residuals are summed, squared and divided by 1 - n_g/N, which for an intercept-only model
+is exactly what CR2's adjustment matrix does. The degrees of freedom are Imbens and
+Kolesar's: the Satterthwaite match of that estimator under a working model of cluster
+random effects whose share of the variance is read from the data. By default every item
+is its own cluster: the error is then s/sqrt(N) and df = N - 1, the ordinary paired t on
+item means (an item's repetitions are averaged first, so the item is the unit).
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Literal
 
 import numpy as np
+import numpy.typing as npt
 from scipy import special
 
-from agent_assay.stats.intervals import (
-    CONFIDENCE,
-    Interval,
-    bootstrap_mean,
-    bounded,
-    exact_interval,
-)
+from agent_assay.stats.intervals import CONFIDENCE, Interval, bounded
+
+ALPHA = round(1 - CONFIDENCE, 12)
+"""The level a p-value is read at: the one the interval is built for, so they agree (0.05,
+not the 0.050000000000000044 that 1 - 0.95 comes to in floating point)."""
+
+FPR_BOUND = 0.06
+"""The false-positive rate at ALPHA a clustered test must keep to in the simulated cases of
+`tools/stats_agreement.py` (the cluster counts below are read from there, and a test holds
+them equal to `reports/stats/agreement.json`)."""
+CLUSTERS_FLOOR = 8
+"""The fewest clusters from which every symmetric case (cluster effects spread evenly
+around zero) kept to FPR_BOUND: fewer are refused."""
+CLUSTERS_TRUSTED = 20
+"""The fewest from which every case did, skewed ones too (an effect concentrated in a few
+clusters): fewer, down to the floor, carry a warning."""
 
 
-def difference_interval(diffs: Sequence[float]) -> Interval | None:
-    """The interval for a mean paired difference. Differences of [0, 1] values lie in
-    [-1, 1]: they are mapped onto [0, 1], given the exact interval, and mapped back (so
-    identical runs get a non-empty interval around 0, not a point); others bootstrap."""
-    if diffs and all(-1.0 <= d <= 1.0 for d in diffs):
-        shifted = exact_interval(math.fsum((d + 1) / 2 for d in diffs), len(diffs))
-        assert shifted is not None
-        return (2 * shifted[0] - 1, 2 * shifted[1] - 1)
-    return bootstrap_mean(diffs)
-
-
+# The mutation control's one-sided tests (compare no longer uses them).
 def mcnemar_p(worse: int, better: int, *, one_sided: bool = False) -> float:
     """Exact McNemar: a binomial test on the discordant pairs (1.0 when there are none)."""
     if worse + better == 0:
@@ -56,30 +61,87 @@ def signed_rank_p(diffs: Sequence[float], *, one_sided: bool = False) -> float:
     return float(sps.wilcoxon(diffs).pvalue)
 
 
+@dataclass(frozen=True)
+class RobustError:
+    """The standard error of a mean over clustered items and the df of its t."""
+
+    se: float
+    df: float
+    clusters: int
+
+
+def robust_error(
+    values: npt.NDArray[np.float64], labels: Sequence[str]
+) -> RobustError | None:
+    """CR2 standard error of the mean of `values`, items clustered by `labels`, with the
+    Imbens-Kolesar degrees of freedom. None with fewer than two clusters, where no spread
+    between clusters can be seen."""
+    n = len(values)
+    names = sorted(set(labels))
+    g = len(names)
+    if g < 2 or len(labels) != n:
+        return None
+    index = {name: i for i, name in enumerate(names)}
+    members = np.fromiter((index[x] for x in labels), dtype=np.intp, count=n)
+    scale = float(np.max(np.abs(values))) or 1.0  # squares of tiny values underflow
+    unit = values / scale
+    sizes = np.bincount(members, minlength=g).astype(np.float64)
+    sums = np.bincount(members, weights=unit - unit.mean(), minlength=g)
+    shrink = 1.0 / (1.0 - sizes / n)
+    se = scale * math.sqrt(float(np.sum(sums * sums * shrink))) / n
+    if g == n:  # every item its own cluster: the ordinary paired t
+        return RobustError(se, float(n - 1), g)
+    return RobustError(se, _satterthwaite_df(unit, members, sizes, shrink), g)
+
+
+def _satterthwaite_df(
+    values: npt.NDArray[np.float64],
+    members: npt.NDArray[np.intp],
+    sizes: npt.NDArray[np.float64],
+    shrink: npt.NDArray[np.float64],
+) -> float:
+    """Imbens-Kolesar df: the CR2 variance is a sum of squares z'z with Cov(z) =
+    D (within x P + between x P P) D under a working model of cluster random effects,
+    where P = diag(n_g) - n_g n_g'/N and D = diag(sqrt(shrink_g))/N; Satterthwaite's df is
+    tr(Cov z)^2 / tr((Cov z)^2). The two variance parts come from a one-way ANOVA of the
+    values (method of moments, between floored at 0); only their ratio matters."""
+    n, g = len(values), len(sizes)
+    means = np.bincount(members, weights=values, minlength=g) / sizes
+    within_ss = float(np.sum((values - means[members]) ** 2))
+    between_ss = float(np.sum(sizes * (means - values.mean()) ** 2))
+    within = within_ss / (n - g)
+    spread = (n - float(np.sum(sizes * sizes)) / n) / (g - 1)
+    between = max(0.0, (between_ss / (g - 1) - within) / spread)
+    total = within + between
+    within, between = (1.0, 0.0) if total == 0.0 else (within / total, between / total)
+    p = np.diag(sizes) - np.outer(sizes, sizes) / n
+    d = np.sqrt(shrink) / n
+    cov = (within * p + between * (p @ p)) * np.outer(d, d)
+    return float(np.trace(cov) ** 2 / np.sum(cov * cov))
+
+
+def t_interval(mean: float, error: RobustError) -> Interval:
+    """mean +- t(df, 1 - ALPHA/2) x se: the interval whose edges are where p = ALPHA."""
+    half = float(special.stdtrit(error.df, 1 - ALPHA / 2)) * error.se
+    return (mean - half, mean + half)
 
 
 def clustered_interval(values: Sequence[float], clusters: Sequence[str]) -> Interval | None:
-    """95% interval for a mean over items when items come in clusters (a tag, a template)
-    whose members are not independent: the cluster-robust standard error with the G/(G-1)
-    small-sample factor and a t quantile on G-1 degrees of freedom (Miller 2024, "Adding
-    Error Bars to Evals"). Bounded values are clipped to [0, 1]. None with fewer than two
-    clusters, where no between-cluster spread can be seen."""
-    groups = sorted(set(clusters))
-    if len(values) != len(clusters) or len(groups) < 2:
-        return None
+    """95% interval for a mean over items that come in clusters (a tag, a template) whose
+    members are not independent: the CR2 t interval `paired_difference` uses for a
+    difference. Bounded values are clipped to [0, 1]; None with fewer clusters than
+    CLUSTERS_FLOOR, below which it was not measured to hold."""
     data = np.asarray(values, dtype=np.float64)
-    mean = float(data.mean())
-    residual_sums = [
-        float(sum(v - mean for v, c in zip(values, clusters, strict=True) if c == g))
-        for g in groups
-    ]
-    g = len(groups)
-    se = math.sqrt(g / (g - 1) * sum(r * r for r in residual_sums)) / len(values)
-    half = float(special.stdtrit(g - 1, 1 - (1 - CONFIDENCE) / 2)) * se
-    low, high = mean - half, mean + half
+    error = robust_error(data, clusters)
+    if error is None or error.clusters < CLUSTERS_FLOOR:
+        return None
+    low, high = t_interval(float(data.mean()), error)
     if bounded(values):
         low, high = max(0.0, low), min(1.0, high)
     return (low, high)
+
+
+Method = Literal["t", "sign", "none"]
 
 
 @dataclass(frozen=True)
@@ -91,9 +153,24 @@ class Difference:
     differing: int
     """Items whose difference is not zero; none means there is nothing to test."""
     clusters: int
+    clustered: bool
+    """Whether the items were clustered (else every item is its own cluster)."""
+    method: Method
+    """`t`: the (cluster-robust) paired t; `sign`: every difference equal, so the sign test
+    over clusters; `none`: nothing tested (no item differs, or one cluster)."""
     se: float | None
+    df: float | None
     ci: Interval | None
     p_value: float
+    """1 when nothing was tested (`method` none): nothing speaks against no difference.
+    Views say why instead of printing it."""
+    no_ci: str | None = None
+    """Why there is no interval, when there is none."""
+
+    @property
+    def differs(self) -> bool:
+        """p below ALPHA, which is the interval leaving out 0."""
+        return self.p_value < ALPHA
 
 
 def paired_difference(
@@ -101,9 +178,10 @@ def paired_difference(
 ) -> Difference:
     """The paired t (cluster-robust when `clusters` is given) on per-item differences.
 
-    No item differs: no interval, p = 1. Every difference equal and non-zero (no spread
-    to estimate an error from): the sign test's p = 2 x 0.5^G over G clusters, and the
-    interval is the point when that rejects and stretches to 0 when it does not."""
+    No item differs: nothing to test, no interval. Every cluster's mean difference equal
+    (no spread to scale an error by): the sign-flip test over G clusters, which gives
+    p = 2 x 0.5^G against every value but that mean (p = 1 at it), so its interval by
+    inversion is the point when 2 x 0.5^G < ALPHA and unbounded (none) otherwise."""
     n = len(diffs)
     if n == 0:
         raise ValueError("a paired difference needs at least one item")
@@ -113,27 +191,25 @@ def paired_difference(
     data = np.asarray(diffs, dtype=np.float64)
     mean = float(data.mean())
     differing = int(np.count_nonzero(data))
-    groups = sorted(set(labels))
-    g = len(groups)
+    g = len(set(labels))
+    nothing = Difference(0.0, n, differing, g, clusters is not None, "none", None, None,
+                         None, 1.0, "no item differs")
     if differing == 0:
-        return Difference(0.0, n, 0, g, None, None, 1.0)
-    if g < 2:
-        return Difference(mean, n, differing, g, None, None, 1.0)
-    index = {name: i for i, name in enumerate(groups)}
-    members = np.array([index[x] for x in labels])
-    sums = np.bincount(members, weights=data - mean, minlength=g)
-    sizes = np.bincount(members, minlength=g).astype(np.float64)
-    with np.errstate(divide="ignore"):
-        shrink = np.where(sizes < n, 1.0 / (1.0 - sizes / n), 1.0)
-    se = math.sqrt(float(np.sum(sums * sums * shrink))) / n
-    alpha = 1 - CONFIDENCE
-    if se == 0.0:
-        p = min(1.0, 2 * 0.5**g)
-        ci = (mean, mean) if p < alpha else (min(0.0, mean), max(0.0, mean))
-        return Difference(mean, n, differing, g, 0.0, ci, p)
-    df = g - 1
-    t = abs(mean) / se
-    p = float(2 * special.stdtr(df, -t))
-    half = float(special.stdtrit(df, 1 - alpha / 2)) * se
-    return Difference(mean, n, differing, g, se, (mean - half, mean + half), p)
-
+        return nothing
+    error = robust_error(data, labels)
+    unit = "clusters" if clusters is not None else "items"
+    same = ("every cluster's mean difference is the same" if clusters is not None
+            else "every item differs by the same amount")
+    if error is None:
+        return replace(nothing, mean=mean,
+                       no_ci=f"a single {unit[:-1]}: no spread between {unit} to test against")
+    if error.se <= 1e-12 * float(np.max(np.abs(data))):  # zero, up to rounding
+        rejects_others = 2 * 0.5**g < ALPHA
+        return replace(nothing, mean=mean, method="sign", se=0.0,
+                       p_value=1.0 if mean == 0.0 else min(1.0, 2 * 0.5**g),
+                       ci=(mean, mean) if rejects_others else None,
+                       no_ci=None if rejects_others else
+                       f"{same}; a sign test over {g} {unit} cannot rule out any value")
+    return replace(nothing, mean=mean, method="t", se=error.se, df=error.df,
+                   ci=t_interval(mean, error), no_ci=None,
+                   p_value=float(2 * special.stdtr(error.df, -abs(mean) / error.se)))

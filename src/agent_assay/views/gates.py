@@ -23,6 +23,7 @@ from agent_assay.integrity.admissibility import (
 )
 from agent_assay.integrity.comparability import Comparison, PairedMetric, tested_count
 from agent_assay.model import Run
+from agent_assay.stats.paired import ALPHA
 from agent_assay.store.store import Store, StoredOutcome
 from agent_assay.views.render import (
     console_text,
@@ -146,32 +147,76 @@ def comparison_text(c: Comparison, *, forced: bool) -> str:
         lines.append(f"metric {metric} present in A only; not compared{stamp}")
     for metric in c.only_in_b:
         lines.append(f"metric {metric} present in B only; not compared{stamp}")
-    for m in c.metrics:
-        lines.append(
-            f"{m.metric}: A {fmt(m.mean_a)}  B {fmt(m.mean_b)}  B-A {fmt_signed(m.difference)} "
-            f"{fmt_ci(m.ci)}"
-            + (f" clustered {fmt_ci(m.clustered_ci)}" if m.clustered_ci else "")
-            + f"  p={m.p_value:.4g} ({m.test}, n={m.n_items}){stamp}"
-        )
-    lines.append(
-        f"{tested_count(c.metrics)} metrics tested (each with a non-zero paired "
-        f"difference); p-values are not corrected for multiple comparisons.{stamp}"
-    )
+    lines += [line + stamp for line in (
+        *clustering_lines(c),
+        *(paired_line(m) for m in c.metrics),
+        *([HEADLINE_MARK] if any(m.headline for m in c.metrics) else []),
+        headline_line(c),
+        tested_line(c),
+    )]
     return "\n".join(lines) + "\n"
+
+
+HEADLINE_MARK = "* headline metric (named so by either run's manifest)."
+
+
+def clustering_lines(c: Comparison) -> list[str]:
+    """What the figures rest on when the items are clustered, and any warning."""
+    if c.cluster is None:
+        return []
+    return [
+        f"clustered by {c.cluster}: {c.clusters} clusters of items; every p-value and interval "
+        "below is the cluster-robust paired t (CR2 error, Imbens-Kolesar degrees of freedom)",
+        *([c.cluster_warning] if c.cluster_warning else []),
+    ]
+
+
+def paired_line(m: PairedMetric) -> str:
+    """One metric: both means, B - A, and either the interval and p-value of one test or
+    why there is none ("no item differs")."""
+    head = (f"{m.metric}{' *' if m.headline else ''}: A {fmt(m.mean_a)}  B {fmt(m.mean_b)}  "
+            f"B-A {fmt_signed(m.difference)}")
+    if m.p_value is None:
+        return f"{head}  {m.test} (n={m.n_items})"
+    missing = f"; no interval: {m.no_ci}" if m.ci is None else ""
+    return (f"{head} {fmt_ci(m.ci) or '[no interval]'}  p={m.p_value:.4g} "
+            f"({m.test}, n={m.n_items}{missing})")
+
+
+def headline_line(c: Comparison) -> str:
+    """The one line that says which headline metrics differ at ALPHA."""
+    level = f"p < {ALPHA:.2g}"
+    if not any(m.headline for m in c.metrics):
+        return f"no headline metric is compared, so none differs ({level})"
+    found = c.headline_differences()
+    if not found:
+        return f"no headline metric differs ({level})"
+    named = ", ".join(f"{m.metric} ({fmt_signed(m.difference)})" for m in found)
+    return f"headline metrics that differ ({level}): {named}"
+
+
+def tested_line(c: Comparison) -> str:
+    return (f"{tested_count(c.metrics)} of {len(c.metrics)} metrics tested (the others have "
+            "no p-value); p-values are not corrected for multiple comparisons.")
 
 
 def _paired_json(m: PairedMetric) -> dict[str, Any]:
     return {
         "metric": m.metric,
         "kind": m.kind,
+        "headline": m.headline,
         "n_items": m.n_items,
+        "differing": m.differing,
         "mean_a": m.mean_a,
         "mean_b": m.mean_b,
         "difference": m.difference,
         "ci": interval_json(m.ci),
-        "clustered_ci": interval_json(m.clustered_ci),
+        "no_ci_reason": None if m.ci is not None else m.no_ci,
         "p_value": m.p_value,
+        "differs": m.differs,
         "test": m.test,
+        "df": m.df,
+        "clusters": m.clusters,
     }
 
 
@@ -187,7 +232,7 @@ def comparison_json(c: Comparison, *, forced: bool) -> dict[str, Any]:
     without --force, or any tampered run) carries its mismatches and no number."""
     shown = not c.tampered and (c.sound or forced)
     return {
-        "schema": "agent-assay/compare/1",
+        "schema": "agent-assay/compare/2",
         "run_a": _compared_run(c.run_a, c.integrity_a, c.verdict_a),
         "run_b": _compared_run(c.run_b, c.integrity_b, c.verdict_b),
         "sound": c.sound,
@@ -200,6 +245,12 @@ def comparison_json(c: Comparison, *, forced: bool) -> dict[str, Any]:
         "only_in_b": list(c.only_in_b) if shown else None,
         "tested": tested_count(c.metrics) if shown else None,
         "p_values_corrected": False,
+        "alpha": ALPHA,
+        "headline_differ": [m.metric for m in c.headline_differences()] if shown else None,
+        "headline_summary": headline_line(c) if shown else None,
+        "cluster": c.cluster,
+        "clusters": c.clusters if c.cluster is not None and shown else None,
+        "cluster_warning": c.cluster_warning if shown else None,
     }
 
 

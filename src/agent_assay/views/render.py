@@ -20,6 +20,7 @@ from agent_assay.aggregates import RunStatus
 from agent_assay.model import Run
 from agent_assay.scoring.base import ScoreKind
 from agent_assay.stats.intervals import METHODS, Interval, exact_interval
+from agent_assay.stats.paired import CLUSTERS_FLOOR
 from agent_assay.views.summary import MetricSummary, RunSummary
 
 WIDTH = 150
@@ -179,8 +180,11 @@ def render_text(
     if summary.cluster:
         parts.append(
             f"CI by {summary.cluster}: cluster-robust interval over {summary.clusters} "
-            "clusters of items (t on clusters - 1 degrees of freedom); none with fewer than 2."
+            "clusters of items (CR2 error, t on Imbens-Kolesar degrees of freedom); none "
+            f"for a metric whose items fall in fewer than {CLUSTERS_FLOOR} clusters."
         )
+        if summary.cluster_warning:
+            parts.append(summary.cluster_warning)
     parts += small_n_notes(metrics)
     c = summary.consistency
     if k == 1:

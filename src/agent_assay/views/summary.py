@@ -20,8 +20,8 @@ import numpy.typing as npt
 
 from agent_assay.aggregates import (
     RunStatus,
-    clusters_of,
     metric_kinds,
+    run_clusters,
     run_status,
     treated_metrics,
 )
@@ -82,6 +82,8 @@ class RunSummary:
     cluster: str | None = None
     """How items were clustered for `clustered_ci` (None: not asked)."""
     clusters: int = 0
+    cluster_warning: str | None = None
+    """Set when there are fewer clusters than the clustered interval was measured to hold at."""
 
     def metric(self, name: str) -> MetricSummary:
         for m in self.metrics:
@@ -243,11 +245,12 @@ def summarise(
 ) -> RunSummary:
     """The run's figures; `check`, the chain check the caller already made, lends the path
     digests its blocks record, so no trajectory is decoded for them."""
-    clusters = None if cluster is None else clusters_of(store, run, cluster)
+    clustering = None if cluster is None else run_clusters(store, run, cluster)
     manifest = store.manifest(run.run_id)
     status = run_status(store, run)
     columns = store.score_columns(run.run_id, crashes=status.crashed > 0)
-    metrics = metric_summaries(columns, manifest, run.repeats, clusters)
+    metrics = metric_summaries(columns, manifest, run.repeats,
+                               clustering.labels if clustering else None)
     paths = path_digests(store, run, check.paths if check is not None else {})
     unmeasured = {(columns.item_ids[item], rep) for (item, rep), cause in columns.crashed.items()
                   if cause == HARNESS_CRASH}
@@ -259,5 +262,6 @@ def summarise(
             {slot: path for slot, path in paths.items() if slot not in unmeasured}, run.repeats),
         manifest=manifest,
         cluster=cluster,
-        clusters=len(set(clusters.values())) if clusters else 0,
+        clusters=clustering.count if clustering else 0,
+        cluster_warning=clustering.warning if clustering else None,
     )

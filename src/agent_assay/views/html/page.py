@@ -25,21 +25,26 @@ from agent_assay.integrity.admissibility import (
     SinglePass,
     single_pass_refusal,
 )
-from agent_assay.integrity.comparability import Comparison, tested_count
+from agent_assay.integrity.comparability import Comparison
 from agent_assay.model import Run
 from agent_assay.scoring.base import ScoreKind
 from agent_assay.stats.intervals import Interval
+from agent_assay.stats.paired import ALPHA
 from agent_assay.store.store import Store
 from agent_assay.version import harness_version
 from agent_assay.views.breakdown import TagBreakdown, by_tag
 from agent_assay.views.breakdown_render import partition_line
 from agent_assay.views.gates import (
+    HEADLINE_MARK,
     UNSOUND,
     admissibility_lines,
+    clustering_lines,
     comparison_text,
     evidence_line,
+    headline_line,
     single_pass_lines,
     tampered_lines,
+    tested_line,
 )
 from agent_assay.views.html import plots
 from agent_assay.views.html.levels import control_rows, levels
@@ -400,9 +405,15 @@ def comparison_page(comparison: Comparison, *, forced: bool) -> str:
         stamp=UNSOUND if word == "UNSOUND" else "",
         figure=Figure("differences", plots.differences(c.metrics, unsound=word == "UNSOUND"))
         if shown and c.metrics else None,
-        rows=[(m.metric, m.kind, m.n_items, fmt(m.mean_a), fmt(m.mean_b),
-               f"{m.difference:+.4f}", _interval(m.ci), fmt_ci(m.clustered_ci),
-               f"{m.p_value:.4g}", m.test) for m in c.metrics] if shown else [],
-        clustered=any(m.clustered_ci is not None for m in c.metrics),
-        tested=tested_count(c.metrics),
+        rows=[(m.metric + (" *" if m.headline else ""), m.kind, m.n_items, fmt(m.mean_a),
+               fmt(m.mean_b), f"{m.difference:+.4f}", fmt_ci(m.ci) or m.no_ci or "",
+               "" if m.p_value is None else f"{m.p_value:.4g}", m.test)
+              for m in c.metrics] if shown else [],
+        method=clustering_lines(c) or [
+            "Each p-value and interval comes from one paired t on item means (an item's "
+            "repetitions averaged first), so the interval leaves out 0 exactly when p < "
+            f"{ALPHA:.2g}."],
+        headline=([HEADLINE_MARK] if any(m.headline for m in c.metrics) else [])
+        + [headline_line(c)],
+        tested=tested_line(c),
     )

@@ -298,6 +298,13 @@ def kill_matrix(rows: Sequence[Mapping[str, Any]]) -> Markup:
 
 
 # ---- comparison --------------------------------------------------------------------------
+def _figures(m: PairedMetric) -> str:
+    """The interval and p-value a row shows, or why it has none."""
+    if m.p_value is None:
+        return m.test
+    return f"{fmt_ci(m.ci) or '[no interval]'}  p={m.p_value:.4g}"
+
+
 def _groups(metrics: Sequence[PairedMetric]) -> list[tuple[str, list[PairedMetric]]]:
     """Metrics on one scale share a panel: shares (binary, fraction), counts, then each
     measure alone (its unit is its own)."""
@@ -310,7 +317,8 @@ def _groups(metrics: Sequence[PairedMetric]) -> list[tuple[str, list[PairedMetri
 
 
 def differences(metrics: Sequence[PairedMetric], *, unsound: bool) -> Markup:
-    """Each metric's paired difference B - A with its interval, zero marked."""
+    """Each metric's paired difference B - A with its interval (the one its p-value comes
+    from), zero marked; a metric with no interval is a grey point with the reason beside."""
     groups = _groups(metrics)
     heights = [len(g) for _, g in groups]
     with figure("differences", 10.5, 0.8 + 0.34 * sum(heights) + 0.55 * len(groups)) as fig:
@@ -320,28 +328,29 @@ def differences(metrics: Sequence[PairedMetric], *, unsound: bool) -> Markup:
             ax.axvline(0.0, color=MUTED, lw=1)
             spread: list[float] = [0.0]
             for y, m in enumerate(group):
-                spread += [m.difference, *(m.ci or ()), *(m.clustered_ci or ())]
-                if m.clustered_ci is not None:
-                    _errorbar(ax, m.difference, y + 0.25, m.clustered_ci, MUTED, ms=0,
-                              elinewidth=1.2)
-                _errorbar(ax, m.difference, y, m.ci, INK, ms=5.5, elinewidth=2, zorder=3)
-                _right(ax, y, f"{m.difference:+.4f} {fmt_ci(m.ci)}  p={m.p_value:.4g}  "
-                              f"n={m.n_items}")
+                spread += [m.difference, *(m.ci or ())]
+                _errorbar(ax, m.difference, y, m.ci, INK if m.ci else MUTED, ms=5.5,
+                          elinewidth=2, zorder=3)
+                _right(ax, y, f"{m.difference:+.4f} {_figures(m)}  n={m.n_items}")
             low, high = _span(spread, False)
             reach = max(abs(low), abs(high))
             ax.set_xlim(-reach, reach)
-            ax.set_yticks(range(len(group)), [m.metric for m in group])
+            ax.set_yticks(range(len(group)),
+                          [m.metric + (" *" if m.headline else "") for m in group])
             ax.set_ylim(len(group) - 0.5, -0.6)
             ax.tick_params(axis="y", length=0)
             ax.grid(True, axis="x")
             ax.set_title(title + (f"  [{UNSOUND}]" if unsound else ""),
                          color=BAD if unsound else INK)
+        robust = any(m.clusters is not None for m in metrics)
         handles = [Line2D([], [], color=INK, marker="o", lw=2,
-                          label="B − A: mean paired difference, 95% CI")]
-        if any(m.clustered_ci is not None for m in metrics):
-            handles.append(Line2D([], [], color=MUTED, lw=1.2,
-                                  label="cluster-robust 95% CI"))
-        fig.legend(handles=handles, loc="outside lower center", ncol=2)
+                          label="B − A: mean paired difference, 95% CI of the "
+                          + ("cluster-robust paired t" if robust else "paired t")),
+                   Line2D([], [], color=MUTED, marker="o", lw=0,
+                          label="no interval (why is printed beside it)")]
+        if any(m.headline for m in metrics):
+            handles.append(Line2D([], [], lw=0, label="* headline metric"))
+        fig.legend(handles=handles, loc="outside lower center", ncol=3)
         if unsound:
             fig.suptitle(f"{UNSOUND}: forced with --force", color=BAD,
                          fontweight="bold", x=0.02, ha="left")
