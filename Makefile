@@ -10,7 +10,7 @@ PYTHON ?= $(shell for c in python3.12 python3.13 python3; do \
 	if PYENV_VERSION=3.12.1 $$c -c 'import sys; sys.exit(0 if sys.version_info >= (3, 12) else 1)' 2>/dev/null; \
 	then echo "env PYENV_VERSION=3.12.1 $$c"; break; fi; done)
 
-.PHONY: install verifiers-envs verifiers-case demo test store-test verify lint typecheck bench bench-targets bench-chain bench-startup bench-html bench-report bench-floor bench-inspect bench-controls bench-controls-100 bench-workers bench-scale bench-tests rare-slip random-agent-flips coverage power crash-bias stats-agreement core-check clean artifacts readme-check number-audit evidence docs-check report-check docs docs-serve
+.PHONY: install verifiers-envs verifiers-case demo test bench-stats store-test verify lint typecheck bench bench-targets bench-chain bench-startup bench-html bench-report bench-floor bench-inspect bench-controls bench-controls-100 bench-workers bench-scale bench-tests rare-slip random-agent-flips coverage power crash-bias stats-agreement core-check clean artifacts readme-check number-audit evidence docs-check report-check docs docs-serve
 
 # The venv is (re)installed whenever pyproject.toml is newer than the last install, so a
 # new dependency or entry point reaches an existing checkout too.
@@ -181,6 +181,10 @@ crash-bias: $(STAMP)
 # and the clustered test's false positives by cluster count (a few minutes).
 stats-agreement: $(STAMP)
 	$(PY) tools/stats_agreement.py --out reports/stats/agreement.json
+
+# Every statistics simulation #36 asked for, in one target: coverage by kind, plan's power,
+# interval/test agreement with the clustered false-positive rate, and the crash rule's bias.
+bench-stats: coverage power stats-agreement crash-bias
 
 # The store suite alone, on SQLite and on PostgreSQL (a throwaway cluster is started when
 # AA_TEST_PG_URL names no server; the PostgreSQL half skips, saying why, when none can be).
