@@ -163,13 +163,20 @@ def test_an_interrupted_run_resumes_without_a_duplicate(
     store.close()
 
 
-def test_a_killed_writer_leaves_a_run_that_resumes(backend: Backend, site: Path) -> None:
-    writer = subprocess.Popen(
-        [str(AGENT_ASSAY), "run", "--adapter", "slowtoy", "--config", "good", "--repeats", "3",
-         "--db", backend.db],
-        env=cli_env(site) | {SLOW_SECONDS_ENV: "0.5"}, cwd=ROOT,
+def start_slow_writer(
+    backend: Backend, site: Path, *, repeats: int, seconds: float
+) -> subprocess.Popen[str]:
+    """`run` of the slow toy (each item takes `seconds`) into `backend`, in its own process."""
+    return subprocess.Popen(
+        [str(AGENT_ASSAY), "run", "--adapter", "slowtoy", "--config", "good", "--repeats",
+         str(repeats), "--db", backend.db],
+        env=cli_env(site) | {SLOW_SECONDS_ENV: str(seconds)}, cwd=ROOT,
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )
+
+
+def test_a_killed_writer_leaves_a_run_that_resumes(backend: Backend, site: Path) -> None:
+    writer = start_slow_writer(backend, site, repeats=3, seconds=0.5)
     run_id = wait_for_a_trajectory(backend.db)
     writer.send_signal(signal.SIGKILL)
     writer.wait(timeout=30)
@@ -229,12 +236,7 @@ def test_verify_beside_a_live_writer_finds_nothing_and_still_finds_an_edit(
     sample of the honest store is clean and says the run is in progress in one line (#43:
     thousands of false findings before); an edit made while the writer goes on is named
     by the samples after it, and once the writer is done."""
-    writer = subprocess.Popen(
-        [str(AGENT_ASSAY), "run", "--adapter", "slowtoy", "--config", "good", "--repeats", "40",
-         "--db", backend.db],
-        env=cli_env(site) | {SLOW_SECONDS_ENV: "0.03"}, cwd=ROOT,
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )
+    writer = start_slow_writer(backend, site, repeats=40, seconds=0.03)
     run_id = wait_for_a_trajectory(backend.db)
     honest = 0
     while writer.poll() is None and honest < 3:
