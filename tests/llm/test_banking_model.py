@@ -173,7 +173,10 @@ def test_run_against_a_stopped_server_stores_crashes_and_exits_1(tmp_path: Path)
     trajectories = store.trajectories(run_id)
     assert len(trajectories) == 2 and all(t.crashed for t in trajectories)
     assert all("APIConnectionError" in (t.error or "") for t in trajectories)
-    assert all(t.meta == {"agent_unreachable": True} for t in trajectories)
+    # a server that cannot be reached is the harness's failure, not the agent's: the slot
+    # measures nothing and is left out and counted, never scored as the agent failing
+    assert all(t.meta == {"agent_unreachable": True, "crash_cause": "harness"}
+               for t in trajectories)
     crashes = [e.detail for e in store.events(run_id) if e.event == "item_crashed"]
     assert len(crashes) == 2 and all("APIConnectionError" in d["error"] for d in crashes)
     assert store.count_scores() == 2 * 13  # crashed items are scored like any other
