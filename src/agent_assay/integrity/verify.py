@@ -149,8 +149,12 @@ def verify_run(store: Store, run_id: str, load_adapter: AdapterLoader | None) ->
         run = store.get_run(run_id)
         found, suite = suite_findings(store, run)
         out.findings += found + config_findings(store, run)
-        trajectories = _check_trajectories(store, run, check, out)
-        _say_if_unfinished(store, run, out)
+        # read before the rows: a run a writer completes meanwhile then has every slot it
+        # completed with in the rows read after (a complete event follows its trajectories)
+        complete = marked_complete(store, run_id)
+        trajectories = _check_trajectories(store, run, check, complete, out)
+        if not complete:
+            _say_unfinished(store, run, out)
         manifest = store.manifest(run_id)
         _check_score_sets(store, run, manifest, trajectories, out)
         if load_adapter is not None and suite is not None:
@@ -166,7 +170,7 @@ def verify_run(store: Store, run_id: str, load_adapter: AdapterLoader | None) ->
 
 
 def _check_trajectories(
-    store: Store, run: Run, check: ChainCheck, out: RunVerification
+    store: Store, run: Run, check: ChainCheck, complete: bool, out: RunVerification
 ) -> list[Trajectory]:
     details: dict[int, Any] = {}
     for entry in check.ledger:
@@ -177,9 +181,6 @@ def _check_trajectories(
                 continue  # already a chain finding
     found: list[Trajectory] = []
     bases = BaseStates(store.engine)  # fetched as payloads name them, each checked once
-    # read before the rows: a run a writer completes meanwhile then has every slot it
-    # completed with in the rows read after (a complete event follows its trajectories)
-    complete = marked_complete(store, run.run_id)
     stored = store.chained_rows("trajectories", run.run_id)
     slots = []
     for values in stored.rows:
@@ -219,11 +220,9 @@ def _check_trajectories(
     return found
 
 
-def _say_if_unfinished(store: Store, run: Run, out: RunVerification) -> None:
+def _say_unfinished(store: Store, run: Run, out: RunVerification) -> None:
     """One line for a run not marked complete: its stored slots were checked like any
     other's, and the slots still to come are not findings."""
-    if marked_complete(store, run.run_id):
-        return
     status = run_status(store, run)
     state = {"running": "in progress", "interrupted": "interrupted"}.get(status.state,
                                                                         "not finished")
