@@ -263,12 +263,19 @@ class Store:
             with self.reading() as pin:
                 yield pin
             return
-        with self.reading() as conn:
-            snapshot = self._begin_snapshot(conn)
+        if not self.embedded:
+            with self.engine.connect() as server:
+                yield server.execution_options(isolation_level="REPEATABLE READ")
+            return
+        with self.engine.connect() as conn:
+            raw = conn.connection.driver_connection
+            assert isinstance(raw, sqlite3.Connection)
+            raw.execute("BEGIN")
             try:
-                yield snapshot
+                yield conn
             finally:
-                self._end_snapshot(snapshot)
+                if raw.in_transaction:
+                    raw.execute("ROLLBACK")
 
     def _pinned_snapshot(self) -> Connection:
         """The read transaction of a pinned store, begun as the engine begins one (a
@@ -279,21 +286,6 @@ class Store:
             conn = conn.execution_options(isolation_level="REPEATABLE READ")
         conn.begin()
         return conn
-
-    def _begin_snapshot(self, conn: Connection) -> Connection:
-        if not self.embedded:
-            return conn.execution_options(isolation_level="REPEATABLE READ")
-        raw = conn.connection.driver_connection
-        assert isinstance(raw, sqlite3.Connection)
-        raw.execute("BEGIN")
-        return conn
-
-    def _end_snapshot(self, conn: Connection) -> None:
-        if not self.embedded:
-            return  # the connection's close rolls the transaction back
-        raw = conn.connection.driver_connection
-        if isinstance(raw, sqlite3.Connection) and raw.in_transaction:
-            raw.execute("ROLLBACK")
 
     def ledger(
         self, run_id: str, after: int | None = None, conn: Connection | None = None
