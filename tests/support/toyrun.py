@@ -76,7 +76,9 @@ def write_toy_dist(directory: Path) -> Path:
 def cli_env(extra_path: Path | None = None) -> dict[str, str]:
     env = dict(os.environ)
     parts = [str(extra_path)] if extra_path is not None else []
-    env["PYTHONPATH"] = os.pathsep.join([*parts, str(ROOT)])
+    # this checkout's code ahead of whatever the environment installed (an editable
+    # install of another checkout, say), so a subprocess runs the code under test
+    env["PYTHONPATH"] = os.pathsep.join([*parts, str(ROOT / "src"), str(ROOT)])
     env.pop("PYTHONHASHSEED", None)
     return env
 
