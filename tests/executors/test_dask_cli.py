@@ -82,6 +82,22 @@ def test_an_unreachable_scheduler_is_one_line_and_writes_nothing(
     assert (store.count_rows("run_events"), store.run_ids()) == before
 
 
+@pytest.mark.parametrize("address", ["garbage", "tcp://127.0.0.1", "http://127.0.0.1:8786",
+                                     "tcp://127.0.0.1:port"])
+def test_a_scheduler_address_that_is_not_one_is_one_line_and_writes_nothing(
+    site: Path, tmp_path: Path, address: str
+) -> None:
+    """Refused before the Dask client is made (it would retry for its whole timeout, and
+    print an ignored exception as it is collected), so before any store is touched."""
+    db = tmp_path / "a.db"
+    with on_path(site):
+        done = invoke("run", "--adapter", "toy", "--config", "good", "--executor", "dask",
+                      "--scheduler", address, "--db", str(db))
+    assert one_error_line(done) == (
+        f"error: --scheduler {address!r} is not a Dask scheduler address (tcp://HOST:PORT)")
+    assert not db.exists()
+
+
 @pytest.mark.parametrize("command", [("run", "--config", "good"), ("controls", "run")])
 def test_a_scheduler_without_the_dask_executor_is_refused(
     site: Path, tmp_path: Path, command: tuple[str, ...]

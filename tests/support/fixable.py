@@ -4,7 +4,7 @@ Until the environment variable AA_TEST_FIXED names them fixed, its agent raises 
 L2 (the agent's crash, a measured failure) and its environment fails on lamp L3 (the
 harness's crash, never measured). `AA_TEST_FIXED=harness`, `agent` or `agent,harness`
 fixes one or both: the agent processes a resume starts read the variable, as an agent
-redeployed between the two would behave.
+redeployed between the two would behave. A `--source` file lists the item ids to keep.
 """
 
 from __future__ import annotations
@@ -13,15 +13,20 @@ import os
 from pathlib import Path
 
 from agent_assay.errors import EnvironmentFailed
-from agent_assay.model import Config, PublicItem, Trajectory
+from agent_assay.model import Config, PublicItem, Suite, Trajectory
 from tests.support.dists import write_dist
-from tests.support.toy import ToyAdapter
+from tests.support.toy import ToyAdapter, toy_items
 
 FIXED_ENV = "AA_TEST_FIXED"
 
 
 class FixableToy(ToyAdapter):
     name = "fixable"
+
+    def build_suite(self, source: Path | None = None) -> Suite:
+        kept = source.read_text().split() if source is not None else None
+        items = tuple(i for i in toy_items() if kept is None or i.item_id in kept)
+        return Suite(adapter=self.name, items=items, source=str(source or "builtin"))
 
     def run_item(
         self, item: PublicItem, config: Config, *, seed: int, repetition: int
