@@ -173,17 +173,13 @@ def resume(
     refused before anything is written (None: not said)."""
     from agent_assay.adapters.registry import load_adapter
     from agent_assay.executors import ExecutorSpec, open_backend
-    from agent_assay.resuming import (
-        check_retry,
-        differences,
-        refuse_control_made,
-        refuse_differences,
-    )
-    from agent_assay.runner import execute_run
+    from agent_assay.resuming import differences, refuse_control_made, refuse_differences
+    from agent_assay.runner import execute_run, retry_causes
     from agent_assay.writers import still_writing, this_process
 
     spec = ExecutorSpec(executor, workers, scheduler)
-    check_retry(retry)
+    if retry is not None:
+        retry_causes(retry)  # a mode that is not one is refused before anything is written
     db = open_db(store, must_exist=True)
     run = db.get_run(run_id)
     refuse_control_made(run)

@@ -21,7 +21,7 @@ from agent_assay.adapters.loaded import LoadedSystem
 from agent_assay.adapters.pure_suite import build_pure_suite
 from agent_assay.errors import AssayError
 from agent_assay.model import AGENT_CRASH, HARNESS_CRASH, CrashCause, Run
-from agent_assay.runner import RETRY_MODES, select_items
+from agent_assay.runner import select_items
 from agent_assay.store.store import Store
 
 
@@ -34,11 +34,6 @@ def refuse_control_made(run: Run) -> None:
             f"`run`; it is not resumed (`agent-assay controls run --run {certifies}` makes "
             "new ones)"
         )
-
-
-def check_retry(retry: str | None) -> None:
-    if retry is not None and retry not in RETRY_MODES:
-        raise AssayError(f"--retry must be one of {', '.join(RETRY_MODES)}, got {retry!r}")
 
 
 def differences(

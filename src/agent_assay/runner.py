@@ -184,15 +184,21 @@ harness crashed (never measured); `crashed`, every crashed slot, the agent's mea
 failures too (disclosed: see `integrity.retries`)."""
 
 
+def retry_causes(mode: str) -> frozenset[CrashCause]:
+    """Whose crashes `--retry MODE` runs again; a mode that is not one is refused."""
+    if mode not in RETRY_MODES:
+        raise AssayError(f"--retry must be one of {', '.join(RETRY_MODES)}, got {mode!r}")
+    return RETRY_MODES[mode]
+
+
 def to_retry(store: Store, run: Run, mode: str | None) -> dict[tuple[str, int], Attempt]:
     """The slots `mode` runs again (each as the attempt that would follow its crash): those
     whose newest attempt crashed, by a cause the mode names."""
     if mode is None:
         return {}
-    if mode not in RETRY_MODES:
-        raise AssayError(f"--retry must be one of {', '.join(RETRY_MODES)}, got {mode!r}")
+    causes = retry_causes(mode)
     return {slot: attempt for slot, attempt in store.newest_crashes(run.run_id).items()
-            if attempt.cause in RETRY_MODES[mode]}
+            if attempt.cause in causes}
 
 
 SHOWN_CRASHES = 3

@@ -498,20 +498,26 @@ def _check_attempts(
     after the first runs again the attempt before it: that one crashed, was stored first,
     is the row its block names (by digest), and a retry event lies between the two. A
     second trajectory for a slot with none of that is not a retry but an extra row."""
-    retries = sorted((row["block"], _retry_mode(row)) for row in rows["run_events"]
-                     if row["event"] == RETRY_EVENT and isinstance(row["block"], int))
-    by_slot: dict[tuple[Any, Any], dict[Any, tuple[Row, str | None]]] = defaultdict(dict)
-    for row, digest in zip(rows["trajectories"], digests, strict=True):
+    later: set[tuple[Any, Any]] = set()
+    for row in rows["trajectories"]:
         attempt, block = row["attempt"], row["block"]
         detail = recorded.get(block, {}) if isinstance(block, int) else {}
         said = detail.get("attempt", 1)
         if said != attempt:
             walk.add(_row_name("trajectories", row),
                      f"is attempt {attempt!r}, its ledger block {block} records {said!r}")
-        by_slot[(row["item_id"], row["repetition"])][attempt] = (row, digest)
+        if attempt != 1:
+            later.add((row["item_id"], row["repetition"]))
+    if not later:
+        return  # the common case: one attempt per slot, nothing more is held
+    retries = sorted((row["block"], _retry_mode(row)) for row in rows["run_events"]
+                     if row["event"] == RETRY_EVENT and isinstance(row["block"], int))
+    by_slot: dict[tuple[Any, Any], dict[Any, tuple[Row, str | None]]] = defaultdict(dict)
+    for row, digest in zip(rows["trajectories"], digests, strict=True):
+        slot = (row["item_id"], row["repetition"])
+        if slot in later:
+            by_slot[slot][row["attempt"]] = (row, digest)
     for (item, repetition), held in by_slot.items():
-        if len(held) == 1 and 1 in held:
-            continue  # the common case: one attempt
         where = f"trajectory {item}/{repetition}"
         numbers = sorted(held, key=str)
         if numbers != list(range(1, len(held) + 1)):
