@@ -13,6 +13,7 @@ function returns a typed result and prints nothing; a user-caused failure is an
 
 from __future__ import annotations
 
+import sys
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -604,6 +605,8 @@ def plan(
     for name, value, low, high in (("--power", power, 0, 1), ("--alpha", alpha, 0, 1)):
         if not low < value < high:
             raise AssayError(f"{name} must be between 0 and 1, got {value}")
+    if alpha < sys.float_info.min:  # the test's two tails take alpha / 2, which must not vanish
+        raise AssayError(f"--alpha must be at least {sys.float_info.min:g}, got {alpha:g}")
     if not 0 <= correlation < 1:
         raise AssayError(f"--correlation must be in [0, 1), got {correlation}")
     if not effects or any(not 0 < e < float("inf") for e in effects):
