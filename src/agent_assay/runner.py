@@ -141,10 +141,16 @@ def select_items(suite: Suite, *, tags: Sequence[str] = (), limit: int | None = 
         if not chosen:
             raise AssayError(f"no item in the suite carries tag(s): {', '.join(tags)}")
     if limit is not None:
-        if limit < 1:
-            raise AssayError(f"--limit must be at least 1, got {limit}")
+        check_limit(limit)
         chosen = chosen[:limit]
     return chosen
+
+
+def check_limit(limit: int | None) -> None:
+    """`--limit N` keeps the first N items: below 1 it would keep none (or, read as no
+    limit, every one)."""
+    if limit is not None and limit < 1:
+        raise AssayError(f"--limit must be at least 1, got {limit}")
 
 
 def build_and_store_suite(store: Store, system: SystemLike, source: Path | None) -> Suite:

@@ -204,13 +204,15 @@ def mutate_command(
     """Plant defects in a run's trajectories, replay them, and see which metrics notice."""
     from agent_assay import api
     from agent_assay.mutation.config import BUILTIN, load_mutants
-    from agent_assay.mutation.engine import pass_payloads, run_pass
+    from agent_assay.mutation.engine import check_mutants, pass_payloads, run_pass
     from agent_assay.views.mutation_render import mutation_json, mutation_text
 
     mutants = load_mutants(operators or BUILTIN)
+    system = api.system_of(adapter)
+    check_mutants(mutants, system, limit)  # before a run can be made for the pass
     default_db_dir(db)
     with stdout_to_stderr(as_json):
-        store, system = api.open_db(db, must_exist=run_id is not None), api.system_of(adapter)
+        store = api.open_db(db, must_exist=run_id is not None)
         run = api.run_to_certify(
             store, system, run=run_id, config=config_name, source=source, repeats=repeats,
             seed=seed, notice=stderr,

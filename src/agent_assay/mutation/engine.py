@@ -25,7 +25,8 @@ from agent_assay.model import Item, Run, Step, ToolCall, Trajectory
 from agent_assay.mutation.config import MutantSet, OperatorSpec
 from agent_assay.mutation.detectors import MetricVerdict, judge_metric, noise_floor
 from agent_assay.mutation.operators import OPERATORS, OperatorContext, SkipState
-from agent_assay.runner import RunContext, run_context
+from agent_assay.runner import RunContext, check_limit, run_context
+from agent_assay.scoring.base import Scorer
 from agent_assay.store.run_check import require_intact
 from agent_assay.store.run_trajectories import RunTrajectories
 from agent_assay.store.store import Store
@@ -160,6 +161,27 @@ def would_alter(
     return count
 
 
+def check_mutants(mutants: MutantSet, system: LoadedSystem | object, limit: int | None) -> None:
+    """What can be refused before a run is made or walked: `--limit` below 1, and a
+    detector threshold for a metric the system does not score (it would never be used,
+    and the metric meant would be judged by the default threshold instead)."""
+    check_limit(limit)
+    loaded = load_system(system)
+    detector = detector_metrics(loaded.scorers())
+    for metric in mutants.thresholds:
+        if metric not in detector:
+            raise AssayError(
+                f"{mutants.threshold_at.get(metric) or mutants.source}: detector.thresholds "
+                f"names metric {metric!r}, which {loaded.name} does not score "
+                f"(known: {', '.join(detector)})"
+            )
+
+
+def detector_metrics(scorers: Sequence[Scorer]) -> tuple[str, ...]:
+    """The metrics a mutation pass judges (and a mutant set may set a threshold for)."""
+    return tuple(s.name for s in scorers if s.kind != "measure")
+
+
 def check_tags(mutants: MutantSet, run: Run, items: Sequence[Item]) -> None:
     """Refuse an operator whose tags match none of the items: it would alter nothing and
     come back EQUIVALENT, as if no metric had anything to see."""
@@ -223,6 +245,7 @@ def run_pass(
     trajectories and replays, and each operator's score rows. Mutants are replayed in
     `environment` (the controls' agent process), else in one started for the pass."""
     adapter = load_system(system)
+    check_mutants(mutants, adapter, limit)
     view = adapter.replay_view()
     if view is None:
         raise AssayError(f"adapter {adapter.name}: {NO_REPLAY}, so nothing can be mutated")
@@ -248,12 +271,12 @@ def _mutated(
     adapter = context.system
     gold = context.items
     selected = [i for i in run.item_ids if not tags or set(tags) & set(gold[i].tags)]
-    selected = selected[:limit] if limit else selected
+    selected = selected[:limit] if limit is not None else selected
     if not selected:
         raise AssayError(f"no item of run {run.run_id} carries tag(s): {', '.join(tags)}")
     check_tags(mutants, run, [gold[i] for i in selected])
     chosen = set(selected)
-    detector = tuple(s.name for s in context.scorers if s.kind != "measure")
+    detector = detector_metrics(context.scorers)
     seed = stable_seed(run.run_id, "mutation")
     pools = view.argument_pools()
     columns = [
