@@ -234,11 +234,14 @@ def probability(value: Any) -> str | None:
     )
 
 
-def whole(minimum: int) -> Check:
+def whole(minimum: int, maximum: int | None = None) -> Check:
     def check(value: Any) -> str | None:
         if isinstance(value, bool) or not isinstance(value, int):
             return f"must be a whole number, got {value!r}"
-        return None if value >= minimum else f"must be at least {minimum}, got {value!r}"
+        if value < minimum:
+            return f"must be at least {minimum}, got {value!r}"
+        return None if maximum is None or value <= maximum else (
+            f"must be at most {maximum}, got {value!r}")
 
     return check
 
