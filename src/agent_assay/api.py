@@ -70,15 +70,17 @@ def _quiet(message: str) -> None:
     """The default notice: scripts get results, not chatter."""
 
 
-def open_db(store: StoreLike, *, must_exist: bool = False, read_only: bool = False) -> Store:
+def open_db(store: StoreLike, *, must_exist: bool = False, read_only: bool = False,
+            checked: bool = True) -> Store:
     """The store. `must_exist` for commands that build on stored runs: they never create or
     migrate a database, and refuse a file that is not an agent-assay store, untouched.
     `read_only` (which implies it) for commands that only read: SQLite opens the file
-    read-only, so no write can happen and none waits for the write lock."""
+    read-only, so no write can happen and none waits for the write lock, and refuses a file
+    SQLite's quick_check finds damaged unless `checked` is off (`verify` lists the damage)."""
     if isinstance(store, Store):
         return store
     if must_exist or read_only:
-        return open_existing_store(str(store), read_only=read_only)
+        return open_existing_store(str(store), read_only=read_only, checked=checked)
     return open_store(str(store))
 
 
@@ -531,7 +533,7 @@ def verify(
 
     loader = load_adapter if rescore else None
     if run is None or not Path(run).is_file():
-        db = open_db(store, read_only=True)
+        db = open_db(store, read_only=True, checked=False)  # its integrity_check says more
         result = verify_store(db, None if run is None else [run], loader)
     else:
         db, target, unproven = _opened(run, store=store, notice=notice)
