@@ -10,6 +10,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from agent_assay.adapters import registry
 from agent_assay.errors import AssayError
@@ -199,6 +201,32 @@ def test_settings_reach_the_agent_and_are_shown_where_the_run_is_read(
                      "-M mode=wrong_arg -M patience=7); drop -M or pass the run's")
     resumed = refused("run", "--resume", run_id, "--items", "on-L2", "--db", str(db))
     assert resumed.startswith("error: --resume goes on with the run as it was defined")
+
+
+@pytest.mark.usefixtures("same_cases_in_any_run")
+def test_any_text_typed_is_a_value_or_one_refusal(lookalikes: tuple[Store, str, str]) -> None:
+    """Whatever is typed after -M KEY=, after --items or --match, or as a run id, the
+    answer is a value or an AssayError; never another exception (a traceback)."""
+    store = lookalikes[0]
+    knobs, items = KnobToy(), toy_items()
+    text = st.text(max_size=12) | st.sampled_from(["nan", "-inf", "1e999", "9" * 5000, "٣",
+                                                   " 3 ", "True", "\udcff", "on-L*", "[", "%"])
+
+    @settings(max_examples=150, deadline=None, derandomize=True, database=None,
+              suppress_health_check=list(HealthCheck))
+    @given(key=st.sampled_from(["mode", "patience", "warmth", "loud"]), value=text)
+    def case(key: str, value: str) -> None:
+        for attempt in (
+            lambda: resolve_config(knobs, "good", {key: value}),
+            lambda: Selection(ids=(value,), patterns=(value,)).choose(items),
+            lambda: store.get_run(value),
+        ):
+            try:
+                attempt()
+            except AssayError as exc:
+                assert "\n" not in str(exc)
+
+    case()
 
 
 # ---- run ids -------------------------------------------------------------------------------
