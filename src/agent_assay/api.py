@@ -129,11 +129,10 @@ def evaluate(
 ) -> Evaluation:
     """Run `config` over the system's items x `repeats` into the store. The items are those
     `items` (ids), `match` (globs), `tags` and `limit` select, composed as
-    `agent_assay.selection` says;
-    `settings` sets the config's declared settable parameters (`adapters.settings`). The
-    agents run in `workers` agent processes (never in this one; see `hosting`), or with
-    `executor` "dask" on the scheduler at `scheduler` (else a local cluster of `workers`
-    processes), which is reached before the store is touched."""
+    `agent_assay.selection` says; `settings` sets the config's declared settable parameters
+    (`adapters.settings`). The agents run in `workers` agent processes (never in this one;
+    see `hosting`), or with `executor` "dask" on the scheduler at `scheduler` (else a local
+    cluster of `workers` processes), which is reached before the store is touched."""
     from agent_assay.executors import ExecutorSpec, open_backend
     from agent_assay.runner import (
         build_and_store_suite,

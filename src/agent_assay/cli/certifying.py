@@ -228,7 +228,7 @@ def mutate_command(
         named = store.get_run(run_id).adapter if run_id and adapter is None else None
         system = api.system_of(chosen_adapter(adapter, named))
         chosen = Selection.of(ids=items, patterns=match, tags=tags, limit=limit)
-        if run_id is None:  # refused before a run is made for it, not after
+        if run_id is None and chosen != Selection():  # refused before a run is made for it
             chosen.choose(system.build_suite(source).items)
         run = api.run_to_certify(
             store, system, run=run_id, config=config_name, source=source, repeats=repeats,

@@ -75,6 +75,8 @@ def chosen_adapter(adapter: str | None, run_adapter: str | None = None) -> str:
                          "one that declares an agent_assay.adapters entry point")
     raise AssayError(f"--adapter is needed: {len(names)} adapters are registered "
                      f"({', '.join(names)})")
+
+
 source_option = click.option(
     "--source",
     type=click.Path(exists=True, path_type=Path),
