@@ -35,8 +35,9 @@ install: $(STAMP)
 
 demo: $(STAMP)
 	@mkdir -p run
-	$(BIN)/agent-assay suite build --db $(DB)
-	$(BIN)/agent-assay run --config mock --repeats 3 --db $(DB) --run-id-file run/demo_run_id
+	$(BIN)/agent-assay suite build --adapter banking --db $(DB)
+	$(BIN)/agent-assay run --adapter banking --config mock --repeats 3 --db $(DB) \
+		--run-id-file run/demo_run_id
 	$(PY) tools/compare_to_sut.py $$(cat run/demo_run_id) --db $(DB)
 	$(BIN)/agent-assay controls run --config mock --run $$(cat run/demo_run_id) --db $(DB)
 	$(BIN)/agent-assay report $$(cat run/demo_run_id) --db $(DB)

@@ -89,8 +89,9 @@ class Recorder:
 
 
 def banking(rec: Recorder) -> None:
-    rec.run("banking/suite_build", f"{CLI} suite build --db $DB")
-    run_id = rec.run("banking/run_mock", f"{CLI} run --config mock --repeats 3 --db $DB").strip()
+    rec.run("banking/suite_build", f"{CLI} suite build --adapter banking --db $DB")
+    run_id = rec.run("banking/run_mock",
+                     f"{CLI} run --adapter banking --config mock --repeats 3 --db $DB").strip()
     rec.run(
         "banking/reproduction",
         f"{PY} tools/compare_to_sut.py {run_id} --db $DB "
@@ -133,7 +134,8 @@ def banking(rec: Recorder) -> None:
     rec.run("banking/report_tampered", f"{CLI} report {run_id} --db {tampered}", expect=2)
     rec.run("banking/verify_tampered", f"{CLI} verify {run_id} --db {tampered}", expect=2)
     spread = rec.run(
-        "banking/run_noisy_k3", f"{CLI} run --config mock-noisy --repeats 3 --db $DB"
+        "banking/run_noisy_k3",
+        f"{CLI} run --adapter banking --config mock-noisy --repeats 3 --db $DB",
     ).strip()
     rec.run(
         "banking/controls_noisy_k3",
@@ -144,7 +146,8 @@ def banking(rec: Recorder) -> None:
              verdict="COMPARED", items=None)
     rec.run("banking/plan_noisy",
             f"{CLI} plan --run {spread} --effect 0.05 --effect 0.10 --db $DB")
-    noisy = rec.run("banking/run_noisy_k1", f"{CLI} run --config mock-noisy --db $DB").strip()
+    noisy = rec.run("banking/run_noisy_k1",
+                    f"{CLI} run --adapter banking --config mock-noisy --db $DB").strip()
     rec.run("banking/report_noisy_k1", f"{CLI} report {noisy} --headline-only --db $DB")
     rec.run("banking/compare_refused", f"{CLI} compare {run_id} {noisy} --db $DB", expect=2)
     rec.run("banking/compare_forced", f"{CLI} compare {run_id} {noisy} --force --db $DB")
@@ -159,7 +162,8 @@ def crashed_run(rec: Recorder) -> None:
     what `runs show` and `trajectories show` print."""
     down = {"AA_MODEL_BASE_URL": "http://127.0.0.1:9/v1"}  # port 9 (discard): nothing listens
     out = rec.run("banking/run_unreachable",
-                  f"{CLI} run --config smollm2-t0 --limit 2 --db $DB", expect=1, env=down)
+                  f"{CLI} run --adapter banking --config smollm2-t0 --limit 2 --db $DB",
+                  expect=1, env=down)
     run_id = out.strip().splitlines()[-1]
     rec.run("banking/runs_show_crashed", f"{CLI} runs show {run_id} --db $DB")
     rec.run(

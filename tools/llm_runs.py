@@ -383,7 +383,7 @@ def everything(db: Path) -> int:
     started = time.perf_counter()
     rec.run("llm/facts", f"{PY} {SELF} facts")
     rec.run("llm/subset", f"{PY} {SELF} subset --out {SUBSET_DIR}")
-    source = f"--source {SUBSET_DIR}"
+    source = f"--adapter banking --source {SUBSET_DIR}"
     rec.run("llm/suite_build", f"{CLI} suite build {source} --db $DB")
     runs: dict[str, str] = {}
     for short, config, k in CONFIGS:

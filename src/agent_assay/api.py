@@ -26,6 +26,7 @@ from agent_assay.findings import Finding
 from agent_assay.integrity.admissibility import Admissibility, Integrity, assess, integrity
 from agent_assay.integrity.comparability import Comparison, compare_runs
 from agent_assay.model import Run, Suite
+from agent_assay.selection import Selection
 from agent_assay.store import open_store
 from agent_assay.store.bundle import export_bundle
 from agent_assay.store.bundle_proof import open_bundle
@@ -51,6 +52,7 @@ from agent_assay.views.trajectory_view import TrajectoryView, trajectory_view
 
 if TYPE_CHECKING:
     from agent_assay.adapters.loaded import LoadedSystem
+    from agent_assay.controls.execute import ControlWatch
     from agent_assay.integrity.verify import Verification
     from agent_assay.rescoring import RescoreResult
     from agent_assay.runner import RunResult
@@ -116,33 +118,40 @@ def evaluate(
     seed: int = 0,
     tags: Sequence[str] = (),
     limit: int | None = None,
+    items: Sequence[str] = (),
+    match: Sequence[str] = (),
+    settings: Mapping[str, object] | None = None,
     workers: int = 1,
     executor: str = "process",
     scheduler: str | None = None,
     progress: bool | None = False,
     notice: Notice = _quiet,
 ) -> Evaluation:
-    """Run `config` over the system's items x `repeats` into the store. The agents run in
-    `workers` agent processes (never in this one; see `hosting`), or with `executor` "dask"
-    on the scheduler at `scheduler` (else a local cluster of `workers` processes), which
-    is reached before the store is touched."""
+    """Run `config` over the system's items x `repeats` into the store. The items are those
+    `items` (ids), `match` (globs), `tags` and `limit` select, composed as
+    `agent_assay.selection` says; `settings` sets the config's declared settable parameters
+    (`adapters.settings`). The agents run in `workers` agent processes (never in this one;
+    see `hosting`), or with `executor` "dask" on the scheduler at `scheduler` (else a local
+    cluster of `workers` processes), which is reached before the store is touched."""
     from agent_assay.executors import ExecutorSpec, open_backend
     from agent_assay.runner import (
         build_and_store_suite,
         execute_run,
         resolve_config,
-        select_items,
+        settings_env,
         start_run,
     )
 
     spec = ExecutorSpec(executor, workers, scheduler)
     loaded = system_of(system)
-    chosen_config = resolve_config(loaded, config)
+    chosen_config = resolve_config(loaded, config, settings)
+    selection = Selection.of(ids=items, patterns=match, tags=tags, limit=limit)
     with open_backend(spec) as backend:
         db = open_db(store)
         suite = build_and_store_suite(db, loaded, source)
-        items = select_items(suite, tags=tags, limit=limit)
-        run = start_run(db, loaded, suite, chosen_config, repeats=repeats, seed=seed, items=items)
+        chosen = selection.choose(suite.items)
+        run = start_run(db, loaded, suite, chosen_config, repeats=repeats, seed=seed,
+                        items=chosen, extra_env=settings_env(chosen_config, settings))
         notice(f"run {run.run_id}")
         return Evaluation(run, execute_run(db, loaded, run, backend=backend, progress=progress))
 
@@ -184,6 +193,9 @@ def run_to_certify(
     source: Path | None = None,
     tags: Sequence[str] = (),
     limit: int | None = None,
+    items: Sequence[str] = (),
+    match: Sequence[str] = (),
+    settings: Mapping[str, object] | None = None,
     repeats: int = 1,
     seed: int = 0,
     workers: int = 1,
@@ -191,17 +203,18 @@ def run_to_certify(
     scheduler: str | None = None,
     notice: Notice = _quiet,
 ) -> Run:
-    """The run named, else the newest complete run of `config` over the same items, else a
-    new run made now (and said so), on the executor asked for (see `evaluate`), which is
-    reached only then. A config given with a run must be the run's: silently certifying
-    another config's run would report the wrong system."""
+    """The run named, else the newest complete run of `config` (with `settings`) over the
+    items selected (see `evaluate`), else a new run made now (and said so), on the executor
+    asked for (see `evaluate`), which is reached only then. A config or settings given with
+    a run must be the run's: silently certifying another config's run would report the
+    wrong system."""
     from agent_assay.executors import ExecutorSpec, open_backend
     from agent_assay.runner import (
         build_and_store_suite,
         certifiable_run,
         execute_run,
         resolve_config,
-        select_items,
+        settings_env,
         start_run,
     )
 
@@ -213,12 +226,20 @@ def run_to_certify(
                 f"--config {config} does not match run {named.run_id}'s config "
                 f"{named.config_name}; drop --config or pass the matching one"
             )
+        if settings and resolve_config(loaded, named.config_name, settings).config_hash \
+                != named.config_hash:
+            raise AssayError(
+                f"{_pairs(settings)} does not match run {named.run_id}'s config (made with "
+                f"{_pairs(named.env.get('settings') or {}) or 'no -M'}); drop -M or pass "
+                "the run's"
+            )
         return named
     if not config:
         raise AssayError("name a run (--run RUN_ID) or a config (--config NAME)")
-    chosen_config = resolve_config(loaded, config)
+    chosen_config = resolve_config(loaded, config, settings)
+    selection = Selection.of(ids=items, patterns=match, tags=tags, limit=limit)
     suite = build_and_store_suite(db, loaded, source)
-    chosen = [i.item_id for i in select_items(suite, tags=tags, limit=limit)]
+    chosen = [i.item_id for i in selection.choose(suite.items)]
     found = certifiable_run(db, loaded.name, chosen_config.config_hash, chosen)
     if found is not None:
         return found
@@ -230,9 +251,14 @@ def run_to_certify(
         made = start_run(
             db, loaded, suite, chosen_config, repeats=repeats, seed=seed,
             items=[suite.by_id()[i] for i in chosen],
+            extra_env=settings_env(chosen_config, settings),
         )
         execute_run(db, loaded, made, backend=backend)
     return made
+
+
+def _pairs(settings: Mapping[str, object]) -> str:
+    return " ".join(f"-M {key}={value}" for key, value in sorted(settings.items()))
 
 
 def rescore(run_id: str, *, store: StoreLike) -> RescoreResult:
@@ -242,7 +268,8 @@ def rescore(run_id: str, *, store: StoreLike) -> RescoreResult:
     from agent_assay.rescoring import rescore as rescore_run
 
     db = open_db(store, must_exist=True)
-    return rescore_run(db, load_adapter(db.get_run(run_id).adapter), run_id)
+    run = db.get_run(run_id)
+    return rescore_run(db, load_adapter(run.adapter), run.run_id)
 
 
 # ---- certifying --------------------------------------------------------------------------
@@ -272,6 +299,9 @@ def certify(
     source: Path | None = None,
     tags: Sequence[str] = (),
     limit: int | None = None,
+    items: Sequence[str] = (),
+    match: Sequence[str] = (),
+    settings: Mapping[str, object] | None = None,
     repeats: int = 1,
     seed: int = 0,
     allow_not_run: Sequence[str] = (),
@@ -282,12 +312,14 @@ def certify(
     scheduler: str | None = None,
     notice: Notice = _quiet,
     witness: Path | None = None,
+    watch: ControlWatch | None = None,
 ) -> Certification:
     """Run every control on a run and say whether it is admissible. A run made for it runs
     on the executor asked for (see `evaluate`); identical_config's twins run in `workers`
     agent processes of this host whatever the executor, started as a run's are. With
     `witness`, the new head and the verdict are appended to that file (see
-    `store.witness`), which is refused first when it exists and is not an intact witness."""
+    `store.witness`), which is refused first when it exists and is not an intact witness.
+    `watch` is told when each control starts and finishes (the CLI draws progress)."""
     from agent_assay.controls.execute import (
         check_allowed,
         controls_exit_code,
@@ -302,8 +334,8 @@ def certify(
     effective_bands(loaded, bands, random_seeds)  # refused before a run is made for it
     target = run_to_certify(
         db, loaded, run=run, config=config, source=source, tags=tags, limit=limit,
-        repeats=repeats, seed=seed, workers=workers, executor=executor, scheduler=scheduler,
-        notice=notice,
+        items=items, match=match, settings=settings, repeats=repeats, seed=seed,
+        workers=workers, executor=executor, scheduler=scheduler, notice=notice,
     )
     notice(
         f"certifying run {target.run_id} ({target.adapter}/{target.config_name}, "
@@ -311,7 +343,7 @@ def certify(
     )
     result = run_controls(
         db, loaded, target, allowed=allowed, random_seeds=random_seeds, bands_file=bands,
-        workers=workers,
+        workers=workers, watch=watch,
     )
     stored = db.control_outcomes(target.run_id)
     payloads = tuple(stored[o.kind].payload for o in result.outcomes)
@@ -332,6 +364,16 @@ def _witness(path: Path, db: Store, run_id: str, verdict: str, event: str, notic
 
 
 # ---- reading ------------------------------------------------------------------------------
+def is_bundle(run: str) -> bool:
+    """Whether a RUN argument names a file (read as an evidence bundle) rather than a run
+    id: an argument no file can have (too long a name, say) is a run id, refused or
+    resolved by the store."""
+    try:
+        return Path(run).is_file()
+    except OSError:
+        return False
+
+
 def open_run(run: str, *, store: StoreLike, notice: Notice = _quiet) -> tuple[Store, Run]:
     """A run id in the store, or the path of an evidence bundle (loaded into memory): an
     existing file is read as a bundle, and refused when it is not one."""
@@ -345,9 +387,8 @@ def _opened(
     """`open_run`, and for a bundle every way the file disagrees with its own rows (its
     header's head among them: the head said is the one its rows derive), with `twins` what
     the walk of each other bundled run found."""
-    path = Path(run)
-    if path.is_file():
-        bundle = open_bundle(path)
+    if is_bundle(run):
+        bundle = open_bundle(Path(run))
         notice(bundle.summary())
         return bundle.store, bundle.run, [*bundle.findings,
                                           *(bundle.twin_findings() if twins else ())]
@@ -509,7 +550,9 @@ def compare(
     p-value and interval come from one paired t on item means; `cluster` ('tag' or
     'tag:PREFIX') makes both cluster-robust, and is refused (AssayError) with fewer
     clusters than `stats.paired.CLUSTERS_FLOOR`."""
-    comparison = compare_runs(open_db(store, read_only=True), run_a, run_b, cluster)
+    db = open_db(store, read_only=True)
+    run_a, run_b = db.get_run(run_a).run_id, db.get_run(run_b).run_id
+    comparison = compare_runs(db, run_a, run_b, cluster)
     sound = comparison.sound or (force and not comparison.tampered)
     text = comparison_text(comparison, forced=force)
     return ComparisonResult(comparison, text, 0 if sound else 2, force)
@@ -529,9 +572,9 @@ def verify(
     from agent_assay.integrity.verify import verify_store
 
     loader = load_adapter if rescore else None
-    if run is None or not Path(run).is_file():
+    if run is None or not is_bundle(run):
         db = open_db(store, read_only=True)
-        result = verify_store(db, None if run is None else [run], loader)
+        result = verify_store(db, None if run is None else [db.get_run(run).run_id], loader)
     else:
         db, target, unproven = _opened(run, store=store, notice=notice)
         result = verify_store(db, [target.run_id], loader)
@@ -567,6 +610,7 @@ def export(
     if witness is not None:
         writable_witness(witness)
     db = open_db(store, read_only=True)
+    run = db.get_run(run).run_id
     count = export_bundle(db, run, path)
     if witness is not None:
         bundle = open_bundle(path)  # the head and the verdict the file itself holds

@@ -58,3 +58,12 @@ class Terminated(KeyboardInterrupt):
     leaves the same state behind and says the same thing, with 143 as its exit code."""
 
     exit_code = 143
+
+
+def quoted(text: str) -> str:
+    """What a person typed, as an error may quote it: escaped unless plainly printable
+    ASCII (a byte that is not UTF-8 arrives from the command line as a lone surrogate,
+    which no terminal can print), and cut when it is long."""
+    if len(text) > 48:
+        return f"{quoted(text[:40])}... ({len(text)} characters)"
+    return text if text.isprintable() and text.isascii() else ascii(text)

@@ -53,7 +53,7 @@ class Located:
 def read_located(path: Path, what: str) -> Located:
     """Like `read_yaml`, with key lines, refusing a key that appears twice in one mapping
     (YAML would silently keep the last)."""
-    text = _read_text(path, what)
+    text = read_text(path, what)
     lines: dict[tuple[Any, ...], int] = {}
     try:
         data = _parse(path, what, text, lines)
@@ -87,7 +87,9 @@ def _parse(path: Path, what: str, text: str, lines: dict[tuple[Any, ...], int]) 
         loader.dispose()
 
 
-def _read_text(path: Path, what: str) -> str:
+def read_text(path: Path, what: str) -> str:
+    """The file as UTF-8 text; a missing, unreadable or non-UTF-8 file is refused in one
+    line naming it (and the line of the first bad byte)."""
     try:
         raw = path.read_bytes()
     except FileNotFoundError as exc:

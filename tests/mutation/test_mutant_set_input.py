@@ -16,6 +16,7 @@ import pytest
 from agent_assay.errors import AssayError
 from agent_assay.mutation.config import BUILTIN, MutantSet, OperatorSpec, load_mutants
 from agent_assay.mutation.engine import run_pass
+from agent_assay.selection import Selection
 from agent_assay.store import Store, open_store
 from tests.mutation.test_mutation import baseline_run
 from tests.support.invoke import invoke
@@ -107,14 +108,15 @@ def test_operator_tags_that_match_no_item_are_refused(store: Store) -> None:
         f"in run {run.run_id} (tags: look, off, on)"
     )
     with pytest.raises(AssayError, match=r"operators\[1\] tags \['on'\] match no item of the 4 "):
-        run_pass(store, RichToyAdapter(), run, tagged("on"), tags=("look",))
+        run_pass(store, RichToyAdapter(), run, tagged("on"),
+                 selection=Selection(tags=("look",)))
     assert run_pass(store, RichToyAdapter(), run, tagged("of", "on")).results[1].altered
 
 
 def test_a_tag_that_selects_no_item_of_the_run_is_refused(store: Store) -> None:
     run = baseline_run(store)
     with pytest.raises(AssayError, match=f"^no item of run {run.run_id} carries tag\\(s\\): nope$"):
-        run_pass(store, RichToyAdapter(), run, tagged(), tags=("nope",))
+        run_pass(store, RichToyAdapter(), run, tagged(), selection=Selection(tags=("nope",)))
 
 
 # ---- through the CLI -----------------------------------------------------------------------

@@ -9,6 +9,7 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from time import perf_counter
 from typing import Any
@@ -216,3 +217,16 @@ class RichToyAdapter(ToyAdapter):
     def build_suite(self, source: Path | None = None) -> Suite:
         items = toy_items() + reworded(toy_items()) + look_items()
         return Suite(adapter=self.name, items=items, source="builtin")
+
+
+class KnobToy(ToyAdapter):
+    """The toy with a setting of every type (`-M key=value`): `mode` reaches the agent, the
+    others only the config hash."""
+
+    name = "knobs"
+    facts = replace(ToyAdapter.facts,
+                    settings={"mode": str, "patience": int, "warmth": float, "loud": bool})
+
+    def configs(self) -> Mapping[str, Mapping[str, Any]]:
+        return {"good": {"mode": "good", "patience": 2, "warmth": 0.5, "loud": False,
+                         "fixed": "not settable"}}

@@ -84,7 +84,7 @@ def verify_command(
 
     # the store is opened read-only here; a bundle is verified without it
     with stdout_to_stderr(as_json):
-        store = db if target and Path(target).is_file() else api.open_db(db, read_only=True)
+        store = db if target and api.is_bundle(target) else api.open_db(db, read_only=True)
         result = api.verify(target, store=store, rescore=not skip_rescore, notice=stderr,
                             witness=witness)
     if as_json:
@@ -105,8 +105,10 @@ def export_command(run_id: str, path: Path, witness: Path | None, db: str) -> No
 
     if witness is not None:
         writable_file(witness, "--witness")
-    count = api.export(run_id, path, store=db, witness=witness, notice=stderr)
-    head = api.open_db(db, read_only=True).head(run_id)
+    store = api.open_db(db, read_only=True)
+    run_id = store.get_run(run_id).run_id  # a prefix names the run in what is printed too
+    count = api.export(run_id, path, store=store, witness=witness, notice=stderr)
+    head = store.head(run_id)
     click.echo(
         f"wrote {path}: run {run_id}, {count} rows, chain head "
         f"{head.seq if head else 0} {head.digest if head else ''}"

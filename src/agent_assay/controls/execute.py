@@ -8,7 +8,7 @@ decided later from the store alone.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -29,6 +29,20 @@ from agent_assay.store.checkpoint import write_checkpoint
 from agent_assay.store.run_check import require_intact
 from agent_assay.store.run_trajectories import RunTrajectories
 from agent_assay.store.store import Store
+
+
+@dataclass(frozen=True)
+class ControlStep:
+    """One control starting (`status` None) or finished, for whoever shows progress."""
+
+    number: int
+    """1 for the first control run."""
+    total: int
+    kind: str
+    status: str | None = None
+
+
+ControlWatch = Callable[[ControlStep], None]
 
 
 @dataclass(frozen=True)
@@ -102,10 +116,12 @@ def run_controls(
     random_seeds: int | None = None,
     bands_file: Path | None = None,
     workers: int = 1,
+    watch: ControlWatch | None = None,
 ) -> ControlsResult:
     """Every control on `run`, judged against the defaults, the system's bands and then
     `bands_file`; each outcome is stored with its certificate. A control that executes the
-    agent again runs it in `workers` spawned processes (outcomes do not depend on it)."""
+    agent again runs it in `workers` spawned processes (outcomes do not depend on it).
+    `watch` is told when each control starts and when it has finished."""
     adapter = load_system(system)
     check_adapter_made(store, adapter, run)
     # certifying walks the whole chain, whatever a checkpoint claims (anyone who can append
@@ -123,7 +139,10 @@ def run_controls(
         bands, allowed, ctx.headline, (s.name for s in adapter.facts.scorers)
     )
     outcomes: list[ControlOutcome] = []
-    for control in all_controls():
+    controls = all_controls()
+    for number, control in enumerate(controls, start=1):
+        if watch is not None:
+            watch(ControlStep(number, len(controls), control.kind))
         runs_before = store.run_ids()
         why_not = declared.get(control.kind) or missing_capability(adapter, control.requires)
         if why_not:
@@ -152,6 +171,8 @@ def run_controls(
         }
         store.put_control_outcome(run.run_id, run.suite_hash, run.config_hash, payload)
         outcomes.append(result)
+        if watch is not None:
+            watch(ControlStep(number, len(controls), control.kind, result.status))
     ctx.environment().close()  # a failure before here leaves it to end with this process
     return ControlsResult(tuple(outcomes), allowed)
 
