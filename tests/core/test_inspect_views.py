@@ -47,6 +47,7 @@ def test_a_gold_path_is_shown_identical_with_every_score_defined(
     assert done.code == 0, done.err
     assert "path: identical to gold (2 calls)" in done.out
     assert "first divergence" not in done.out
+    assert "state.collateral counted" not in done.out
     assert "state: 1 of 1 gold assertions hold" in done.out
     for scorer in default_scorers():
         assert f"{scorer.name} " in done.out and scorer.definition[:40] in done.out
@@ -63,6 +64,10 @@ def test_a_wrong_argument_is_marked_as_the_first_divergence(
     marked = [line for line in done.out.splitlines() if "<- first divergence" in line]
     assert len(marked) == 1 and marked[0].split()[0] == "1"
     assert "state: 0 of 1 gold assertions hold" in done.out
+    # the lamp it switched instead is the collateral, named with its final value
+    assert "state.collateral counted 1 change(s) gold does not cover:" in done.out
+    stray = [line.split() for line in done.out.splitlines() if "lamps.L2.on" in line]
+    assert stray == [["lamps.L2.on", "true"]]
     data = json.loads(show(db, "trajectories", "show", made["wrong_arg"], "on-L1", "--rep",
                            "2", "--json").out)
     assert data["first_divergence"] == 1
