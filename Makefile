@@ -75,6 +75,7 @@ artifacts: $(STAMP)
 	$(PY) tools/bench_core.py --out reports/bench/core.json
 	$(PY) tools/bench_governance.py --out reports/bench/governance.json
 	$(PY) tools/cli_reference.py
+	$(PY) tools/api_reference.py
 	$(PY) -m agent_assay.audit.readme_check --write
 
 # valid-action through its rollout path and its core functions: the case study's artifacts.

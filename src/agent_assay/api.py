@@ -13,6 +13,7 @@ function returns a typed result and prints nothing; a user-caused failure is an
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -62,6 +63,8 @@ if TYPE_CHECKING:
 # (`report`, `compare`, `runs`) never needs them (about a tenth of `import api`'s CPU).
 
 StoreLike = str | Path | Store
+FileLike = str | os.PathLike[str]
+"""A file the API reads or writes: a path as text or as a Path, as the caller has it."""
 SystemLike = str | object
 Notice = Callable[[str], None]
 """Where a function says what it is doing on the way (the CLI passes stderr)."""
@@ -601,12 +604,14 @@ def show_trajectory(
 
 
 def export(
-    run: str, path: Path, *, store: StoreLike, witness: Path | None = None,
+    run: str, path: FileLike, *, store: StoreLike, witness: FileLike | None = None,
     notice: Notice = _quiet,
 ) -> int:
     """Write `run`'s evidence bundle to `path`; return the number of rows written. With
     `witness`, the head the bundle holds and the run's verdict are appended to that file
     (refused first when it exists and is not an intact witness)."""
+    path = Path(path)
+    witness = None if witness is None else Path(witness)
     if witness is not None:
         writable_witness(witness)
     db = open_db(store, read_only=True)
