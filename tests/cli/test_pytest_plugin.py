@@ -28,6 +28,13 @@ def test_the_fixture_hands_over_the_certification(assay):
 """
 
 
+@pytest.fixture(autouse=True)
+def only_this_plugin(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The inner sessions load no installed plugin but the one asked for with -p (loading
+    every installed one took most of their time)."""
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+
+
 @pytest.fixture(scope="module")
 def baseline(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, str]]:
     """A store holding a certified run of the rich toy's `good` (the baseline), with the
