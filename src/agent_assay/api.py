@@ -23,11 +23,21 @@ from typing import TYPE_CHECKING, Any
 
 from agent_assay.aggregates import run_clusters
 from agent_assay.errors import AssayError
+from agent_assay.exitcodes import ExitCode
 from agent_assay.findings import Finding
-from agent_assay.integrity.admissibility import Admissibility, Integrity, assess, integrity
+from agent_assay.integrity.admissibility import (
+    Admissibility,
+    Integrity,
+    SinglePass,
+    assess,
+    integrity,
+    single_pass_refusal,
+)
 from agent_assay.integrity.comparability import Comparison, compare_runs
+from agent_assay.integrity.regression import RegressionGate, regression_gate
 from agent_assay.model import Run, Suite
 from agent_assay.selection import Selection
+from agent_assay.stats.paired import ALPHA
 from agent_assay.store import open_store
 from agent_assay.store.bundle import export_bundle
 from agent_assay.store.bundle_proof import open_bundle
@@ -47,6 +57,7 @@ from agent_assay.views.breakdown_render import (
 from agent_assay.views.gates import comparison_text, report_json, report_text
 from agent_assay.views.passk import passk_json, passk_report, passk_text
 from agent_assay.views.planning import Plan, make_plan, plan_json, plan_text
+from agent_assay.views.regression_view import gate_lines
 from agent_assay.views.run_view import RunView, run_view
 from agent_assay.views.summary import summarise
 from agent_assay.views.trajectory_view import TrajectoryView, trajectory_view
@@ -283,7 +294,8 @@ class Certification:
     """Each control's stored outcome (its payload, certificate included), in run order."""
     verdict: Admissibility
     exit_code: int
-    """0 admissible; 3 when a control is NOT_RUN without allowance; 2 otherwise."""
+    """The verdict's (`Admissibility.exit_code`): OK admissible, INADMISSIBLE when a control
+    FAILED, ended in ERROR or is NOT_RUN without allowance, TAMPERED (see `exitcodes`)."""
 
     @property
     def admissible(self) -> bool:
@@ -323,12 +335,7 @@ def certify(
     `witness`, the new head and the verdict are appended to that file (see
     `store.witness`), which is refused first when it exists and is not an intact witness.
     `watch` is told when each control starts and finishes (the CLI draws progress)."""
-    from agent_assay.controls.execute import (
-        check_allowed,
-        controls_exit_code,
-        effective_bands,
-        run_controls,
-    )
+    from agent_assay.controls.execute import check_allowed, effective_bands, run_controls
 
     allowed = check_allowed(allow_not_run)
     if witness is not None:
@@ -351,10 +358,9 @@ def certify(
     stored = db.control_outcomes(target.run_id)
     payloads = tuple(stored[o.kind].payload for o in result.outcomes)
     verdict = assess(db, target)
-    exit_code = controls_exit_code(verdict.admissible, payloads)
     if witness is not None:
         _witness(witness, db, target.run_id, verdict.word, "certification", notice)
-    return Certification(target, payloads, verdict, exit_code)
+    return Certification(target, payloads, verdict, verdict.exit_code)
 
 
 def _witness(path: Path, db: Store, run_id: str, verdict: str, event: str, notice: Notice) -> None:
@@ -416,8 +422,20 @@ class Report:
     failed: bool = False
 
     @property
-    def exit_code(self) -> int:
-        return 2 if self.verdict.tampered else 0
+    def exit_code(self) -> ExitCode:
+        """The verdict's (TAMPERED, INADMISSIBLE); for an admissible run, REFUSED when its
+        headline is (a single pass of a config not shown to be deterministic), else OK."""
+        if self.verdict.exit_code != ExitCode.OK:
+            return self.verdict.exit_code
+        return ExitCode.REFUSED if self.single_pass.reasons else ExitCode.OK
+
+    @cached_property
+    def single_pass(self) -> SinglePass:
+        """Whether a k=1 headline may stand (found once for the text, JSON and exit code);
+        nothing is read from a tampered store to decide it."""
+        if self.verdict.tampered:
+            return SinglePass(())
+        return single_pass_refusal(self.store, self.run)
 
     @property
     def verdict_word(self) -> str:
@@ -436,7 +454,7 @@ class Report:
     @cached_property
     def text(self) -> str:
         text = report_text(self.store, self.run, self.verdict, headline_only=self.headline_only,
-                           cluster=self.cluster)
+                           cluster=self.cluster, single=self.single_pass)
         if self.verdict.tampered:
             return text
         if self.passk_curve:
@@ -458,7 +476,7 @@ class Report:
 
     @cached_property
     def data(self) -> dict[str, Any]:
-        data = report_json(self.store, self.run, self.verdict, self.cluster)
+        data = report_json(self.store, self.run, self.verdict, self.cluster, self.single_pass)
         if self.verdict.tampered:
             return data
         if self.passk_curve:
@@ -485,7 +503,8 @@ class Report:
         if self.verdict.tampered:
             raise AssayError(
                 f"run {self.run.run_id} is TAMPERED (its stored evidence fails its own "
-                "chain); no number is exported. `agent-assay verify` shows why", exit_code=2)
+                "chain); no number is exported. `agent-assay verify` shows why",
+                exit_code=ExitCode.TAMPERED)
         if self.item_cut is not None:
             return items_csv(self.item_cut, self.verdict.one_line)
         if self.by_tag:
@@ -533,7 +552,11 @@ class ComparisonResult:
     comparison: Comparison
     text: str
     exit_code: int
+    """OK, REFUSED when the runs are not comparable (unless forced), TAMPERED; with a
+    `gate`, the gate's (`RegressionGate.exit_code`)."""
     forced: bool = False
+    gate: RegressionGate | None = None
+    """B against the baseline A, when asked for (`fail_on_regression`)."""
 
     @property
     def verdict_word(self) -> str:
@@ -547,18 +570,40 @@ class ComparisonResult:
 
 
 def compare(
-    run_a: str, run_b: str, *, store: StoreLike, force: bool = False, cluster: str | None = None
+    run_a: str,
+    run_b: str,
+    *,
+    store: StoreLike,
+    force: bool = False,
+    cluster: str | None = None,
+    fail_on_regression: bool = False,
+    metrics: Sequence[str] = (),
+    alpha: float | None = None,
 ) -> ComparisonResult:
-    """A paired comparison, refused (exit 2) when the runs are not comparable. Each metric's
-    p-value and interval come from one paired t on item means; `cluster` ('tag' or
-    'tag:PREFIX') makes both cluster-robust, and is refused (AssayError) with fewer
-    clusters than `stats.paired.CLUSTERS_FLOOR`."""
+    """A paired comparison, refused (exit REFUSED, or TAMPERED) when the runs are not
+    comparable. Each metric's p-value and interval come from one paired t on item means;
+    `cluster` ('tag' or 'tag:PREFIX') makes both cluster-robust, and is refused
+    (AssayError) with fewer clusters than `stats.paired.CLUSTERS_FLOOR`.
+    `fail_on_regression` gates B against the baseline A on `metrics` (default: the
+    headline) at `alpha` (default `stats.paired.ALPHA`, the level of every interval
+    compare prints; see `integrity.regression`); a refused comparison fails the gate even
+    when forced."""
+    if not fail_on_regression and (metrics or alpha is not None):
+        raise AssayError("--metric and --alpha choose how the regression gate judges: they "
+                         "need --fail-on-regression")
     db = open_db(store, read_only=True)
     run_a, run_b = db.get_run(run_a).run_id, db.get_run(run_b).run_id
     comparison = compare_runs(db, run_a, run_b, cluster)
-    sound = comparison.sound or (force and not comparison.tampered)
     text = comparison_text(comparison, forced=force)
-    return ComparisonResult(comparison, text, 0 if sound else 2, force)
+    if fail_on_regression:
+        gate = regression_gate(comparison, metrics, ALPHA if alpha is None else alpha)
+        text += "\n".join(gate_lines(gate)) + "\n"
+        return ComparisonResult(comparison, text, gate.exit_code, force, gate)
+    if comparison.tampered:
+        code = ExitCode.TAMPERED
+    else:
+        code = ExitCode.OK if comparison.sound or force else ExitCode.REFUSED
+    return ComparisonResult(comparison, text, code, force)
 
 
 def verify(

@@ -90,7 +90,9 @@ def toy_items() -> tuple[Item, ...]:
 
 
 class ToyAdapter:
-    """Configs: good (always right), wrong_arg (switches the next lamp), crashy, noisy."""
+    """Configs: good (always right), wrong_arg (switches the next lamp), crashy, noisy,
+    chatty (looks twice when asked only to look: the same outcome by a longer path, and a
+    config it does not declare deterministic although it is)."""
 
     name = "toy"
     version = "1.0.0"
@@ -119,6 +121,7 @@ class ToyAdapter:
             "crashy": {"mode": "crashy"},
             "noisy": {"mode": "noisy"},
             "unseeded": {"mode": "unseeded"},
+            "chatty": {"mode": "chatty"},
         }
 
     def run_item(
@@ -138,6 +141,8 @@ class ToyAdapter:
         if mode == "noisy" and random.Random(seed).random() < 0.5:
             world.call("look", {"lamp": lamp})
         if mode == "unseeded" and random.random() < 0.5:
+            world.call("look", {"lamp": lamp})
+        if mode == "chatty" and action == "look at":
             world.call("look", {"lamp": lamp})
         if action != "look at":
             world.call(action.replace(" ", "_"), {"lamp": lamp})

@@ -25,6 +25,7 @@ from agent_assay.cli.options import (
 )
 from agent_assay.cli.selecting import selection_options, settings_option
 from agent_assay.errors import AssayError
+from agent_assay.exitcodes import ExitCode
 
 RUN_HELP = (
     "The run to use (default: the newest complete run of the config over the same items; "
@@ -86,11 +87,15 @@ def controls_run(
     as_json: bool,
     db: str,
 ) -> int:
-    """Run every control; exit 0 admissible, 3 on a disallowed NOT_RUN, else 2 on FAILED/ERROR.
+    """Run every control; exit 0 admissible, 3 inadmissible, 2 tampered, 1 on an error.
 
     A run made for it (none stored) runs on --executor; identical_config's twins run in
     --workers agent processes of this host whatever the executor, started as a run's are.
     Each control finished is a line on stderr, with an estimate of the time left.
+
+    Exits 0 when the run is admissible (with waivers or without), 3 when it is not (a
+    control FAILED, ended in ERROR or is NOT_RUN without allowance), 2 when its stored
+    evidence fails its checks, 1 on an error (the table: docs/ci.md).
     """
     from agent_assay import api
     from agent_assay.cli.control_progress import control_progress
@@ -142,7 +147,8 @@ def controls_run(
 def controls_show(run_id: str, as_json: bool, db: str) -> int:
     """Print the newest stored outcome of every control for RUN_ID.
 
-    None is shown (exit 2) when the run's stored evidence fails its integrity check.
+    None is shown (exit 2) when the run's stored evidence fails its integrity check; it
+    exits 0 otherwise, whatever the verdict (`report` and `controls run` gate on it).
     """
     from agent_assay import api
     from agent_assay.integrity.admissibility import assess
@@ -165,7 +171,7 @@ def controls_show(run_id: str, as_json: bool, db: str) -> int:
     if verdict.tampered:  # what the controls measured is a number too
         click.echo("\n".join([*tampered_lines(run, verdict.integrity),
                               *admissibility_lines(verdict)]))
-        return 2
+        return ExitCode.TAMPERED
     if as_json:
         emit_json(controls_show_json(run, outcomes))
         return 0

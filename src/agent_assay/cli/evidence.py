@@ -16,6 +16,7 @@ from agent_assay.cli.options import (
     witness_option,
     writable_file,
 )
+from agent_assay.exitcodes import ExitCode
 
 
 @click.command("migrate")
@@ -56,7 +57,7 @@ def migrate_command(repair: bool, db: str) -> int:
     for finding in problems:
         click.echo(f"schema: {finding.line()}")
     if problems:
-        return 2
+        return ExitCode.TAMPERED
     if not applied and not repair:
         click.echo(f"schema already at version {LATEST}, every trigger and index in place")
     return 0
@@ -91,7 +92,7 @@ def verify_command(
         emit_json(verify_json(result, rescored=not skip_rescore, target=target))
     else:
         click.echo(verify_text(result, rescored=not skip_rescore), nl=False)
-    return 0 if result.ok else 2
+    return ExitCode.OK if result.ok else ExitCode.TAMPERED
 
 
 @click.command("export")
@@ -128,7 +129,7 @@ def check_adapter_command(
     """Check the registered adapter NAME against the plugin surface before a first run.
 
     Names every missing member, builds the suite twice, replays gold, runs one item, and
-    says how many items the mutation control needs; exit 2 when something must change.
+    says how many items the mutation control needs; exit 1 when something must change.
     """
     from agent_assay.adapters.registry import load_raw
     from agent_assay.cli.results import check_adapter_json, check_adapter_text
@@ -140,4 +141,4 @@ def check_adapter_command(
         emit_json(check_adapter_json(checked))
     else:
         click.echo(check_adapter_text(checked), nl=False)
-    return 0 if checked.ok else 2
+    return ExitCode.OK if checked.ok else ExitCode.ERROR

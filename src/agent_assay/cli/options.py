@@ -29,10 +29,10 @@ def db_option[F: Callable[..., Any]](function: F) -> F:
         try:
             return function(*args, **kwargs)
         except DatabaseError as exc:
-            from agent_assay.store.damage import damage_summary
+            from agent_assay.store.damage import damage_error
 
             reason = str(exc.orig) if exc.orig is not None else str(exc)
-            raise AssayError(damage_summary(kwargs["db"], reason), exit_code=2) from exc
+            raise damage_error(kwargs["db"], reason) from exc
 
     option = click.option(
         "--db",

@@ -95,6 +95,10 @@ def run_command(
     crash was the harness's (the agent could not be reached, the environment failed),
     since those slots were not measured; an agent that raises is a measured failure,
     stored as a crashed trajectory and counted as failed, and exits 0.
+
+    A run measures and does not judge: it exits 0 once stored, whatever the agent scored,
+    and the gate is `controls run --run RUN_ID` (or `report`). It exits 2 when --resume
+    names a run whose stored evidence fails its checks (the table: docs/ci.md).
     """
     from agent_assay import api
     from agent_assay.runner import RunStopped

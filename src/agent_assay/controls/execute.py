@@ -8,10 +8,9 @@ decided later from the store alone.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from agent_assay.adapters.loaded import LoadedSystem, load_system
 from agent_assay.aggregates import means
@@ -201,13 +200,3 @@ def check_adapter_made(store: Store, adapter: LoadedSystem, run: Run) -> None:
             f"{adapter.version}: certify it with the version that made it"
         )
 
-
-def controls_exit_code(admissible: bool, payloads: Iterable[Mapping[str, Any]]) -> int:
-    """0 admissible; 3 when a control is NOT_RUN without allowance (the verdict is not
-    complete yet, so that is said first); otherwise 2 on any FAILED or ERROR."""
-    statuses = [(p["status"], bool(p.get("allowed_not_run"))) for p in payloads]
-    if any(s == "NOT_RUN" and not ok for s, ok in statuses):
-        return 3
-    if any(s in ("FAILED", "ERROR") for s, _ in statuses):
-        return 2
-    return 0 if admissible else 2

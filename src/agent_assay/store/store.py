@@ -31,6 +31,7 @@ from sqlalchemy import Connection, Engine, Table, func, inspect, select
 from sqlalchemy.exc import DatabaseError, DBAPIError
 
 from agent_assay.errors import AssayError
+from agent_assay.exitcodes import ExitCode
 from agent_assay.hashing import STATE, canonical_hash, canonical_json
 from agent_assay.model import Config, CrashCause, Item, Run, Suite, Trajectory, crash_cause_in
 from agent_assay.store import chain, migrations, schema, score_pack
@@ -135,7 +136,8 @@ def decode_json(table: str, row_id: object, text: str | None) -> Any:
         return json.loads(text)
     except (TypeError, ValueError) as exc:
         raise AssayError(
-            f"{table} row {row_id}: stored JSON does not decode ({exc})", exit_code=2
+            f"{table} row {row_id}: stored JSON does not decode ({exc})",
+            exit_code=ExitCode.TAMPERED,
         ) from exc
 
 
@@ -1133,7 +1135,7 @@ def _built(build: Any, table: str, row_id: object, data: Any) -> Any:
         raise AssayError(
             f"{table} row {row_id}: stored payload does not fit its shape "
             f"({type(exc).__name__}: {exc})",
-            exit_code=2,
+            exit_code=ExitCode.TAMPERED,
         ) from exc
 
 
