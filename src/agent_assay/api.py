@@ -76,6 +76,11 @@ if TYPE_CHECKING:
 StoreLike = str | Path | Store
 FileLike = str | os.PathLike[str]
 """A file the API reads or writes: a path as text or as a Path, as the caller has it."""
+
+
+def as_path(value: FileLike | None) -> Path | None:
+    """The Path every layer below the API expects, from whatever the caller gave."""
+    return None if value is None else Path(value)
 SystemLike = str | object
 Notice = Callable[[str], None]
 """Where a function says what it is doing on the way (the CLI passes stderr)."""
@@ -105,11 +110,11 @@ def system_of(system: SystemLike) -> LoadedSystem:
 
 
 # ---- running -----------------------------------------------------------------------------
-def build_suite(system: SystemLike, *, store: StoreLike, source: Path | None = None) -> Suite:
+def build_suite(system: SystemLike, *, store: StoreLike, source: FileLike | None = None) -> Suite:
     """Build the system's golden set into content-hashed items and store it."""
     from agent_assay.runner import build_and_store_suite
 
-    return build_and_store_suite(open_db(store), system_of(system), source)
+    return build_and_store_suite(open_db(store), system_of(system), as_path(source))
 
 
 @dataclass(frozen=True)
@@ -127,7 +132,7 @@ def evaluate(
     config: str,
     *,
     store: StoreLike,
-    source: Path | None = None,
+    source: FileLike | None = None,
     repeats: int = 1,
     seed: int = 0,
     tags: Sequence[str] = (),
@@ -162,7 +167,7 @@ def evaluate(
     selection = Selection.of(ids=items, patterns=match, tags=tags, limit=limit)
     with open_backend(spec) as backend:
         db = open_db(store)
-        suite = build_and_store_suite(db, loaded, source)
+        suite = build_and_store_suite(db, loaded, as_path(source))
         chosen = selection.choose(suite.items)
         run = start_run(db, loaded, suite, chosen_config, repeats=repeats, seed=seed,
                         items=chosen, extra_env=settings_env(chosen_config, settings))
@@ -204,7 +209,7 @@ def run_to_certify(
     *,
     run: str | None,
     config: str | None,
-    source: Path | None = None,
+    source: FileLike | None = None,
     tags: Sequence[str] = (),
     limit: int | None = None,
     items: Sequence[str] = (),
@@ -252,7 +257,7 @@ def run_to_certify(
         raise AssayError("name a run (--run RUN_ID) or a config (--config NAME)")
     chosen_config = resolve_config(loaded, config, settings)
     selection = Selection.of(ids=items, patterns=match, tags=tags, limit=limit)
-    suite = build_and_store_suite(db, loaded, source)
+    suite = build_and_store_suite(db, loaded, as_path(source))
     chosen = [i.item_id for i in selection.choose(suite.items)]
     found = certifiable_run(db, loaded.name, chosen_config.config_hash, chosen)
     if found is not None:
@@ -311,7 +316,7 @@ def certify(
     store: StoreLike,
     run: str | None = None,
     config: str | None = None,
-    source: Path | None = None,
+    source: FileLike | None = None,
     tags: Sequence[str] = (),
     limit: int | None = None,
     items: Sequence[str] = (),
@@ -321,12 +326,12 @@ def certify(
     seed: int = 0,
     allow_not_run: Sequence[str] = (),
     random_seeds: int | None = None,
-    bands: Path | None = None,
+    bands: FileLike | None = None,
     workers: int = 1,
     executor: str = "process",
     scheduler: str | None = None,
     notice: Notice = _quiet,
-    witness: Path | None = None,
+    witness: FileLike | None = None,
     watch: ControlWatch | None = None,
 ) -> Certification:
     """Run every control on a run and say whether it is admissible. A run made for it runs
@@ -338,6 +343,7 @@ def certify(
     from agent_assay.controls.execute import check_allowed, effective_bands, run_controls
 
     allowed = check_allowed(allow_not_run)
+    bands, witness = as_path(bands), as_path(witness)
     if witness is not None:
         writable_witness(witness)
     db, loaded = open_db(store), system_of(system)
@@ -612,7 +618,7 @@ def verify(
     store: StoreLike,
     rescore: bool = True,
     notice: Notice = _quiet,
-    witness: Path | None = None,
+    witness: FileLike | None = None,
 ) -> Verification:
     """Re-derive what a run (every run when None, or an evidence bundle) claims; with
     `witness`, also check every head that file holds for a run the store or bundle holds."""
@@ -631,7 +637,7 @@ def verify(
         else:
             result.database += unproven
     if witness is not None:
-        result.witness = check_witness(db, witness)
+        result.witness = check_witness(db, Path(witness))
     return result
 
 
@@ -655,8 +661,7 @@ def export(
     """Write `run`'s evidence bundle to `path`; return the number of rows written. With
     `witness`, the head the bundle holds and the run's verdict are appended to that file
     (refused first when it exists and is not an intact witness)."""
-    path = Path(path)
-    witness = None if witness is None else Path(witness)
+    path, witness = Path(path), as_path(witness)
     if witness is not None:
         writable_witness(witness)
     db = open_db(store, read_only=True)

@@ -150,3 +150,11 @@ def test_the_api_takes_a_path_as_text_or_as_a_path(tmp_path: Path) -> None:
     assert as_text == as_path > 0
     assert aa.report(str(tmp_path / "a.bundle"), store=db).verdict_word == "INADMISSIBLE"
     assert (tmp_path / "witness.log").stat().st_size > 0
+    bands = tmp_path / "bands.yaml"
+    bands.write_text("null_agent:\n  min_margin: 0.2\n  derivation: stricter than the default\n")
+    certified = aa.certify(ToyAdapter(), store=str(db), run=run.run_id, bands=str(bands),
+                           witness=str(tmp_path / "witness.log"))
+    assert certified.run.run_id == run.run_id
+    checked = aa.verify(run.run_id, store=str(db), rescore=False,
+                        witness=str(tmp_path / "witness.log"))
+    assert checked.ok and checked.witness is not None and checked.witness.lines == 2
