@@ -76,19 +76,6 @@ def test_unknown_allow_not_run_kind_is_refused() -> None:
     assert check_allowed(["judge_calibration"]) == frozenset({"judge_calibration"})
 
 
-def test_exit_codes_say_an_incomplete_verdict_before_a_negative_one() -> None:
-    from agent_assay.controls.execute import controls_exit_code
-
-    passed = {"status": "PASSED"}
-    not_run = {"status": "NOT_RUN", "allowed_not_run": False}
-    allowed = {"status": "NOT_RUN", "allowed_not_run": True}
-    assert controls_exit_code(True, [passed, allowed]) == 0
-    assert controls_exit_code(False, [passed, not_run]) == 3
-    assert controls_exit_code(False, [{"status": "FAILED"}, not_run]) == 3
-    assert controls_exit_code(False, [{"status": "FAILED"}, allowed]) == 2
-    assert controls_exit_code(False, [{"status": "ERROR"}, passed]) == 2
-
-
 # ---- bands that travel with a system, and --bands FILE --------------------------------------
 OVERRIDE = """\
 version: 1

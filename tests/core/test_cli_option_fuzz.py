@@ -36,6 +36,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agent_assay.cli import cli
+from agent_assay.exitcodes import ExitCode
 from agent_assay.store import open_store
 from tests.importers.test_tau_bench_parse import results
 from tests.support.invoke import Invocation, invoke, on_path
@@ -50,6 +51,10 @@ WRITERS = {("run",), ("score",), ("controls", "run"), ("mutate",), ("import",),
 one (as they do a process that exits). Any other command reads, and a reader leaves no file
 behind (tests/core/test_reading_never_writes.py)."""
 SIDES = {"assay.db-wal", "assay.db-shm"}
+VERDICTS = {ExitCode.TAMPERED, ExitCode.INADMISSIBLE, ExitCode.REFUSED, ExitCode.REGRESSED}
+"""The exit codes of an answer that is not an error (printed on stdout, not `error:`)."""
+DECLARED = {("check-adapter",): {ExitCode.ERROR}}
+"""A command's own further answers of that kind (docs/ci.md): an adapter found unfit."""
 
 
 def new_store_left(path: tuple[str, ...], args: list[str], ended: str) -> bool:
@@ -61,8 +66,6 @@ def new_store_left(path: tuple[str, ...], args: list[str], ended: str) -> bool:
 KNOWN: dict[str, Callable[[tuple[str, ...], list[str], str], bool]] = {
     "a writer given --db naming no store creates one before it checks its other options "
     "(--repeats 0, say), and leaves it when it refuses them": new_store_left,
-    "a run id longer than a file name may be is a traceback where report and verify ask "
-    "whether it names a bundle": lambda path, args, ended: "File name too long" in ended,
 }
 """What the fuzz finds that belongs to other work under way (issue #37): counted and
 printed, not failed on."""
@@ -167,6 +170,11 @@ def by_type(scene: Scene, param: click.Parameter) -> st.SearchStrategy[str]:
     return st.one_of(st.sampled_from(WORDS), junk)
 
 
+def values_for(scene: Scene, param: click.Parameter) -> st.SearchStrategy[str]:
+    named = by_name(scene, param.name or "")
+    return by_type(scene, param) if named is None else named
+
+
 def arguments(scene: Scene, command: click.Command) -> st.SearchStrategy[list[str]]:
     """A command line for `command`: each argument drawn, each option left out or drawn."""
 
@@ -178,7 +186,7 @@ def arguments(scene: Scene, command: click.Command) -> st.SearchStrategy[list[st
             name = param.name or ""
             if isinstance(param, click.Argument):
                 if param.required or pick(st.booleans()):
-                    values = by_name(scene, name) or by_type(scene, param)
+                    values = values_for(scene, param)
                     words.append(pick(values))
                 continue
             assert isinstance(param, click.Option)
@@ -193,7 +201,7 @@ def arguments(scene: Scene, command: click.Command) -> st.SearchStrategy[list[st
             if param.is_flag:
                 options.append(flag)
                 continue
-            values = by_name(scene, name) or by_type(scene, param)
+            values = values_for(scene, param)
             for _ in range(pick(st.integers(1, 2)) if param.multiple else 1):
                 options += [flag, pick(values)]
         return [*words, *options]
@@ -214,7 +222,7 @@ def table_rows(db: Path) -> dict[str, int] | None:
         return None
 
 
-def outcome(done: Invocation) -> str:
+def outcome(path: tuple[str, ...], done: Invocation) -> str:
     """How a case ended; "bad: ..." for what no command may do."""
     if done.traceback is not None:
         return "bad: traceback\n" + done.traceback
@@ -226,7 +234,7 @@ def outcome(done: Invocation) -> str:
         last = lines[-1]
         return "one-line error" if len(errors) == 1 and last == errors[0] else (
             f"bad: error lines {errors!r}")
-    if done.code in (2, 3) and done.out.strip():
+    if done.code in VERDICTS | DECLARED.get(path, set()) and done.out.strip():
         return "verdict"  # TAMPERED, a finding, INADMISSIBLE, a refused comparison
     return f"bad: exit {done.code} without an error line"
 
@@ -285,7 +293,7 @@ def test_every_option_gives_a_result_or_one_error_line_and_writes_nothing(
                 done = invoke(*path, *args)
             finally:
                 signal.alarm(0)
-            ended = outcome(done)
+            ended = outcome(path, done)
             if ended == "one-line error":
                 if table_rows(here / "assay.db") != rows:
                     ended = "bad: the store changed although the command failed"

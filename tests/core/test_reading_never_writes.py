@@ -101,7 +101,8 @@ SIDE_FILES = ("-wal", "-shm", "-journal")
 def banking_db(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     """A cleanly closed WAL store with a complete banking run of two items: (path, run id)."""
     db = tmp_path_factory.mktemp("banking") / "assay.db"
-    made = invoke("run", "--config", "mock", "--limit", "2", "--db", str(db))
+    made = invoke("run", "--adapter", "banking", "--config", "mock", "--limit", "2",
+                  "--db", str(db))
     assert made.code == 0, made.err
     fold_wal(db)
     return db, made.out.split()[-1]

@@ -76,7 +76,9 @@ def write_toy_dist(directory: Path) -> Path:
 def cli_env(extra_path: Path | None = None) -> dict[str, str]:
     env = dict(os.environ)
     parts = [str(extra_path)] if extra_path is not None else []
-    env["PYTHONPATH"] = os.pathsep.join([*parts, str(ROOT)])
+    # this checkout's src too: the console script would otherwise import the installed
+    # (editable) package, which in a git worktree is another checkout's code
+    env["PYTHONPATH"] = os.pathsep.join([*parts, str(ROOT / "src"), str(ROOT)])
     env.pop("PYTHONHASHSEED", None)
     return env
 

@@ -12,6 +12,7 @@ import sqlite3
 from pathlib import Path
 
 from agent_assay.errors import AssayError
+from agent_assay.exitcodes import ExitCode
 from agent_assay.store.engine import read_only_sqlite, store_path
 from agent_assay.store.postgres import is_server_url, masked
 
@@ -97,7 +98,8 @@ def quick_check(db: str) -> None:
     if found != ["ok"]:
         said = " ".join(found).replace("*** in database main ***", "")
         raise AssayError(f"the store at {db} is damaged: {short(said)} (SQLite's quick_check; "
-                         f"`agent-assay verify --db {db}` lists what it can)", exit_code=2)
+                         f"`agent-assay verify --db {db}` lists what it can)",
+                         exit_code=ExitCode.TAMPERED)
 
 
 def _tolerant(data: bytes) -> str:
@@ -118,21 +120,24 @@ def _damage(con: sqlite3.Connection) -> list[str]:
         return [short(str(exc))]
 
 
-def damage_summary(db: str, error: str) -> str:
-    """One line: the store, its first damaged table or index (or integrity problem), how many."""
+def damage_error(db: str, error: str) -> AssayError:
+    """One line: the store, its first damaged table or index (or integrity problem), how many.
+    A damaged file exits TAMPERED (its evidence cannot be checked); a store that could not
+    be reached, read or written exits ERROR."""
     try:
         path: Path | None = store_path(db)
     except AssayError:
         path = None
     problems = damage_report(path) if path is not None and path.is_file() else []
     if path is None and is_server_url(db):
-        return f"the store at {masked(db)} returned an error: {short(error)}"
+        return AssayError(f"the store at {masked(db)} returned an error: {short(error)}")
     if disk_full(error):
-        return f"the store at {db} cannot be written: the disk is full ({short(error)})"
+        return AssayError(f"the store at {db} cannot be written: the disk is full "
+                          f"({short(error)})")
     if not problems:
-        return f"the store at {db} cannot be read: {short(error)}"
+        return AssayError(f"the store at {db} cannot be read: {short(error)}")
     more = f"; {len(problems) - 1} more" if len(problems) > 1 else ""
-    return (
+    return AssayError(
         f"the store at {db} is damaged: {short(problems[0])}{more} "
-        f"(`agent-assay verify --db {db}` lists what it can)"
+        f"(`agent-assay verify --db {db}` lists what it can)", exit_code=ExitCode.TAMPERED,
     )

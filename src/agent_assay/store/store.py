@@ -31,6 +31,7 @@ from sqlalchemy import Connection, Engine, Table, func, inspect, select
 from sqlalchemy.exc import DatabaseError, DBAPIError
 
 from agent_assay.errors import AssayError
+from agent_assay.exitcodes import ExitCode
 from agent_assay.hashing import STATE, canonical_hash, canonical_json
 from agent_assay.model import Config, CrashCause, Item, Run, Suite, Trajectory, crash_cause_in
 from agent_assay.store import chain, migrations, schema, score_pack
@@ -38,6 +39,7 @@ from agent_assay.store.damage import quick_check
 from agent_assay.store.engine import Access, make_engine, release, shown, store_path
 from agent_assay.store.postgres import connect_reason, is_server_url
 from agent_assay.store.prepared import PreparedTrajectory, prepare
+from agent_assay.store.run_ids import check_run_id, chosen_run_id
 from agent_assay.store.score_columns import ScoreColumns, StoredScore, StoredSets, score_columns
 from agent_assay.store.score_pack import PackedScores, pack_records
 from agent_assay.store.state_blobs import BaseStates, StateEncoder, base_digests, expanded
@@ -135,7 +137,8 @@ def decode_json(table: str, row_id: object, text: str | None) -> Any:
         return json.loads(text)
     except (TypeError, ValueError) as exc:
         raise AssayError(
-            f"{table} row {row_id}: stored JSON does not decode ({exc})", exit_code=2
+            f"{table} row {row_id}: stored JSON does not decode ({exc})",
+            exit_code=ExitCode.TAMPERED,
         ) from exc
 
 
@@ -607,10 +610,17 @@ class Store:
         return self.get_run(run_id)
 
     def get_run(self, run_id: str) -> Run:
+        """The run named by its id or by a unique prefix of it (`run_ids` has the rules);
+        every run id a person types is resolved here."""
+        check_run_id(run_id)
+        runs = schema.runs
         with self.reading() as conn:
-            row = conn.execute(select(schema.runs).where(schema.runs.c.run_id == run_id)).first()
+            row = conn.execute(select(runs).where(runs.c.run_id == run_id)).first()
             if row is None:
-                raise AssayError(f"unknown run id: {run_id}")
+                starting = func.substr(runs.c.run_id, 1, len(run_id)) == run_id
+                found = conn.execute(select(runs.c.run_id).where(starting)).scalars().all()
+                run_id = chosen_run_id(run_id, found)
+                row = conn.execute(select(runs).where(runs.c.run_id == run_id)).one()
             env_rows = conn.execute(
                 select(schema.run_env).where(schema.run_env.c.run_id == run_id)
             ).all()
@@ -1133,7 +1143,7 @@ def _built(build: Any, table: str, row_id: object, data: Any) -> Any:
         raise AssayError(
             f"{table} row {row_id}: stored payload does not fit its shape "
             f"({type(exc).__name__}: {exc})",
-            exit_code=2,
+            exit_code=ExitCode.TAMPERED,
         ) from exc
 
 
