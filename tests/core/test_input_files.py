@@ -1,8 +1,8 @@
 """Every file a command reads or writes for its user is a regular file, or one line.
 
 A FIFO as --bands blocked forever, /dev/zero as --bands read until the process was killed,
-and a mutant set, a golden script, a suite file, a tau-bench file, a bundle or a witness
-was read through whatever the path named. Each input below is given a FIFO, an endless
+and a mutant set, a golden script, a suite file, an items file, a tau-bench file, a bundle
+or a witness was read through whatever the path named. Each input below is given a FIFO, an endless
 device, a directory and a file past the size this agent-assay reads; each output a FIFO,
 a device, a directory and a symlink. Each is refused in one line naming the file, with
 nothing written to the store and no output made.
@@ -32,6 +32,8 @@ INPUTS: dict[str, tuple[int, Callable[[Path, str, Path], list[str]]]] = {
         "suite", "build", "--adapter", "banking", "--source", str(t.parent.parent)]),
     "suite build --source (a suite file)": (TEXT_LIMIT, lambda t, run, db: [
         "suite", "build", "--adapter", "governance", "--source", str(t)]),
+    "run --items-file": (TEXT_LIMIT, lambda t, run, db: [
+        "run", "--adapter", "toy", "--config", "good", "--items-file", str(t)]),
     "import tau-bench FILE": (DATA_LIMIT, lambda t, run, db: ["import", "tau-bench", str(t)]),
     "verify --witness": (DATA_LIMIT, lambda t, run, db: ["verify", run, "--witness", str(t)]),
     "report BUNDLE": (DATA_LIMIT, lambda t, run, db: ["report", str(t)]),
