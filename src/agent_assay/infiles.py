@@ -48,9 +48,9 @@ def open_input(path: Path, what: str, limit: int) -> BinaryIO:
     try:
         size = _regular(path, what, os.fstat(fd))
         if size > limit:
-            raise too_large(path, what, limit)
+            raise _too_large(path, what, limit)
         os.set_blocking(fd, True)
-        return io.BufferedReader(_Capped(fd, limit, lambda: too_large(path, what, limit)))
+        return io.BufferedReader(_Capped(fd, limit, lambda: _too_large(path, what, limit)))
     except BaseException:
         os.close(fd)
         raise
@@ -75,7 +75,7 @@ def read_utf8(path: Path, what: str, limit: int = TEXT_LIMIT) -> str:
         ) from exc
 
 
-def too_large(path: Path, what: str, limit: int) -> AssayError:
+def _too_large(path: Path, what: str, limit: int) -> AssayError:
     return AssayError(f"{path}: {what} is larger than the {limit // MIB} MiB this "
                       "agent-assay reads for one")
 
