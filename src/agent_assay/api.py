@@ -14,6 +14,7 @@ function returns a typed result and prints nothing; a user-caused failure is an
 from __future__ import annotations
 
 import os
+import sys
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -90,15 +91,17 @@ def _quiet(message: str) -> None:
     """The default notice: scripts get results, not chatter."""
 
 
-def open_db(store: StoreLike, *, must_exist: bool = False, read_only: bool = False) -> Store:
+def open_db(store: StoreLike, *, must_exist: bool = False, read_only: bool = False,
+            checked: bool = True) -> Store:
     """The store. `must_exist` for commands that build on stored runs: they never create or
     migrate a database, and refuse a file that is not an agent-assay store, untouched.
     `read_only` (which implies it) for commands that only read: SQLite opens the file
-    read-only, so no write can happen and none waits for the write lock."""
+    read-only, so no write can happen and none waits for the write lock, and refuses a file
+    SQLite's quick_check finds damaged unless `checked` is off (`verify` lists the damage)."""
     if isinstance(store, Store):
         return store
     if must_exist or read_only:
-        return open_existing_store(str(store), read_only=read_only)
+        return open_existing_store(str(store), read_only=read_only, checked=checked)
     return open_store(str(store))
 
 
@@ -627,7 +630,7 @@ def verify(
 
     loader = load_adapter if rescore else None
     if run is None or not is_bundle(run):
-        db = open_db(store, read_only=True)
+        db = open_db(store, read_only=True, checked=False)  # its integrity_check says more
         result = verify_store(db, None if run is None else [db.get_run(run).run_id], loader)
     else:
         db, target, unproven = _opened(run, store=store, notice=notice)
@@ -703,6 +706,8 @@ def plan(
     for name, value, low, high in (("--power", power, 0, 1), ("--alpha", alpha, 0, 1)):
         if not low < value < high:
             raise AssayError(f"{name} must be between 0 and 1, got {value}")
+    if alpha < sys.float_info.min:  # the test's two tails take alpha / 2, which must not vanish
+        raise AssayError(f"--alpha must be at least {sys.float_info.min:g}, got {alpha:g}")
     if not 0 <= correlation < 1:
         raise AssayError(f"--correlation must be in [0, 1), got {correlation}")
     if not effects or any(not 0 < e < float("inf") for e in effects):

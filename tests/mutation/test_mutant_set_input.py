@@ -169,3 +169,42 @@ def test_mutate_takes_config_with_run_only_when_it_is_the_runs(
     assert got.code != 0 and passes(db, run_id) == 0
     got = invoke("mutate", "--adapter", "toy", "--config", "good", "--run", run_id, "--db", str(db))
     assert got.code == 0, got.err
+
+
+@pytest.mark.parametrize(("body", "said"), [
+    (SWAP + "    label: \"\\udc80\"\n",
+     "{file}:3: mutant set holds a lone surrogate '\\udc80' (an escape no UTF-8 text can hold)"),
+    (SWAP + "detector:\n  thresholds:\n    trajectory.exactt: 0.1\n",
+     "{file}:5: detector.thresholds names metric 'trajectory.exactt', which toy does not "
+     "score (known: trajectory.exact, trajectory.lcs, outcome.match, "),
+])
+def test_mutate_refuses_what_it_cannot_store_or_use_storing_nothing(
+    tmp_path: Path, db: Path, toy_db: tuple[Path, str], body: str, said: str
+) -> None:
+    """A label with a lone surrogate failed with a traceback when the pass was stored; a
+    threshold for a metric the system does not score was ignored, and the metric meant
+    was judged at the default threshold."""
+    mutants = tmp_path / "m.yaml"
+    mutants.write_text(body)
+    got = invoke("mutate", "--adapter", "toy", "--run", toy_db[1], "--operators",
+                 str(mutants), "--db", str(db))
+    assert got.traceback is None, got.traceback
+    assert got.code == 1 and got.err.startswith("error: " + said.format(file=mutants)), got.err
+    assert len(got.err.splitlines()) == 1 and passes(db, toy_db[1]) == 0
+
+
+@pytest.mark.parametrize("limit", ["0", "-3"])
+def test_mutate_refuses_a_limit_below_one_before_any_run_is_made(
+    tmp_path: Path, db: Path, toy_db: tuple[Path, str], limit: str
+) -> None:
+    """--limit 0 mutated every item (and -3 all but three); without --run it is refused
+    before a run is made."""
+    got = invoke("mutate", "--adapter", "toy", "--run", toy_db[1], "--limit", limit,
+                 "--db", str(db))
+    assert got.traceback is None and got.code == 1, got.err
+    assert got.err == f"error: --limit must be at least 1, got {limit}\n"
+    assert passes(db, toy_db[1]) == 0
+    fresh = tmp_path / "fresh.db"
+    got = invoke("mutate", "--adapter", "toy", "--config", "good", "--limit", limit,
+                 "--db", str(fresh))
+    assert got.code == 1 and (not fresh.exists() or not open_store(str(fresh)).run_ids())

@@ -29,6 +29,7 @@ LAYERS: dict[str, int] = {
     "agent_assay.importers": 2,
     "agent_assay.llm": 3,
     "agent_assay.outfiles": 0,
+    "agent_assay.infiles": 0,
     "agent_assay.selection": 0,
     "agent_assay.executors": 4,
     "agent_assay.hosting": 4,

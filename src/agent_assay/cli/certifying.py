@@ -223,7 +223,7 @@ def mutate_command(
     mutated (a run made for it covers every item)."""
     from agent_assay import api
     from agent_assay.mutation.config import BUILTIN, load_mutants
-    from agent_assay.mutation.engine import pass_payloads, run_pass
+    from agent_assay.mutation.engine import check_thresholds, pass_payloads, run_pass
     from agent_assay.selection import Selection
     from agent_assay.views.mutation_render import mutation_json, mutation_text
 
@@ -233,6 +233,7 @@ def mutate_command(
         store = api.open_db(db, must_exist=run_id is not None)
         named = store.get_run(run_id).adapter if run_id and adapter is None else None
         system = api.system_of(chosen_adapter(adapter, named))
+        check_thresholds(mutants, system)  # before a run can be made for the pass
         chosen = Selection.of(ids=items, patterns=match, tags=tags, limit=limit)
         if run_id is None and chosen != Selection():  # refused before a run is made for it
             chosen.choose(system.build_suite(source).items)

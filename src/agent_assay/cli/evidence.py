@@ -30,13 +30,18 @@ def migrate_command(repair: bool, db: str) -> int:
     A dropped or altered trigger or index is reported (exit 2) and, with --repair,
     restored; the repair is recorded in the store and shown by `verify`.
     """
-    from agent_assay.store.engine import make_engine
+    from agent_assay.errors import AssayError
+    from agent_assay.store.engine import make_engine, shown
     from agent_assay.store.migrations import LATEST, apply
     from agent_assay.store.schema_check import repair as repair_schema
     from agent_assay.store.schema_check import schema_findings
     from agent_assay.store.store import stored_version
 
-    stored_version(db)  # a read-only look first: what is not a store is refused untouched
+    # a read-only look first: what is not a store is refused untouched, and so is no store
+    # at all (a mistyped --db must not become a new, empty one)
+    if stored_version(db) == 0:
+        raise AssayError(f"no store at --db {shown(db)} to migrate: migrate upgrades an "
+                         "existing store and never creates one")
     engine = make_engine(db)
     applied = apply(engine)
     if applied:
@@ -85,7 +90,8 @@ def verify_command(
 
     # the store is opened read-only here; a bundle is verified without it
     with stdout_to_stderr(as_json):
-        store = db if target and api.is_bundle(target) else api.open_db(db, read_only=True)
+        store = db if target and api.is_bundle(target) else api.open_db(
+            db, read_only=True, checked=False)  # verify's own integrity_check lists the damage
         result = api.verify(target, store=store, rescore=not skip_rescore, notice=stderr,
                             witness=witness)
     if as_json:

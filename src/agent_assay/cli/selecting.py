@@ -40,9 +40,9 @@ def file_ids(path: Path) -> list[str]:
     """The ids of an --items-file: one per line; blank lines, and anything from a `#`
     that starts a line or follows a space, are ignored. A file naming no id is refused:
     an empty selection would otherwise mean every item."""
-    from agent_assay.yamlfile import read_text
+    from agent_assay.infiles import read_utf8
 
-    text = read_text(path, "--items-file").removeprefix("\ufeff")
+    text = read_utf8(path, "--items-file").removeprefix("\ufeff")
     ids = []
     for line in text.splitlines():
         content = line.split(" #", 1)[0].split("\t#", 1)[0].strip()

@@ -26,6 +26,7 @@ from agent_assay.mutation.config import MutantSet, OperatorSpec
 from agent_assay.mutation.detectors import MetricVerdict, judge_metric, noise_floor
 from agent_assay.mutation.operators import OPERATORS, OperatorContext, SkipState
 from agent_assay.runner import RunContext, run_context
+from agent_assay.scoring.base import Scorer
 from agent_assay.selection import EVERY, Selection
 from agent_assay.store.run_check import require_intact
 from agent_assay.store.run_trajectories import RunTrajectories
@@ -161,6 +162,26 @@ def would_alter(
     return count
 
 
+def check_thresholds(mutants: MutantSet, system: LoadedSystem | object) -> None:
+    """Refuse, before a run is made or walked, a detector threshold for a metric the system
+    does not score: it would never be used, and the metric meant would be judged by the
+    default threshold instead."""
+    loaded = load_system(system)
+    detector = detector_metrics(loaded.scorers())
+    for metric in mutants.thresholds:
+        if metric not in detector:
+            raise AssayError(
+                f"{mutants.threshold_at.get(metric) or mutants.source}: detector.thresholds "
+                f"names metric {metric!r}, which {loaded.name} does not score "
+                f"(known: {', '.join(detector)})"
+            )
+
+
+def detector_metrics(scorers: Sequence[Scorer]) -> tuple[str, ...]:
+    """The metrics a mutation pass judges (and a mutant set may set a threshold for)."""
+    return tuple(s.name for s in scorers if s.kind != "measure")
+
+
 def check_tags(mutants: MutantSet, run: Run, items: Sequence[Item]) -> None:
     """Refuse an operator whose tags match none of the items: it would alter nothing and
     come back EQUIVALENT, as if no metric had anything to see."""
@@ -224,6 +245,7 @@ def run_pass(
     `environment` (the controls' agent process), else in one started for the pass. Only
     the run's items `selection` chooses are mutated."""
     adapter = load_system(system)
+    check_thresholds(mutants, adapter)
     view = adapter.replay_view()
     if view is None:
         raise AssayError(f"adapter {adapter.name}: {NO_REPLAY}, so nothing can be mutated")
@@ -250,7 +272,7 @@ def _mutated(
     selected = selection.choose((gold[i] for i in run.item_ids), f"of run {run.run_id}")
     check_tags(mutants, run, selected)
     chosen = {i.item_id for i in selected}
-    detector = tuple(s.name for s in context.scorers if s.kind != "measure")
+    detector = detector_metrics(context.scorers)
     seed = stable_seed(run.run_id, "mutation")
     pools = view.argument_pools()
     columns = [

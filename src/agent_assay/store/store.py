@@ -35,7 +35,8 @@ from agent_assay.exitcodes import ExitCode
 from agent_assay.hashing import STATE, canonical_hash, canonical_json
 from agent_assay.model import Config, CrashCause, Item, Run, Suite, Trajectory, crash_cause_in
 from agent_assay.store import chain, migrations, schema, score_pack
-from agent_assay.store.engine import Access, make_engine, shown, store_path
+from agent_assay.store.damage import quick_check
+from agent_assay.store.engine import Access, make_engine, release, shown, store_path
 from agent_assay.store.postgres import connect_reason, is_server_url
 from agent_assay.store.prepared import PreparedTrajectory, prepare
 from agent_assay.store.run_ids import check_run_id, chosen_run_id
@@ -205,7 +206,7 @@ class Store:
         if self._writer is not None:
             self._writer.close()
             self._writer = None
-        self.engine.dispose()
+        release(self.engine)
 
     # ---- the chain ---------------------------------------------------------
     def head(self, run_id: str) -> Head | None:
@@ -248,8 +249,10 @@ class Store:
         if self._pinned:
             if self._pin is None:
                 self._pin = self._pinned_snapshot()
-                # a store dropped without `close` still ends its snapshot when collected
-                self._unpin = weakref.finalize(self, self._pin.close)
+                # a store dropped without `close` still ends its snapshot when collected, and
+                # lets its engine go (a reader leaves no side file behind: `release`)
+                self._unpin = weakref.finalize(
+                    self, functools.partial(_unpinned, self._pin, self.engine))
             yield self._pin
             return
         with self.engine.connect() as fresh:
@@ -1095,6 +1098,11 @@ class Store:
             )
 
 
+def _unpinned(pin: Connection, engine: Engine) -> None:
+    pin.close()
+    release(engine)
+
+
 def _tolerant_text(data: bytes) -> str:
     return data.decode("utf-8", "surrogateescape")
 
@@ -1311,12 +1319,14 @@ def _migrate(engine: Engine, db: str) -> None:
         ) from exc
 
 
-def open_existing_store(db: str, *, read_only: bool = True) -> Store:
+def open_existing_store(db: str, *, read_only: bool = True, checked: bool = True) -> Store:
     """Open a store that must already exist, for commands that read (`read_only`: the
     database itself refuses every write) or build on stored runs. A path that does not
     exist is refused rather than created (a typo must not look like "no runs"); a database
     that is not an agent-assay store, or one that needs `migrate`, is refused untouched:
-    nothing is migrated and the journal mode is left as it is."""
+    nothing is migrated and the journal mode is left as it is. A reader's SQLite file must
+    pass SQLite's quick_check (`damage.quick_check`) unless `checked` is off (`verify`, which
+    runs the whole integrity_check and lists what it finds)."""
     if not is_server_url(db) and not store_path(db).exists():
         raise AssayError(f"no store at --db {db} (commands that read never create one)")
     have = stored_version(db)
@@ -1329,6 +1339,8 @@ def open_existing_store(db: str, *, read_only: bool = True) -> Store:
         raise _not_a_store(db, "no schema_migrations table")
     if have < migrations.LATEST:
         raise _needs_migration(db, have)
+    if read_only and checked and not is_server_url(db):
+        quick_check(db)
     return Store(make_engine(db, Access.READ if read_only else Access.WRITE), pinned=read_only)
 
 
@@ -1351,7 +1363,7 @@ def stored_version(db: str) -> int:
             f"--db {shown(db)} is not an agent-assay {kind} database: {exc.orig}"
         ) from exc
     finally:
-        engine.dispose()
+        release(engine)
     if have > migrations.LATEST:
         raise AssayError(
             f"database {shown(db)} has schema version {have}, newer than this agent-assay "
