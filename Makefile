@@ -35,8 +35,9 @@ install: $(STAMP)
 
 demo: $(STAMP)
 	@mkdir -p run
-	$(BIN)/agent-assay suite build --db $(DB)
-	$(BIN)/agent-assay run --config mock --repeats 3 --db $(DB) --run-id-file run/demo_run_id
+	$(BIN)/agent-assay suite build --adapter banking --db $(DB)
+	$(BIN)/agent-assay run --adapter banking --config mock --repeats 3 --db $(DB) \
+		--run-id-file run/demo_run_id
 	$(PY) tools/compare_to_sut.py $$(cat run/demo_run_id) --db $(DB)
 	$(BIN)/agent-assay controls run --config mock --run $$(cat run/demo_run_id) --db $(DB)
 	$(BIN)/agent-assay report $$(cat run/demo_run_id) --db $(DB)
@@ -74,6 +75,7 @@ artifacts: $(STAMP)
 	$(PY) tools/bench_core.py --out reports/bench/core.json
 	$(PY) tools/bench_governance.py --out reports/bench/governance.json
 	$(PY) tools/cli_reference.py
+	$(PY) tools/api_reference.py
 	$(PY) -m agent_assay.audit.readme_check --write
 
 # valid-action through its rollout path and its core functions: the case study's artifacts.

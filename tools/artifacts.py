@@ -50,7 +50,7 @@ class Recorder:
 
     def expected(self, run_id: str) -> tuple[str, int]:
         """The verdict and item count a run's page must show, from `report --json`."""
-        argv = [CLI, "report", run_id, "--json", "--db", self.db]
+        argv = [CLI, "report", run_id, "--json", "--exit-zero", "--db", self.db]
         data = json.loads(subprocess.run(argv, capture_output=True, text=True,
                                          check=True).stdout)
         return ("ADMISSIBLE" if data["admissible"] else "INADMISSIBLE"), data["run"]["n_items"]
@@ -89,8 +89,9 @@ class Recorder:
 
 
 def banking(rec: Recorder) -> None:
-    rec.run("banking/suite_build", f"{CLI} suite build --db $DB")
-    run_id = rec.run("banking/run_mock", f"{CLI} run --config mock --repeats 3 --db $DB").strip()
+    rec.run("banking/suite_build", f"{CLI} suite build --adapter banking --db $DB")
+    run_id = rec.run("banking/run_mock",
+                     f"{CLI} run --adapter banking --config mock --repeats 3 --db $DB").strip()
     rec.run(
         "banking/reproduction",
         f"{PY} tools/compare_to_sut.py {run_id} --db $DB "
@@ -133,7 +134,8 @@ def banking(rec: Recorder) -> None:
     rec.run("banking/report_tampered", f"{CLI} report {run_id} --db {tampered}", expect=2)
     rec.run("banking/verify_tampered", f"{CLI} verify {run_id} --db {tampered}", expect=2)
     spread = rec.run(
-        "banking/run_noisy_k3", f"{CLI} run --config mock-noisy --repeats 3 --db $DB"
+        "banking/run_noisy_k3",
+        f"{CLI} run --adapter banking --config mock-noisy --repeats 3 --db $DB",
     ).strip()
     rec.run(
         "banking/controls_noisy_k3",
@@ -144,9 +146,11 @@ def banking(rec: Recorder) -> None:
              verdict="COMPARED", items=None)
     rec.run("banking/plan_noisy",
             f"{CLI} plan --run {spread} --effect 0.05 --effect 0.10 --db $DB")
-    noisy = rec.run("banking/run_noisy_k1", f"{CLI} run --config mock-noisy --db $DB").strip()
-    rec.run("banking/report_noisy_k1", f"{CLI} report {noisy} --headline-only --db $DB")
-    rec.run("banking/compare_refused", f"{CLI} compare {run_id} {noisy} --db $DB", expect=2)
+    noisy = rec.run("banking/run_noisy_k1",
+                    f"{CLI} run --adapter banking --config mock-noisy --db $DB").strip()
+    rec.run("banking/report_noisy_k1", f"{CLI} report {noisy} --headline-only --db $DB",
+            expect=3)  # never certified
+    rec.run("banking/compare_refused", f"{CLI} compare {run_id} {noisy} --db $DB", expect=4)
     rec.run("banking/compare_forced", f"{CLI} compare {run_id} {noisy} --force --db $DB")
     rec.run("banking/adapters_list", f"{CLI} adapters list")
     rec.run("banking/check_adapter", f"{CLI} check-adapter banking")
@@ -159,7 +163,8 @@ def crashed_run(rec: Recorder) -> None:
     what `runs show` and `trajectories show` print."""
     down = {"AA_MODEL_BASE_URL": "http://127.0.0.1:9/v1"}  # port 9 (discard): nothing listens
     out = rec.run("banking/run_unreachable",
-                  f"{CLI} run --config smollm2-t0 --limit 2 --db $DB", expect=1, env=down)
+                  f"{CLI} run --adapter banking --config smollm2-t0 --limit 2 --db $DB",
+                  expect=1, env=down)
     run_id = out.strip().splitlines()[-1]
     rec.run("banking/runs_show_crashed", f"{CLI} runs show {run_id} --db $DB")
     rec.run(
@@ -182,7 +187,7 @@ def synthworld(rec: Recorder) -> None:
     rec.run(
         "synthworld/controls_auditor",
         f"{CLI} controls run {adapter} --config auditor --run {run_id} --db $DB",
-        expect=2,
+        expect=3,
     )
     rec.run("synthworld/controls_auditor_json", f"{CLI} controls show {run_id} --json --db $DB")
     rec.run(
@@ -190,10 +195,11 @@ def synthworld(rec: Recorder) -> None:
         f"{CLI} mutate {adapter} --config auditor --run "
         f"{run_id} --operators configs/mutants-synthworld.yaml --db $DB",
     )
-    rec.run("synthworld/report_auditor", f"{CLI} report {run_id} --headline-only --db $DB")
+    rec.run("synthworld/report_auditor", f"{CLI} report {run_id} --headline-only --db $DB",
+            expect=3)
     verdict, items = rec.expected(run_id)
     rec.page("synthworld_auditor", f"{CLI} report {run_id} --db $DB", verdict=verdict,
-             items=items)
+             items=items, expect=3)
     bundle = "reports/synthworld/evidence_auditor.jsonl"
     rec.run("synthworld/export_auditor", f"{CLI} export {run_id} {bundle} --db $DB")
     rec.run("synthworld/verify_bundle", f"{CLI} verify {bundle}")
@@ -230,11 +236,13 @@ def tau_bench(rec: Recorder) -> None:
         "tau_bench/controls",
         f"{CLI} controls run --adapter tau-bench --config gpt-4o-airline --run {run_id} "
         f"{allow} --db $DB",
-        expect=2,
+        expect=3,
     )
     # after the controls: the report reads the null agent's passes from its stored outcome
-    rec.run("tau_bench/report", f"{CLI} report {run_id} --passk-curve --headline-only --db $DB")
-    rec.run("tau_bench/report_json", f"{CLI} report {run_id} --passk-curve --json --db $DB")
+    rec.run("tau_bench/report", f"{CLI} report {run_id} --passk-curve --headline-only --db $DB",
+            expect=3)
+    rec.run("tau_bench/report_json", f"{CLI} report {run_id} --passk-curve --json --db $DB",
+            expect=3)
 
 
 VALID_ACTION = "../shared/data/valid-action"
@@ -245,7 +253,7 @@ def verifiers(rec: Recorder) -> None:
     controls on the same oracle config, and the case study's tables."""
     rec.run("verifiers/valid_action_table",
             f"{PY} tools/verifiers_case.py --source {VALID_ACTION} --out reports/verifiers")
-    for adapter, expect in (("verifiers", 2), ("verifiers-offline", 0)):
+    for adapter, expect in (("verifiers", 3), ("verifiers-offline", 0)):
         rec.run(
             f"verifiers/controls_{adapter.replace('-', '_')}",
             f"{CLI} controls run --adapter {adapter} --source {VALID_ACTION} --config oracle "

@@ -3,8 +3,8 @@ and what the run takes on disk.
 
     python tools/bench_controls.py [--repeats 10] [--out reports/bench/controls.json]
 
-In a fresh SQLite file, `agent-assay run --config mock --repeats K` makes the run (1,040
-trajectories at k = 10), then `agent-assay controls run --run RUN` certifies it; each
+In a fresh SQLite file, `agent-assay run --adapter banking --config mock --repeats K` makes
+the run (1,040 trajectories at k = 10), then `agent-assay controls run --run RUN` certifies it; each
 command runs in its own child process, timed by its CPU seconds (user + system, its own
 children included: identical_config's twins run in spawned processes) and its peak RSS.
 The figure the issue asks for is the ratio of the two CPU times; the benchmark makes and
@@ -42,8 +42,8 @@ def one_round(repeats: int) -> dict[str, float]:
     """Make a run and certify it, in a fresh SQLite file; the figures of both commands."""
     with tempfile.TemporaryDirectory() as tmp:
         db, rid = str(Path(tmp) / "assay.db"), Path(tmp) / "run_id"
-        made = measured([CLI, "run", "--config", "mock", "--repeats", str(repeats),
-                         "--db", db, "--run-id-file", str(rid)])
+        made = measured([CLI, "run", "--adapter", "banking", "--config", "mock",
+                         "--repeats", str(repeats), "--db", db, "--run-id-file", str(rid)])
         if made["code"] != 0:
             raise SystemExit(f"bench-controls: the run failed: {made['err']}")
         run_id = rid.read_text().strip()

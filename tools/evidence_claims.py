@@ -186,10 +186,10 @@ CLAIMS = [
         (True, True),
     ),
     Claim(
-        "comparing an admissible run with an uncertified one is refused with exit 2",
+        "comparing an admissible run with an uncertified one is refused with exit 4",
         "banking/compare_refused.json",
         lambda d: d["exit_code"],
-        2,
+        4,
     ),
     Claim(
         "a forced comparison stamps every line it prints after the reasons",

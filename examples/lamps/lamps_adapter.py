@@ -1,6 +1,7 @@
 """A complete agent-assay adapter: eight lamps, three tools, a scripted agent (see README)."""
 
-# The `--8<--` comments mark the sections docs/tutorial.md includes; they change nothing.
+# The `--8<--` comments mark the sections docs/tutorial.md shows (a test keeps the page
+# equal to them); they change nothing.
 # --8<-- [start:world]
 from agent_assay import (
     Cost,

@@ -13,6 +13,8 @@ function returns a typed result and prints nothing; a user-caused failure is an
 
 from __future__ import annotations
 
+import os
+import sys
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -22,10 +24,21 @@ from typing import TYPE_CHECKING, Any
 
 from agent_assay.aggregates import run_clusters
 from agent_assay.errors import AssayError
+from agent_assay.exitcodes import ExitCode
 from agent_assay.findings import Finding
-from agent_assay.integrity.admissibility import Admissibility, Integrity, assess, integrity
+from agent_assay.integrity.admissibility import (
+    Admissibility,
+    Integrity,
+    SinglePass,
+    assess,
+    integrity,
+    single_pass_refusal,
+)
 from agent_assay.integrity.comparability import Comparison, compare_runs
+from agent_assay.integrity.regression import RegressionGate, regression_gate
 from agent_assay.model import Run, Suite
+from agent_assay.selection import Selection
+from agent_assay.stats.paired import ALPHA
 from agent_assay.store import open_store
 from agent_assay.store.bundle import export_bundle
 from agent_assay.store.bundle_proof import open_bundle
@@ -45,12 +58,14 @@ from agent_assay.views.breakdown_render import (
 from agent_assay.views.gates import comparison_text, report_json, report_text
 from agent_assay.views.passk import passk_json, passk_report, passk_text
 from agent_assay.views.planning import Plan, make_plan, plan_json, plan_text
+from agent_assay.views.regression_view import gate_lines
 from agent_assay.views.run_view import RunView, run_view
 from agent_assay.views.summary import summarise
 from agent_assay.views.trajectory_view import TrajectoryView, trajectory_view
 
 if TYPE_CHECKING:
     from agent_assay.adapters.loaded import LoadedSystem
+    from agent_assay.controls.execute import ControlWatch
     from agent_assay.integrity.verify import Verification
     from agent_assay.rescoring import RescoreResult
     from agent_assay.runner import RunResult
@@ -60,6 +75,13 @@ if TYPE_CHECKING:
 # (`report`, `compare`, `runs`) never needs them (about a tenth of `import api`'s CPU).
 
 StoreLike = str | Path | Store
+FileLike = str | os.PathLike[str]
+"""A file the API reads or writes: a path as text or as a Path, as the caller has it."""
+
+
+def as_path(value: FileLike | None) -> Path | None:
+    """The Path every layer below the API expects, from whatever the caller gave."""
+    return None if value is None else Path(value)
 SystemLike = str | object
 Notice = Callable[[str], None]
 """Where a function says what it is doing on the way (the CLI passes stderr)."""
@@ -69,15 +91,17 @@ def _quiet(message: str) -> None:
     """The default notice: scripts get results, not chatter."""
 
 
-def open_db(store: StoreLike, *, must_exist: bool = False, read_only: bool = False) -> Store:
+def open_db(store: StoreLike, *, must_exist: bool = False, read_only: bool = False,
+            checked: bool = True) -> Store:
     """The store. `must_exist` for commands that build on stored runs: they never create or
     migrate a database, and refuse a file that is not an agent-assay store, untouched.
     `read_only` (which implies it) for commands that only read: SQLite opens the file
-    read-only, so no write can happen and none waits for the write lock."""
+    read-only, so no write can happen and none waits for the write lock, and refuses a file
+    SQLite's quick_check finds damaged unless `checked` is off (`verify` lists the damage)."""
     if isinstance(store, Store):
         return store
     if must_exist or read_only:
-        return open_existing_store(str(store), read_only=read_only)
+        return open_existing_store(str(store), read_only=read_only, checked=checked)
     return open_store(str(store))
 
 
@@ -89,11 +113,11 @@ def system_of(system: SystemLike) -> LoadedSystem:
 
 
 # ---- running -----------------------------------------------------------------------------
-def build_suite(system: SystemLike, *, store: StoreLike, source: Path | None = None) -> Suite:
+def build_suite(system: SystemLike, *, store: StoreLike, source: FileLike | None = None) -> Suite:
     """Build the system's golden set into content-hashed items and store it."""
     from agent_assay.runner import build_and_store_suite
 
-    return build_and_store_suite(open_db(store), system_of(system), source)
+    return build_and_store_suite(open_db(store), system_of(system), as_path(source))
 
 
 @dataclass(frozen=True)
@@ -111,38 +135,45 @@ def evaluate(
     config: str,
     *,
     store: StoreLike,
-    source: Path | None = None,
+    source: FileLike | None = None,
     repeats: int = 1,
     seed: int = 0,
     tags: Sequence[str] = (),
     limit: int | None = None,
+    items: Sequence[str] = (),
+    match: Sequence[str] = (),
+    settings: Mapping[str, object] | None = None,
     workers: int = 1,
     executor: str = "process",
     scheduler: str | None = None,
     progress: bool | None = False,
     notice: Notice = _quiet,
 ) -> Evaluation:
-    """Run `config` over the system's items x `repeats` into the store. The agents run in
-    `workers` agent processes (never in this one; see `hosting`), or with `executor` "dask"
-    on the scheduler at `scheduler` (else a local cluster of `workers` processes), which
-    is reached before the store is touched."""
+    """Run `config` over the system's items x `repeats` into the store. The items are those
+    `items` (ids), `match` (globs), `tags` and `limit` select, composed as
+    `agent_assay.selection` says; `settings` sets the config's declared settable parameters
+    (`adapters.settings`). The agents run in `workers` agent processes (never in this one;
+    see `hosting`), or with `executor` "dask" on the scheduler at `scheduler` (else a local
+    cluster of `workers` processes), which is reached before the store is touched."""
     from agent_assay.executors import ExecutorSpec, open_backend
     from agent_assay.runner import (
         build_and_store_suite,
         execute_run,
         resolve_config,
-        select_items,
+        settings_env,
         start_run,
     )
 
     spec = ExecutorSpec(executor, workers, scheduler)
     loaded = system_of(system)
-    chosen_config = resolve_config(loaded, config)
+    chosen_config = resolve_config(loaded, config, settings)
+    selection = Selection.of(ids=items, patterns=match, tags=tags, limit=limit)
     with open_backend(spec) as backend:
         db = open_db(store)
-        suite = build_and_store_suite(db, loaded, source)
-        items = select_items(suite, tags=tags, limit=limit)
-        run = start_run(db, loaded, suite, chosen_config, repeats=repeats, seed=seed, items=items)
+        suite = build_and_store_suite(db, loaded, as_path(source))
+        chosen = selection.choose(suite.items)
+        run = start_run(db, loaded, suite, chosen_config, repeats=repeats, seed=seed,
+                        items=chosen, extra_env=settings_env(chosen_config, settings))
         notice(f"run {run.run_id}")
         return Evaluation(run, execute_run(db, loaded, run, backend=backend, progress=progress))
 
@@ -200,9 +231,12 @@ def run_to_certify(
     *,
     run: str | None,
     config: str | None,
-    source: Path | None = None,
+    source: FileLike | None = None,
     tags: Sequence[str] = (),
     limit: int | None = None,
+    items: Sequence[str] = (),
+    match: Sequence[str] = (),
+    settings: Mapping[str, object] | None = None,
     repeats: int = 1,
     seed: int = 0,
     workers: int = 1,
@@ -210,17 +244,18 @@ def run_to_certify(
     scheduler: str | None = None,
     notice: Notice = _quiet,
 ) -> Run:
-    """The run named, else the newest complete run of `config` over the same items, else a
-    new run made now (and said so), on the executor asked for (see `evaluate`), which is
-    reached only then. A config given with a run must be the run's: silently certifying
-    another config's run would report the wrong system."""
+    """The run named, else the newest complete run of `config` (with `settings`) over the
+    items selected (see `evaluate`), else a new run made now (and said so), on the executor
+    asked for (see `evaluate`), which is reached only then. A config or settings given with
+    a run must be the run's: silently certifying another config's run would report the
+    wrong system."""
     from agent_assay.executors import ExecutorSpec, open_backend
     from agent_assay.runner import (
         build_and_store_suite,
         certifiable_run,
         execute_run,
         resolve_config,
-        select_items,
+        settings_env,
         start_run,
     )
 
@@ -232,12 +267,20 @@ def run_to_certify(
                 f"--config {config} does not match run {named.run_id}'s config "
                 f"{named.config_name}; drop --config or pass the matching one"
             )
+        if settings and resolve_config(loaded, named.config_name, settings).config_hash \
+                != named.config_hash:
+            raise AssayError(
+                f"{_pairs(settings)} does not match run {named.run_id}'s config (made with "
+                f"{_pairs(named.env.get('settings') or {}) or 'no -M'}); drop -M or pass "
+                "the run's"
+            )
         return named
     if not config:
         raise AssayError("name a run (--run RUN_ID) or a config (--config NAME)")
-    chosen_config = resolve_config(loaded, config)
-    suite = build_and_store_suite(db, loaded, source)
-    chosen = [i.item_id for i in select_items(suite, tags=tags, limit=limit)]
+    chosen_config = resolve_config(loaded, config, settings)
+    selection = Selection.of(ids=items, patterns=match, tags=tags, limit=limit)
+    suite = build_and_store_suite(db, loaded, as_path(source))
+    chosen = [i.item_id for i in selection.choose(suite.items)]
     found = certifiable_run(db, loaded.name, chosen_config.config_hash, chosen)
     if found is not None:
         return found
@@ -249,9 +292,14 @@ def run_to_certify(
         made = start_run(
             db, loaded, suite, chosen_config, repeats=repeats, seed=seed,
             items=[suite.by_id()[i] for i in chosen],
+            extra_env=settings_env(chosen_config, settings),
         )
         execute_run(db, loaded, made, backend=backend)
     return made
+
+
+def _pairs(settings: Mapping[str, object]) -> str:
+    return " ".join(f"-M {key}={value}" for key, value in sorted(settings.items()))
 
 
 def rescore(run_id: str, *, store: StoreLike) -> RescoreResult:
@@ -261,7 +309,8 @@ def rescore(run_id: str, *, store: StoreLike) -> RescoreResult:
     from agent_assay.rescoring import rescore as rescore_run
 
     db = open_db(store, must_exist=True)
-    return rescore_run(db, load_adapter(db.get_run(run_id).adapter), run_id)
+    run = db.get_run(run_id)
+    return rescore_run(db, load_adapter(run.adapter), run.run_id)
 
 
 # ---- certifying --------------------------------------------------------------------------
@@ -272,7 +321,8 @@ class Certification:
     """Each control's stored outcome (its payload, certificate included), in run order."""
     verdict: Admissibility
     exit_code: int
-    """0 admissible; 3 when a control is NOT_RUN without allowance; 2 otherwise."""
+    """The verdict's (`Admissibility.exit_code`): OK admissible, INADMISSIBLE when a control
+    FAILED, ended in ERROR or is NOT_RUN without allowance, TAMPERED (see `exitcodes`)."""
 
     @property
     def admissible(self) -> bool:
@@ -288,41 +338,42 @@ def certify(
     store: StoreLike,
     run: str | None = None,
     config: str | None = None,
-    source: Path | None = None,
+    source: FileLike | None = None,
     tags: Sequence[str] = (),
     limit: int | None = None,
+    items: Sequence[str] = (),
+    match: Sequence[str] = (),
+    settings: Mapping[str, object] | None = None,
     repeats: int = 1,
     seed: int = 0,
     allow_not_run: Sequence[str] = (),
     random_seeds: int | None = None,
-    bands: Path | None = None,
+    bands: FileLike | None = None,
     workers: int = 1,
     executor: str = "process",
     scheduler: str | None = None,
     notice: Notice = _quiet,
-    witness: Path | None = None,
+    witness: FileLike | None = None,
+    watch: ControlWatch | None = None,
 ) -> Certification:
     """Run every control on a run and say whether it is admissible. A run made for it runs
     on the executor asked for (see `evaluate`); identical_config's twins run in `workers`
     agent processes of this host whatever the executor, started as a run's are. With
     `witness`, the new head and the verdict are appended to that file (see
-    `store.witness`), which is refused first when it exists and is not an intact witness."""
-    from agent_assay.controls.execute import (
-        check_allowed,
-        controls_exit_code,
-        effective_bands,
-        run_controls,
-    )
+    `store.witness`), which is refused first when it exists and is not an intact witness.
+    `watch` is told when each control starts and finishes (the CLI draws progress)."""
+    from agent_assay.controls.execute import check_allowed, effective_bands, run_controls
 
     allowed = check_allowed(allow_not_run)
+    bands, witness = as_path(bands), as_path(witness)
     if witness is not None:
         writable_witness(witness)
     db, loaded = open_db(store), system_of(system)
     effective_bands(loaded, bands, random_seeds)  # refused before a run is made for it
     target = run_to_certify(
         db, loaded, run=run, config=config, source=source, tags=tags, limit=limit,
-        repeats=repeats, seed=seed, workers=workers, executor=executor, scheduler=scheduler,
-        notice=notice,
+        items=items, match=match, settings=settings, repeats=repeats, seed=seed,
+        workers=workers, executor=executor, scheduler=scheduler, notice=notice,
     )
     notice(
         f"certifying run {target.run_id} ({target.adapter}/{target.config_name}, "
@@ -330,15 +381,14 @@ def certify(
     )
     result = run_controls(
         db, loaded, target, allowed=allowed, random_seeds=random_seeds, bands_file=bands,
-        workers=workers,
+        workers=workers, watch=watch,
     )
     stored = db.control_outcomes(target.run_id)
     payloads = tuple(stored[o.kind].payload for o in result.outcomes)
     verdict = assess(db, target)
-    exit_code = controls_exit_code(verdict.admissible, payloads)
     if witness is not None:
         _witness(witness, db, target.run_id, verdict.word, "certification", notice)
-    return Certification(target, payloads, verdict, exit_code)
+    return Certification(target, payloads, verdict, verdict.exit_code)
 
 
 def _witness(path: Path, db: Store, run_id: str, verdict: str, event: str, notice: Notice) -> None:
@@ -351,6 +401,16 @@ def _witness(path: Path, db: Store, run_id: str, verdict: str, event: str, notic
 
 
 # ---- reading ------------------------------------------------------------------------------
+def is_bundle(run: str) -> bool:
+    """Whether a RUN argument names a file (read as an evidence bundle) rather than a run
+    id: an argument no file can have (too long a name, say) is a run id, refused or
+    resolved by the store."""
+    try:
+        return Path(run).is_file()
+    except OSError:
+        return False
+
+
 def open_run(run: str, *, store: StoreLike, notice: Notice = _quiet) -> tuple[Store, Run]:
     """A run id in the store, or the path of an evidence bundle (loaded into memory): an
     existing file is read as a bundle, and refused when it is not one."""
@@ -364,9 +424,8 @@ def _opened(
     """`open_run`, and for a bundle every way the file disagrees with its own rows (its
     header's head among them: the head said is the one its rows derive), with `twins` what
     the walk of each other bundled run found."""
-    path = Path(run)
-    if path.is_file():
-        bundle = open_bundle(path)
+    if is_bundle(run):
+        bundle = open_bundle(Path(run))
         notice(bundle.summary())
         return bundle.store, bundle.run, [*bundle.findings,
                                           *(bundle.twin_findings() if twins else ())]
@@ -391,8 +450,20 @@ class Report:
     failed: bool = False
 
     @property
-    def exit_code(self) -> int:
-        return 2 if self.verdict.tampered else 0
+    def exit_code(self) -> ExitCode:
+        """The verdict's (TAMPERED, INADMISSIBLE); for an admissible run, REFUSED when its
+        headline is (a single pass of a config not shown to be deterministic), else OK."""
+        if self.verdict.exit_code != ExitCode.OK:
+            return self.verdict.exit_code
+        return ExitCode.REFUSED if self.single_pass.reasons else ExitCode.OK
+
+    @cached_property
+    def single_pass(self) -> SinglePass:
+        """Whether a k=1 headline may stand (found once for the text, JSON and exit code);
+        nothing is read from a tampered store to decide it."""
+        if self.verdict.tampered:
+            return SinglePass(())
+        return single_pass_refusal(self.store, self.run)
 
     @property
     def verdict_word(self) -> str:
@@ -411,7 +482,7 @@ class Report:
     @cached_property
     def text(self) -> str:
         text = report_text(self.store, self.run, self.verdict, headline_only=self.headline_only,
-                           cluster=self.cluster)
+                           cluster=self.cluster, single=self.single_pass)
         if self.verdict.tampered:
             return text
         if self.passk_curve:
@@ -433,7 +504,7 @@ class Report:
 
     @cached_property
     def data(self) -> dict[str, Any]:
-        data = report_json(self.store, self.run, self.verdict, self.cluster)
+        data = report_json(self.store, self.run, self.verdict, self.cluster, self.single_pass)
         if self.verdict.tampered:
             return data
         if self.passk_curve:
@@ -460,7 +531,8 @@ class Report:
         if self.verdict.tampered:
             raise AssayError(
                 f"run {self.run.run_id} is TAMPERED (its stored evidence fails its own "
-                "chain); no number is exported. `agent-assay verify` shows why", exit_code=2)
+                "chain); no number is exported. `agent-assay verify` shows why",
+                exit_code=ExitCode.TAMPERED)
         if self.item_cut is not None:
             return items_csv(self.item_cut, self.verdict.one_line)
         if self.by_tag:
@@ -508,7 +580,11 @@ class ComparisonResult:
     comparison: Comparison
     text: str
     exit_code: int
+    """OK, REFUSED when the runs are not comparable (unless forced), TAMPERED; with a
+    `gate`, the gate's (`RegressionGate.exit_code`)."""
     forced: bool = False
+    gate: RegressionGate | None = None
+    """B against the baseline A, when asked for (`fail_on_regression`)."""
 
     @property
     def verdict_word(self) -> str:
@@ -522,16 +598,40 @@ class ComparisonResult:
 
 
 def compare(
-    run_a: str, run_b: str, *, store: StoreLike, force: bool = False, cluster: str | None = None
+    run_a: str,
+    run_b: str,
+    *,
+    store: StoreLike,
+    force: bool = False,
+    cluster: str | None = None,
+    fail_on_regression: bool = False,
+    metrics: Sequence[str] = (),
+    alpha: float | None = None,
 ) -> ComparisonResult:
-    """A paired comparison, refused (exit 2) when the runs are not comparable. Each metric's
-    p-value and interval come from one paired t on item means; `cluster` ('tag' or
-    'tag:PREFIX') makes both cluster-robust, and is refused (AssayError) with fewer
-    clusters than `stats.paired.CLUSTERS_FLOOR`."""
-    comparison = compare_runs(open_db(store, read_only=True), run_a, run_b, cluster)
-    sound = comparison.sound or (force and not comparison.tampered)
+    """A paired comparison, refused (exit REFUSED, or TAMPERED) when the runs are not
+    comparable. Each metric's p-value and interval come from one paired t on item means;
+    `cluster` ('tag' or 'tag:PREFIX') makes both cluster-robust, and is refused
+    (AssayError) with fewer clusters than `stats.paired.CLUSTERS_FLOOR`.
+    `fail_on_regression` gates B against the baseline A on `metrics` (default: the
+    headline) at `alpha` (default `stats.paired.ALPHA`, the level of every interval
+    compare prints; see `integrity.regression`); a refused comparison fails the gate even
+    when forced."""
+    if not fail_on_regression and (metrics or alpha is not None):
+        raise AssayError("--metric and --alpha choose how the regression gate judges: they "
+                         "need --fail-on-regression")
+    db = open_db(store, read_only=True)
+    run_a, run_b = db.get_run(run_a).run_id, db.get_run(run_b).run_id
+    comparison = compare_runs(db, run_a, run_b, cluster)
     text = comparison_text(comparison, forced=force)
-    return ComparisonResult(comparison, text, 0 if sound else 2, force)
+    if fail_on_regression:
+        gate = regression_gate(comparison, metrics, ALPHA if alpha is None else alpha)
+        text += "\n".join(gate_lines(gate)) + "\n"
+        return ComparisonResult(comparison, text, gate.exit_code, force, gate)
+    if comparison.tampered:
+        code = ExitCode.TAMPERED
+    else:
+        code = ExitCode.OK if comparison.sound or force else ExitCode.REFUSED
+    return ComparisonResult(comparison, text, code, force)
 
 
 def verify(
@@ -540,7 +640,7 @@ def verify(
     store: StoreLike,
     rescore: bool = True,
     notice: Notice = _quiet,
-    witness: Path | None = None,
+    witness: FileLike | None = None,
 ) -> Verification:
     """Re-derive what a run (every run when None, or an evidence bundle) claims; with
     `witness`, also check every head that file holds for a run the store or bundle holds."""
@@ -548,9 +648,9 @@ def verify(
     from agent_assay.integrity.verify import verify_store
 
     loader = load_adapter if rescore else None
-    if run is None or not Path(run).is_file():
-        db = open_db(store, read_only=True)
-        result = verify_store(db, None if run is None else [run], loader)
+    if run is None or not is_bundle(run):
+        db = open_db(store, read_only=True, checked=False)  # its integrity_check says more
+        result = verify_store(db, None if run is None else [db.get_run(run).run_id], loader)
     else:
         db, target, unproven = _opened(run, store=store, notice=notice)
         result = verify_store(db, [target.run_id], loader)
@@ -559,7 +659,7 @@ def verify(
         else:
             result.database += unproven
     if witness is not None:
-        result.witness = check_witness(db, witness)
+        result.witness = check_witness(db, Path(witness))
     return result
 
 
@@ -579,15 +679,17 @@ def show_trajectory(
 
 
 def export(
-    run: str, path: Path, *, store: StoreLike, witness: Path | None = None,
+    run: str, path: FileLike, *, store: StoreLike, witness: FileLike | None = None,
     notice: Notice = _quiet,
 ) -> int:
     """Write `run`'s evidence bundle to `path`; return the number of rows written. With
     `witness`, the head the bundle holds and the run's verdict are appended to that file
     (refused first when it exists and is not an intact witness)."""
+    path, witness = Path(path), as_path(witness)
     if witness is not None:
         writable_witness(witness)
     db = open_db(store, read_only=True)
+    run = db.get_run(run).run_id
     count = export_bundle(db, run, path)
     if witness is not None:
         bundle = open_bundle(path)  # the head and the verdict the file itself holds
@@ -625,6 +727,8 @@ def plan(
     for name, value, low, high in (("--power", power, 0, 1), ("--alpha", alpha, 0, 1)):
         if not low < value < high:
             raise AssayError(f"{name} must be between 0 and 1, got {value}")
+    if alpha < sys.float_info.min:  # the test's two tails take alpha / 2, which must not vanish
+        raise AssayError(f"--alpha must be at least {sys.float_info.min:g}, got {alpha:g}")
     if not 0 <= correlation < 1:
         raise AssayError(f"--correlation must be in [0, 1), got {correlation}")
     if not effects or any(not 0 < e < float("inf") for e in effects):

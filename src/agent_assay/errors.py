@@ -8,13 +8,16 @@ else is a bug and is allowed to show a traceback.
 
 import traceback
 
+from agent_assay.exitcodes import ExitCode
+
 
 class AssayError(Exception):
-    """A user-facing failure: its message is printed as one line, exit non-zero."""
+    """A user-facing failure: its message is printed as one line, exit non-zero (ERROR
+    unless the failure is one the exit-code table names otherwise, such as TAMPERED)."""
 
-    exit_code: int = 1
+    exit_code: int = ExitCode.ERROR
 
-    def __init__(self, message: str, *, exit_code: int = 1) -> None:
+    def __init__(self, message: str, *, exit_code: int = ExitCode.ERROR) -> None:
         super().__init__(message)
         self.exit_code = exit_code
 
@@ -57,4 +60,13 @@ class Terminated(KeyboardInterrupt):
     """SIGTERM, turned into what Ctrl-C raises (see `cli.main`): a command stopped either way
     leaves the same state behind and says the same thing, with 143 as its exit code."""
 
-    exit_code = 143
+    exit_code = ExitCode.TERMINATED
+
+
+def quoted(text: str) -> str:
+    """What a person typed, as an error may quote it: escaped unless plainly printable
+    ASCII (a byte that is not UTF-8 arrives from the command line as a lone surrogate,
+    which no terminal can print), and cut when it is long."""
+    if len(text) > 48:
+        return f"{quoted(text[:40])}... ({len(text)} characters)"
+    return text if text.isprintable() and text.isascii() else ascii(text)

@@ -28,11 +28,13 @@ def reason(exc: OSError) -> str:
     return exc.strerror or str(exc)
 
 
-def refuse_special(path: Path, what: str) -> None:
-    """A target that exists and is not a regular file is not ours to replace."""
-    if path.is_symlink() or (path.exists() and not path.is_file()):
+def refuse_special(path: Path, what: str, *, special: bool = False,
+                   outcome: str = "it is not replaced") -> None:
+    """A target that exists and is not a regular file (or that the caller found `special`
+    on its descriptor) is not ours to replace or append to."""
+    if special or path.is_symlink() or (path.exists() and not path.is_file()):
         raise AssayError(f"{what} {path} is not a regular file (a device, FIFO, symlink or "
-                         "directory): it is not replaced")
+                         f"directory): {outcome}")
 
 
 @contextmanager

@@ -30,11 +30,12 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from agent_assay.adapters.loaded import LoadedSystem, load_system
 from agent_assay.adapters.pure_suite import build_pure_suite
+from agent_assay.adapters.settings import applied
 from agent_assay.aggregates import scorer_versions
 from agent_assay.errors import AssayError, Terminated
 from agent_assay.executors import SEQUENTIAL, Arrival, Backend, ExecutorLost, ScoringJob, Task
 from agent_assay.hashing import stable_seed
-from agent_assay.llm.configs import is_model_config
+from agent_assay.llm.configs import MODEL_SETTINGS, is_model_config
 from agent_assay.llm.endpoint import resolve_endpoint
 from agent_assay.model import (
     AGENT_CRASH,
@@ -50,6 +51,7 @@ from agent_assay.model import (
 )
 from agent_assay.scoring.base import ScoreKind, Scorer, ScoringContext
 from agent_assay.scoring.registry import score_all
+from agent_assay.selection import Selection
 from agent_assay.store.chain_check import RETRY_EVENT
 from agent_assay.store.checkpoint import write_checkpoint
 from agent_assay.store.engine import shown
@@ -135,7 +137,11 @@ def score_records(
     ]
 
 
-def resolve_config(system: SystemLike, name: str) -> Config:
+def resolve_config(
+    system: SystemLike, name: str, settings: Mapping[str, object] | None = None
+) -> Config:
+    """The config `name` with `settings` (`-M key=value`) applied: what the system declares
+    settable, and on a model config what the model agent does."""
     adapter = load_system(system)
     available = adapter.configs()
     if name not in available:
@@ -143,21 +149,24 @@ def resolve_config(system: SystemLike, name: str) -> Config:
             f"unknown config {name!r} for adapter {adapter.name} "
             f"(available: {', '.join(sorted(available))})"
         )
-    return Config(adapter=adapter.name, name=name, params=dict(available[name]))
+    params = dict(available[name])
+    if settings:
+        declared = {**adapter.facts.settings,
+                    **(MODEL_SETTINGS if is_model_config(params) else {})}
+        params = applied(params, declared, settings, f"config {name} of adapter {adapter.name}")
+    return Config(adapter=adapter.name, name=name, params=params)
+
+
+def settings_env(config: Config, settings: Mapping[str, object] | None) -> dict[str, object]:
+    """What a run records of the settings it was made with, as parsed (`runs show` and the
+    report header show it); nothing when none was given."""
+    return {"settings": {k: config.params[k] for k in sorted(settings)}} if settings else {}
 
 
 def select_items(suite: Suite, *, tags: Sequence[str] = (), limit: int | None = None) -> list[Item]:
-    """Items in id order, optionally filtered by tag, then cut to the first `limit`."""
-    chosen = sorted(suite.items, key=lambda i: i.item_id)
-    if tags:
-        chosen = [i for i in chosen if set(tags) & set(i.tags)]
-        if not chosen:
-            raise AssayError(f"no item in the suite carries tag(s): {', '.join(tags)}")
-    if limit is not None:
-        if limit < 1:
-            raise AssayError(f"--limit must be at least 1, got {limit}")
-        chosen = chosen[:limit]
-    return chosen
+    """Items in id order, optionally filtered by tag, then cut to the first `limit` (a
+    `Selection` also names items by id or pattern)."""
+    return Selection.of(tags=tags, limit=limit).choose(suite.items)
 
 
 def build_and_store_suite(store: Store, system: SystemLike, source: Path | None) -> Suite:

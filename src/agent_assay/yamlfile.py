@@ -1,11 +1,13 @@
 """Read a YAML file a user wrote, failing in one line that names the file and line.
 
-Anything a file can hold is refused in one line rather than a traceback: bytes that are
-not UTF-8, a directory, a character YAML forbids, a syntax error, a key given twice, an
-integer too long to convert, an impossible date, nesting too deep for the parser, an alias
-inside its own anchor, and aliases that expand past `MAX_NODES` values (a "billion laughs"
-file, a few hundred bytes that would otherwise take minutes and gigabytes to walk). The
-value rules at the end are shared by the files that hold numbers (bands, mutant sets).
+Anything a file can hold is refused in one line rather than a traceback: what is not a
+regular file or is too large (`infiles`), bytes that are not UTF-8, a character YAML
+forbids, an escape that makes a lone surrogate (no UTF-8 text or store can hold it), a
+syntax error, a key given twice, an integer too long to convert, an impossible date,
+nesting too deep for the parser, an alias inside its own anchor, and aliases that expand
+past `MAX_NODES` values (a "billion laughs" file, a few hundred bytes that would otherwise
+take minutes and gigabytes to walk). The value rules at the end are shared by the files
+that hold numbers (bands, mutant sets).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from typing import Any
 import yaml
 
 from agent_assay.errors import AssayError
+from agent_assay.infiles import lone_surrogate, read_utf8
 
 MAX_NODES = 100_000
 """Values in a document once aliases are expanded: a bands file holds about a hundred."""
@@ -53,7 +56,12 @@ class Located:
 def read_located(path: Path, what: str) -> Located:
     """Like `read_yaml`, with key lines, refusing a key that appears twice in one mapping
     (YAML would silently keep the last)."""
-    text = _read_text(path, what)
+    return parse_located(path, read_utf8(path, what), what)
+
+
+def parse_located(path: Path, text: str, what: str) -> Located:
+    """`read_located` for `text`, already read from `path` (for a reader that parses the
+    same text again its own way)."""
     lines: dict[tuple[Any, ...], int] = {}
     try:
         data = _parse(path, what, text, lines)
@@ -85,25 +93,6 @@ def _parse(path: Path, what: str, text: str, lines: dict[tuple[Any, ...], int]) 
         return loader.construct_document(node)
     finally:
         loader.dispose()
-
-
-def _read_text(path: Path, what: str) -> str:
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError as exc:
-        raise AssayError(f"{path}: {what} not found") from exc
-    except IsADirectoryError as exc:
-        raise AssayError(f"{path}: {what} is a directory, not a file") from exc
-    except OSError as exc:
-        raise AssayError(f"{path}: {what} cannot be read ({exc.strerror or exc})") from exc
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = raw.count(b"\n", 0, exc.start) + 1
-        raise AssayError(
-            f"{path}:{line}: {what} is not UTF-8 text "
-            f"(byte 0x{raw[exc.start]:02x} at offset {exc.start})"
-        ) from exc
 
 
 def _problem(exc: yaml.MarkedYAMLError) -> str:
@@ -168,10 +157,17 @@ def _walk(
     loader: _Loader, node: yaml.Node, at: tuple[Any, ...], lines: dict[tuple[Any, ...], int]
 ) -> None:
     """The line of every key, over the composed document before it is built, refusing a key
-    given twice in one mapping (YAML would silently keep the last)."""
+    given twice in one mapping (YAML would silently keep the last) and a scalar holding a
+    lone surrogate."""
+    if isinstance(node, yaml.ScalarNode) and (bad := lone_surrogate(str(node.value))):
+        raise AssayError(
+            f"{loader.where}:{node.start_mark.line + 1}: {loader.what} holds a lone surrogate "
+            f"{bad!r} (an escape no UTF-8 text can hold)"
+        )
     if isinstance(node, yaml.MappingNode):
         keys: set[Any] = set()
         for key_node, value_node in node.value:
+            _walk(loader, key_node, at, {})
             key = _key(loader, key_node)
             line = key_node.start_mark.line + 1
             if key in keys:
@@ -238,11 +234,14 @@ def probability(value: Any) -> str | None:
     )
 
 
-def whole(minimum: int) -> Check:
+def whole(minimum: int, maximum: int | None = None) -> Check:
     def check(value: Any) -> str | None:
         if isinstance(value, bool) or not isinstance(value, int):
             return f"must be a whole number, got {value!r}"
-        return None if value >= minimum else f"must be at least {minimum}, got {value!r}"
+        if value < minimum:
+            return f"must be at least {minimum}, got {value!r}"
+        return None if maximum is None or value <= maximum else (
+            f"must be at most {maximum}, got {value!r}")
 
     return check
 

@@ -6,6 +6,7 @@ line, when YAML tells us). An agent may only ever see `Script.public()`. The YAM
 disk are the source of truth. This module must not import agent_assay.
 """
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from importlib.resources import files
 from pathlib import Path
@@ -77,13 +78,24 @@ def default_scripts_dir() -> Path:
     return Path(str(files("synthbank") / "data" / "scripts"))
 
 
-def load_scripts(directory: Path | None = None) -> list[Script]:
-    """Load `<tag>/<id>.yaml` files; ids must be unique across the whole directory."""
+def read_utf8(path: Path) -> str:
+    """A script file's text; what cannot be read is a ScriptError."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ScriptError(f"{path}: cannot read: {exc}") from exc
+
+
+def load_scripts(
+    directory: Path | None = None, *, read: Callable[[Path], str] = read_utf8
+) -> list[Script]:
+    """Load `<tag>/<id>.yaml` files; ids must be unique across the whole directory. `read`
+    gives each file's text (a caller with stricter rules for files passes its own)."""
     root = directory if directory is not None else default_scripts_dir()
     seen: dict[str, Path] = {}
     scripts: list[Script] = []
     for path in sorted(root.glob("*/*.yaml")):
-        script = load_script(path)
+        script = load_script(path, read=read)
         if script.id in seen:
             first = seen[script.id]
             raise ScriptError(f"{path}: duplicate script id {script.id!r} (also in {first})")
@@ -92,12 +104,9 @@ def load_scripts(directory: Path | None = None) -> list[Script]:
     return sorted(scripts, key=lambda s: s.id)
 
 
-def load_script(path: Path) -> Script:
+def load_script(path: Path, *, read: Callable[[Path], str] = read_utf8) -> Script:
     """Parse and validate one file; its parent directory name must equal its tag."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ScriptError(f"{path}: cannot read: {exc}") from exc
+    text = read(path)
     loader: yaml.SafeLoader | None = None
     try:
         loader = yaml.SafeLoader(text)  # refuses unprintable characters right here

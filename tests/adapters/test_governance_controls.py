@@ -1,6 +1,6 @@
 """Controls on governance runs: the mock run is admissible, a random run is not.
 
-Through the API `controls run` uses: run_controls, assess, controls_exit_code.
+Through the API `controls run` uses: run_controls, assess, and the verdict's exit code.
 """
 
 from __future__ import annotations
@@ -107,4 +107,4 @@ def test_a_random_run_is_refused(random_run: Verdict) -> None:
     for kind in ("scorer_selftest", "state_check_bites", "positive_control", "identical_config"):
         assert statuses[kind] == "PASSED", kind
     assert not random_run["admissible"]
-    assert random_run["exit"] == 2
+    assert random_run["exit"] == 3

@@ -52,7 +52,8 @@ def test_malformed_script_is_one_line_naming_file_and_line(tmp_path: Path) -> No
     source = scripts_copy(tmp_path)
     broken = sorted(source.glob("transfer/*.yaml"))[0]
     broken.write_text(broken.read_text() + "\n  bad: [unclosed\n")
-    done = invoke("suite", "build", "--source", str(source), "--db", str(tmp_path / "a.db"))
+    done = invoke("suite", "build", "--adapter", "banking", "--source", str(source),
+                  "--db", str(tmp_path / "a.db"))
     assert done.code == 1 and done.traceback is None
     lines = done.err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: ")

@@ -143,3 +143,24 @@ def test_damaged_golden_scripts_build_or_fail_in_one_line(
         f"golden-script fuzz: {total} cases, {seen['one-line error']} one-line errors, "
         f"{seen['built']} built, 0 tracebacks",
     )
+
+
+@pytest.mark.parametrize(("edit", "said"), [
+    (lambda raw: raw.replace(b"\ncaller: ", b"\ncaller: SYN-CUST-0001\ncaller: ", 1),
+     ":5: duplicate key 'caller'"),
+    (lambda raw: raw.replace(b"\ncaller: ", b'\ncaller: "\\udc80"\nx: ', 1),
+     ":4: golden script holds a lone surrogate '\\udc80'"),
+])
+def test_a_golden_script_given_a_key_twice_or_a_lone_surrogate_is_one_line(
+    tmp_path: Path, edit: Callable[[bytes], bytes], said: str
+) -> None:
+    """YAML keeps the last of a key given twice, silently: the script that was built was
+    not the one its author read. An escaped lone surrogate reached the store and failed
+    there. Both are refused at their line, as the harness refuses them in every file."""
+    script = SCRIPTS[0]
+    target = tmp_path / script.parent.name / script.name
+    target.parent.mkdir()
+    target.write_bytes(edit(script.read_bytes()))
+    with pytest.raises(AssayError) as refused:
+        load_system(BankingAdapter()).build_suite(tmp_path)
+    assert str(refused.value).startswith(f"{target}{said}"), str(refused.value)

@@ -76,19 +76,6 @@ def test_unknown_allow_not_run_kind_is_refused() -> None:
     assert check_allowed(["judge_calibration"]) == frozenset({"judge_calibration"})
 
 
-def test_exit_codes_say_an_incomplete_verdict_before_a_negative_one() -> None:
-    from agent_assay.controls.execute import controls_exit_code
-
-    passed = {"status": "PASSED"}
-    not_run = {"status": "NOT_RUN", "allowed_not_run": False}
-    allowed = {"status": "NOT_RUN", "allowed_not_run": True}
-    assert controls_exit_code(True, [passed, allowed]) == 0
-    assert controls_exit_code(False, [passed, not_run]) == 3
-    assert controls_exit_code(False, [{"status": "FAILED"}, not_run]) == 3
-    assert controls_exit_code(False, [{"status": "FAILED"}, allowed]) == 2
-    assert controls_exit_code(False, [{"status": "ERROR"}, passed]) == 2
-
-
 # ---- bands that travel with a system, and --bands FILE --------------------------------------
 OVERRIDE = """\
 version: 1
@@ -195,6 +182,7 @@ def test_a_system_cannot_excuse_itself_from_a_control(
          "duplicate key 'min_margin'"),
         ("scorer_selftest:\n  probe_items: 2.7\n  derivation: x\n", 2, "must be a whole number"),
         ("random_agent:\n  seeds: 4\n  derivation: x\n", 2, "must be at least 5"),
+        ("random_agent:\n  seeds: 1001\n  derivation: x\n", 2, "must be at most 1000"),
         ("mutation:\n  min_score: -1\n  derivation: x\n", 2, "must be in (0, 1]"),
         ("shuffled_gold:\n  min_drop:\n    default: .nan\n  derivation: x\n", 3,
          "min_drop.default must be finite"),
@@ -222,5 +210,16 @@ def test_random_seeds_below_the_floor_is_refused_before_anything_is_stored(
 ) -> None:
     run = toy_run(store, RichToyAdapter(), "good")
     with pytest.raises(AssayError, match=f"^--random-seeds must be at least 5, got {seeds}: "):
+        run_controls(store, RichToyAdapter(), run, random_seeds=seeds)
+    assert store.control_outcomes(run.run_id) == {}
+
+
+@pytest.mark.parametrize("seeds", [1001, 2**70])
+def test_random_seeds_past_the_ceiling_are_refused_before_anything_is_stored(
+    store: Store, seeds: int
+) -> None:
+    """2**70 seeds was accepted, and random_agent replayed until the process was killed."""
+    run = toy_run(store, RichToyAdapter(), "good")
+    with pytest.raises(AssayError, match=f"^--random-seeds must be at most 1000, got {seeds}: "):
         run_controls(store, RichToyAdapter(), run, random_seeds=seeds)
     assert store.control_outcomes(run.run_id) == {}

@@ -8,7 +8,6 @@ from typing import Any
 
 import pytest
 
-from agent_assay.controls.execute import controls_exit_code
 from agent_assay.integrity.admissibility import assess
 from agent_assay.model import Config, Gold, PublicItem, ToolCall, Trajectory
 from agent_assay.scoring.base import ScoreValue, ScoringContext
@@ -40,7 +39,7 @@ def test_sound_setup_is_admissible(store: Store) -> None:
     }
     verdict = assess(store, got["run"])
     assert verdict.admissible, verdict.reasons
-    assert controls_exit_code(verdict.admissible, list(got["payloads"].values())) == 0
+    assert verdict.exit_code == got["exit"] == 0
 
 
 def test_scorer_that_always_says_one_fails_selftest_and_shuffled_gold(
@@ -57,7 +56,7 @@ def test_scorer_that_always_says_one_fails_selftest_and_shuffled_gold(
     shuffled = got["by_kind"]["shuffled_gold"]
     assert shuffled.status == "FAILED"
     assert shuffled.measured["metrics"]["trajectory.exact"]["after"] == 1.0
-    assert controls_exit_code(False, list(got["payloads"].values())) == 2
+    assert got["exit"] == 3
 
 
 def test_state_scorer_that_ignores_state_fails_state_check_bites(

@@ -93,7 +93,7 @@ def test_through_the_command_line_the_watcher_is_caught(tmp_path: Path) -> None:
     run_id = (tmp_path / "run.id").read_text().strip()
     certified = agent_assay("controls", "run", "--adapter", "anysignal", "--run", run_id,
                             "--db", db, env=env, cwd=tmp_path)
-    assert certified.returncode == 2, certified.stdout + certified.stderr
+    assert certified.returncode == 3, certified.stdout + certified.stderr
     assert re.search(r"identical_config\s+FAILED", certified.stdout), certified.stdout
     assert "ADMISSIBLE" not in certified.stdout.replace("INADMISSIBLE", "")
 

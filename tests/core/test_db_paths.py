@@ -20,7 +20,7 @@ import pytest
 
 from tests.support.invoke import Invocation, invoke
 
-WRITERS = [("suite", "build"), ("migrate",)]
+WRITERS = [("suite", "build", "--adapter", "banking"), ("migrate",)]
 READERS = [("runs", "list"), ("report", "RUN"), ("verify", "RUN")]
 
 
@@ -54,12 +54,13 @@ def test_another_database_or_driver_is_refused_before_a_driver_loads(
 
 
 def test_a_malformed_url_is_one_line() -> None:
-    line = one_line(invoke("suite", "build", "--db", "://nowhere"))
+    line = one_line(invoke("suite", "build", "--adapter", "banking", "--db", "://nowhere"))
     assert line.startswith("error: --db ://nowhere is not a valid database URL")
 
 
 def test_an_sqlite_url_gets_the_checks_of_a_path(tmp_path: Path) -> None:
-    missing = one_line(invoke("suite", "build", "--db", f"sqlite:///{tmp_path}/nodir/a.db"))
+    missing = one_line(invoke("suite", "build", "--adapter", "banking", "--db",
+                              f"sqlite:///{tmp_path}/nodir/a.db"))
     assert f"database directory does not exist: {tmp_path}/nodir" in missing
     folder = one_line(invoke("runs", "list", "--db", f"sqlite:///{tmp_path}"))
     assert folder.endswith("is a directory, not a database file")
@@ -69,7 +70,7 @@ def test_an_sqlite_url_gets_the_checks_of_a_path(tmp_path: Path) -> None:
     assert memory == "error: --db sqlite:// names no file (an in-memory store would vanish)"
     assert list(tmp_path.iterdir()) == []
     url = f"sqlite:///{tmp_path}/a.db"
-    assert invoke("suite", "build", "--db", url).code == 0
+    assert invoke("suite", "build", "--adapter", "banking", "--db", url).code == 0
     listed = invoke("runs", "list", "--db", url)
     assert (listed.code, listed.err, listed.traceback) == (0, "", None)
 
@@ -157,7 +158,8 @@ def close_cleanly(db: Path) -> None:
 def stored(tmp_path: Path) -> Iterator[tuple[Path, str]]:
     """A closed store holding a complete banking run of two items: (path, run id)."""
     db = tmp_path / "assay.db"
-    made = invoke("run", "--config", "mock", "--limit", "2", "--db", str(db))
+    made = invoke("run", "--adapter", "banking", "--config", "mock", "--limit", "2",
+                  "--db", str(db))
     assert made.code == 0, made.err
     close_cleanly(db)
     yield db, made.out.split()[-1]
@@ -189,7 +191,8 @@ def test_a_read_only_store_refuses_writers_and_serves_readers(
     reason = _read_only(db, where)
     # a writer is refused before any work, even when all it would write is stored already
     # (the suite is content-addressed): the answer must not depend on what the store holds
-    writers = [*WRITERS, ("run", "--config", "mock", "--limit", "1"), ("run", "--resume", run_id)]
+    writers = [*WRITERS, ("run", "--adapter", "banking", "--config", "mock", "--limit", "1"),
+               ("run", "--resume", run_id)]
     for command in writers:
         line = one_line(invoke(*command, "--db", str(db)))
         assert line == f"error: --db {db} is read-only: {reason}", command
@@ -202,6 +205,6 @@ def test_a_read_only_store_refuses_writers_and_serves_readers(
 
 def test_writers_still_create_and_use_a_store(tmp_path: Path) -> None:
     db = tmp_path / "new.db"
-    assert invoke("suite", "build", "--db", str(db)).code == 0
+    assert invoke("suite", "build", "--adapter", "banking", "--db", str(db)).code == 0
     assert invoke("migrate", "--db", str(db)).out.startswith("schema already at version")
     assert os.access(db, os.W_OK)

@@ -15,6 +15,7 @@ import pytest
 
 from agent_assay.scoring.registry import default_scorers
 from tests.support.invoke import Invocation, invoke, on_path
+from tests.support.tamper import tampered_copy
 from tests.support.toyrun import write_toy_dist
 
 
@@ -47,6 +48,7 @@ def test_a_gold_path_is_shown_identical_with_every_score_defined(
     assert done.code == 0, done.err
     assert "path: identical to gold (2 calls)" in done.out
     assert "first divergence" not in done.out
+    assert "state.collateral counted" not in done.out
     assert "state: 1 of 1 gold assertions hold" in done.out
     for scorer in default_scorers():
         assert f"{scorer.name} " in done.out and scorer.definition[:40] in done.out
@@ -63,6 +65,10 @@ def test_a_wrong_argument_is_marked_as_the_first_divergence(
     marked = [line for line in done.out.splitlines() if "<- first divergence" in line]
     assert len(marked) == 1 and marked[0].split()[0] == "1"
     assert "state: 0 of 1 gold assertions hold" in done.out
+    # the lamp it switched instead is the collateral, named with its final value
+    assert "state.collateral counted 1 change(s) gold does not cover:" in done.out
+    stray = [line.split() for line in done.out.splitlines() if "lamps.L2.on" in line]
+    assert stray == [["lamps.L2.on", "true"]]
     data = json.loads(show(db, "trajectories", "show", made["wrong_arg"], "on-L1", "--rep",
                            "2", "--json").out)
     assert data["first_divergence"] == 1
@@ -108,6 +114,33 @@ def test_runs_show_lists_crashes_events_and_the_next_command(
     assert (data["status"]["crashed_by_agent"], data["status"]["crashed_by_harness"]) == (1, 0)
     assert [e["event"] for e in data["events"]] == ["started", "item_crashed", "complete"]
     assert data["environment"]["adapter_version"]["affects_results"] is True
+
+
+def test_runs_show_gives_the_headline_under_its_verdict(
+    runs: tuple[Path, dict[str, str]], tmp_path: Path,
+) -> None:
+    """3 of crashy's 4 items pass (the agent's crash is a failure): 0.75 with the exact
+    interval, on each headline metric; a store edited behind its chain shows no number."""
+    from scipy.stats import beta
+
+    db, made = runs
+    run_id = made["crashy"]
+    low, high = beta.ppf(0.025, 3, 2), beta.ppf(0.975, 4, 1)
+    done = show(db, "runs", "show", run_id)
+    head, *rows = done.out.split("headline (", 1)[1].splitlines()
+    assert head.startswith("INADMISSIBLE;")
+    assert [row.split() for row in rows] == [
+        [metric, "0.7500", f"[{low:.4f},", f"{high:.4f}]", "n=4"]
+        for metric in ("trajectory.exact", "outcome.match", "state.assertions")
+    ]
+    data = json.loads(show(db, "runs", "show", run_id, "--json").out)
+    assert [(h["metric"], h["mean"], h["n_items"]) for h in data["headline"]] == [
+        (m, 0.75, 4) for m in ("trajectory.exact", "outcome.match", "state.assertions")]
+    edited = tampered_copy(db, tmp_path / "edited.db", where="value = 1")
+    done = show(edited, "runs", "show", run_id)
+    assert "headline: not shown: the run's evidence fails its checks" in done.out
+    assert "0.7500" not in done.out
+    assert json.loads(show(edited, "runs", "show", run_id, "--json").out)["headline"] is None
 
 
 @pytest.mark.parametrize(

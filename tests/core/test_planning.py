@@ -17,7 +17,7 @@ from tools.stats_power import MODELS, judged
 from agent_assay.stats import paired
 from agent_assay.stats import power as sizing
 from agent_assay.store import Store
-from agent_assay.views.planning import size_from
+from agent_assay.views.planning import REPEATS, size_from
 from tests.support.invoke import invoke
 from tests.support.toy import RichToyAdapter
 from tests.support.toyrun import toy_run
@@ -145,3 +145,43 @@ def test_plan_prints_items_and_repeats_for_each_effect(store: Store, tmp_path) -
         assert beyond.code == 1 and reason in beyond.err and beyond.traceback is None
         assert len(beyond.err.splitlines()) == 1 and beyond.out == ""
 
+
+
+def test_the_power_is_never_overstated_where_the_tail_function_gives_up() -> None:
+    """nctdtr answers NaN far out in a tail (alpha 1e-5 on a few hundred items); that NaN
+    used to count as power 1, so the plan came out smaller than the test needs, and a
+    smaller variance or alpha could ask for more items than a larger one."""
+    powers = [sizing.paired_t_power(n, 0.1, 0.27, alpha=1e-5) for n in range(2, 1200)]
+    assert all(0 <= p <= 1 for p in powers)
+    assert all(a <= b + 1e-12 for a, b in itertools.pairwise(powers))
+    sizes = [sizing.items_for_paired_difference(0.1, variance=v, alpha=1e-5)
+             for v in (0.05, 0.1, 0.27)]
+    assert sizes == sorted(sizes) and sizes[0] is not None
+
+
+@pytest.mark.parametrize(("option", "value", "said"), [
+    ("--effect", "1e-300", "--effect 1e-300 needs more than 10000000 items per agent"),
+    ("--effect", "5e-324", "needs more than 10000000 items per agent"),
+    ("--alpha", "5e-324", "--alpha must be at least 2.22507e-308"),
+])
+def test_extreme_plan_options_are_one_line(
+    store: Store, option: str, value: str, said: str
+) -> None:
+    run = toy_run(store, RichToyAdapter(), "noisy", repeats=2)
+    args = {"--effect": "0.1", option: value}
+    done = invoke("plan", "--run", run.run_id, *itertools.chain(*args.items()),
+                  "--db", str(store.engine.url.database))
+    assert done.traceback is None, done.traceback
+    assert done.code == 1 and done.out == "" and done.err.splitlines() == [
+        next(line for line in done.err.splitlines() if said in line)], done.err
+
+
+def test_a_tiny_alpha_gives_a_plan(store: Store) -> None:
+    """A tiny alpha on a noisy pilot needs tens of thousands of items, not a traceback
+    (1 - alpha/2 rounded to 1, and the search for the size never ended)."""
+    run = toy_run(store, RichToyAdapter(), "noisy", repeats=2)
+    done = invoke("plan", "--run", run.run_id, "--effect", "0.1", "--alpha", "1e-300",
+                  "--db", str(store.engine.url.database))
+    assert done.code == 0 and done.traceback is None, done.err
+    rows = [line.split() for line in done.out.split("\n\n")[1].splitlines()[1:]]
+    assert len(rows) == len(REPEATS) and all(2 <= int(r[2]) <= sizing.MAX_ITEMS for r in rows)

@@ -16,9 +16,9 @@ from agent_assay.errors import AssayError
 from agent_assay.integrity.adapter_check import check_adapter, items_needed
 from agent_assay.model import Config, PublicItem, Suite, Trajectory
 from agent_assay.runner import execute_run
-from agent_assay.store import Store
+from agent_assay.store import Store, open_store
 from tests.support.toy import RichToyAdapter, ToyAdapter, toy_items
-from tests.support.toyrun import new_toy_run
+from tests.support.toyrun import new_toy_run, toy_run
 
 
 class Bare:
@@ -139,3 +139,22 @@ def test_the_public_api_exports_what_it_lists() -> None:
         assert getattr(aa, name) is not None
     with pytest.raises(AttributeError):
         aa.not_exported  # noqa: B018
+
+
+def test_the_api_takes_a_path_as_text_or_as_a_path(tmp_path: Path) -> None:
+    db = tmp_path / "assay.db"
+    run = toy_run(open_store(str(db)), ToyAdapter())
+    as_text = aa.export(run.run_id, str(tmp_path / "a.bundle"), store=str(db),
+                        witness=str(tmp_path / "witness.log"))
+    as_path = aa.export(run.run_id, tmp_path / "b.bundle", store=db)
+    assert as_text == as_path > 0
+    assert aa.report(str(tmp_path / "a.bundle"), store=db).verdict_word == "INADMISSIBLE"
+    assert (tmp_path / "witness.log").stat().st_size > 0
+    bands = tmp_path / "bands.yaml"
+    bands.write_text("null_agent:\n  min_margin: 0.2\n  derivation: stricter than the default\n")
+    certified = aa.certify(ToyAdapter(), store=str(db), run=run.run_id, bands=str(bands),
+                           witness=str(tmp_path / "witness.log"))
+    assert certified.run.run_id == run.run_id
+    checked = aa.verify(run.run_id, store=str(db), rescore=False,
+                        witness=str(tmp_path / "witness.log"))
+    assert checked.ok and checked.witness is not None and checked.witness.lines == 2

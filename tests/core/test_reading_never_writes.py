@@ -101,7 +101,8 @@ SIDE_FILES = ("-wal", "-shm", "-journal")
 def banking_db(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     """A cleanly closed WAL store with a complete banking run of two items: (path, run id)."""
     db = tmp_path_factory.mktemp("banking") / "assay.db"
-    made = invoke("run", "--config", "mock", "--limit", "2", "--db", str(db))
+    made = invoke("run", "--adapter", "banking", "--config", "mock", "--limit", "2",
+                  "--db", str(db))
     assert made.code == 0, made.err
     fold_wal(db)
     return db, made.out.split()[-1]
@@ -164,14 +165,32 @@ def test_a_reader_works_on_a_read_only_wal_store(
     args = reading(command, banking_db[1], db, tmp_path / "out")
     expected = invoke(*args)
     fold_wal(db)
-    before = state(db)[:2]
+    before = state(db)
     db.chmod(0o444)
     try:
         assert invoke(*args) == expected
         gc.collect()
-        assert state(db)[:2] == before
+        assert state(db) == before  # no writer can be at work: read as immutable, no side file
     finally:
         db.chmod(0o644)
+
+
+@pytest.mark.parametrize("command", ONLY_READING, ids=[" ".join(c[:2]) for c in ONLY_READING])
+def test_a_reader_leaves_no_side_file_beside_a_writable_wal_store(
+    banking_db: tuple[Path, str], tmp_path: Path, command: tuple[str, ...]
+) -> None:
+    """A WAL store its last writer closed has no -wal or -shm. A read-only connection
+    creates both (it reads through the WAL index) and cannot remove them; immutable would
+    create none, but a writer may start while the store is read. So the read is an ordinary
+    read-only one, and the side files it created are removed once it is done, as the last
+    connection would: the directory is left as it was, and the file's bytes and mtime."""
+    db = copy_store(banking_db, tmp_path / "store")
+    (tmp_path / "out").mkdir()
+    before = state(db)
+    done = invoke(*reading(command, banking_db[1], db, tmp_path / "out"))
+    assert done.traceback is None, done.traceback
+    gc.collect()
+    assert state(db) == before
 
 
 def test_readers_do_not_wait_for_a_live_writer(
@@ -193,6 +212,7 @@ def test_readers_do_not_wait_for_a_live_writer(
         for command, baseline in zip(commands, expected, strict=True):
             assert invoke(*command, "--db", str(db)) == baseline
         assert digest(db) == before
+        assert all(Path(f"{db}{side}").exists() for side in ("-wal", "-shm"))  # the writer's
     finally:
         writer.execute("ROLLBACK")
         writer.close()
@@ -214,3 +234,18 @@ def test_a_reader_never_migrates(
     gc.collect()
     assert digest(old) == before
     assert schema_version(old) == 2
+
+
+@pytest.mark.parametrize("made", ["missing", "empty"])
+def test_migrate_never_creates_a_store(tmp_path: Path, made: str) -> None:
+    """migrate upgrades a store; on a mistyped --db it used to create a new, empty one."""
+    db = tmp_path / "typo.db"
+    if made == "empty":
+        db.touch()
+    done = invoke("migrate", "--db", str(db))
+    assert done.traceback is None and done.code == 1
+    assert done.err.splitlines() == [
+        f"error: no store at --db {db} to migrate: migrate upgrades an existing store and "
+        "never creates one"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ([db.name] if made == "empty" else [])
+    assert made == "missing" or db.stat().st_size == 0

@@ -239,6 +239,41 @@ def test_collateral_unchanged_world_is_zero() -> None:
     assert collateral({"lamps": lamps(), "n": 1}, "lamps.L1.on") == ScoreValue(0.0, None)
 
 
+def test_collateral_judges_a_created_record_by_its_asserted_fields() -> None:
+    base = {"events": {"E1": {"title": "old"}}, "n": 1}
+    made = {"title": "standup", "id": "E2", "created_by": "agent"}
+    final = {"events": {"E1": {"title": "old"}, "E2": made}, "n": 1}
+    # gold asserts the title: the id and the author stamp are how it was made
+    assert collateral(final, "events.E2.title", base=base) == ScoreValue(0.0, None)
+    # a nested mapping inside the asserted record that gold never mentions is its own record
+    nested = {"events": {"E1": {"title": "old"}, "E2": {**made, "slot": {"at": 9}}}, "n": 1}
+    assert collateral(nested, "events.E2.title", base=base) == \
+        ScoreValue(1.0, {"created": ["events.E2.slot"]})
+    assert collateral(nested, "events.E2.title", "events.E2.slot.at", base=base).value == 0.0
+
+
+def test_collateral_counts_a_created_record_gold_ignores_once() -> None:
+    base = {"events": {}, "n": 1}
+    final = {"events": {"E2": {"title": "x", "id": "E2", "note": "y"}}, "n": 1}
+    assert collateral(final, base=base) == ScoreValue(1.0, {"created": ["events.E2"]})
+
+
+def test_collateral_still_counts_fields_of_records_that_existed() -> None:
+    base = {"events": {"E1": {"title": "old", "room": "A"}}}
+    final = {"events": {"E1": {"title": "new", "room": "B"}, "E2": {"title": "t"}}}
+    assert collateral(final, "events.E2.title", "events.E1.title", base=base) == \
+        ScoreValue(1.0, {"paths": ["events.E1.room"]})
+
+
+def test_collateral_a_created_table_excuses_only_the_asserted_record() -> None:
+    base: dict[str, Any] = {"n": 1}
+    final = {"n": 1, "events": {"E1": {"title": "a", "id": 1}, "E2": {"title": "b"}}}
+    assert collateral(final, "events.E1.title", base=base) == \
+        ScoreValue(1.0, {"created": ["events.E2"]})
+    both = collateral(final, "events.E1.title", "events.E2.title", base=base)
+    assert both == ScoreValue(0.0, None)
+
+
 def test_collateral_detail_is_capped_at_twenty() -> None:
     base = {f"k{i:02d}": 0 for i in range(25)}
     final = {f"k{i:02d}": 1 for i in range(25)}

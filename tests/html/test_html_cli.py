@@ -49,19 +49,19 @@ def test_report_writes_the_page_and_says_its_verdict(
     db, good, _, _ = two_runs
     page = tmp_path / "good.html"
     done = html("report", good, "--html", str(page), "--db", str(db))
-    assert done.code == 0, done.err
+    assert done.code == 3, done.err  # the page is written, and the exit still says the verdict
     assert done.out.startswith(f"wrote {page} (") and done.out.rstrip().endswith(
         f"run {good}: INADMISSIBLE")
     assert body_verdict(page) == "INADMISSIBLE"  # no control ever judged it
 
 
-def test_a_comparison_page_is_written_when_refused_and_exits_2(
+def test_a_comparison_page_is_written_when_refused_and_exits_4(
     two_runs: tuple[Path, str, str, str], tmp_path: Path
 ) -> None:
     db, good, _, twice = two_runs
     page = tmp_path / "refused.html"
     done = html("compare", good, twice, "--html", str(page), "--db", str(db))
-    assert done.code == 2 and done.out.rstrip().endswith(": REFUSED")
+    assert done.code == 4 and done.out.rstrip().endswith(": REFUSED")
     assert body_verdict(page) == "REFUSED"
     forced = tmp_path / "forced.html"
     done = html("compare", good, twice, "--force", "--html", str(forced), "--db", str(db))

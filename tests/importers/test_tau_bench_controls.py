@@ -98,14 +98,14 @@ def test_controls_cli_with_and_without_allow_not_run(
     base = ["controls", "run", "--adapter", "tau-bench", "--config", run.config_name,
             "--run", run.run_id, "--db", db]
     code, out, _ = run_cli(base, monkeypatch, capsys)
-    assert code == 3  # NOT_RUN without allowance: the verdict is incomplete, said first
+    assert code == 3  # inadmissible: NOT_RUN without allowance and FAILED controls alike
     assert "3 FAILED, 6 NOT_RUN, 1 PASSED, run INADMISSIBLE" in out
     # tau.reward gives full reward to doing nothing where no generic lens credits anything
     assert "reason: failed control(s): shuffled_gold, null_agent, headline_agreement" in out
     assert "reason: control(s) NOT_RUN without allowance: " in out
     allow = [a for kind in DECLARED for a in ("--allow-not-run", kind)]
     code, allowed, _ = run_cli(base + allow, monkeypatch, capsys)
-    assert code == 2 and "NOT_RUN without allowance" not in allowed
+    assert code == 3 and "NOT_RUN without allowance" not in allowed
     assert allowed.count("NOT_RUN (allowed)") == 6  # the five declared and judge_calibration
     assert len(store.list_runs()) == 1
 
@@ -193,4 +193,4 @@ def test_a_different_suite_is_refused(
     assert "SUITE_MISMATCH" in {m.code for m in comparison.mismatches}
     db = str(store.engine.url.database)
     code, out, _ = run_cli(["compare", a.run_id, c.run_id, "--db", db], monkeypatch, capsys)
-    assert code == 2 and out.startswith("COMPARISON REFUSED") and "SUITE_MISMATCH" in out
+    assert code == 4 and out.startswith("COMPARISON REFUSED") and "SUITE_MISMATCH" in out

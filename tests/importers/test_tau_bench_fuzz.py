@@ -142,6 +142,10 @@ LENIENT: dict[str, tuple[str, str]] = {
         planted(nested(1200), 1, "info", "reward_info", "info"),
         f"result [1]: nested deeper than {MAX_DEPTH} levels at field 'info.reward_info.info[0]",
     ),
+    "repeated_key": (
+        json.dumps(results()).replace('"reward": ', '"reward": 0.25, "reward": ', 1),
+        "result [0]: the key 'reward' is given twice in one object",
+    ),
     "line_break_in_task_id": (
         json.dumps([{**results()[0], "task_id": "a\nb"}] * 2),
         "result [1]: task \"a\\nb\" trial 0 already appears as result [0]",
@@ -208,6 +212,7 @@ def test_unreadable_files_are_one_line_and_store_nothing(
         (r'{"user_id": "\ud800"}', r"field 'user_id' holds a lone surrogate '\ud800', which UTF-8 "
          "cannot encode"),
         ('{"user_id": ' + nested(100_000) + "}", f"nested deeper than {MAX_DEPTH} levels"),
+        ('{"user_id": "a", "user_id": "b"}', "the key 'user_id' is given twice in one object"),
     ],
 )
 def test_hostile_tool_arguments_mark_that_trajectory_malformed(

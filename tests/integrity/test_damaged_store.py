@@ -31,8 +31,8 @@ def test_a_damaged_index_page_is_one_line_naming_the_index(tmp_path: Path) -> No
     data = bytearray(db.read_bytes())
     data[(root - 1) * page_size] = 0xFF  # no b-tree page has this type
     db.write_bytes(bytes(data))
-    assert invoke("runs", "list", "--db", str(db)).code == 0  # it reads no score
-    for args in (("report", run_id), ("verify", run_id)):
+    # runs list reads no score, yet the file fails SQLite's quick_check: it is refused too
+    for args in (("runs", "list"), ("report", run_id), ("verify", run_id)):
         result = invoke(*args, "--db", str(db))
         assert result.traceback is None, result.traceback
         assert result.code == 2, (args, result.out, result.err)
@@ -98,3 +98,26 @@ def _slot(db: Path, row_id: int) -> str:
                             (row_id,)).fetchone()
     con.close()
     return f"{item}/{rep}"
+
+
+def test_a_store_that_fails_quick_check_is_refused_by_every_reader(tmp_path: Path) -> None:
+    """The header says five pages are free, the free list holds none: no row any command
+    reads is touched, so report printed its figures and exited 0 on a file SQLite itself
+    says is damaged. Every reader now refuses it in one line naming the damage (verify
+    lists it as a finding), and the file is left as it was."""
+    db, run_id = toy_store(tmp_path)
+    data = bytearray(db.read_bytes())
+    data[36:40] = (5).to_bytes(4, "big")  # the header's count of free pages
+    db.write_bytes(bytes(data))
+    for args in (("report", run_id), ("runs", "list"), ("compare", run_id, run_id),
+                 ("runs", "show", run_id), ("export", run_id, str(tmp_path / "b.jsonl"))):
+        done = invoke(*args, "--db", str(db))
+        assert done.traceback is None, done.traceback
+        assert done.code == 2 and done.out == "", (args, done.out)
+        assert done.err.splitlines() == [
+            f"error: the store at {db} is damaged: Main freelist: size is 0 but should be 5 "
+            f"(SQLite's quick_check; `agent-assay verify --db {db}` lists what it can)"], args
+    verify = invoke("verify", run_id, "--skip-rescore", "--db", str(db))
+    assert verify.code == 2 and "FINDING database: " in verify.out, verify.out
+    assert "Main freelist: size is 0 but should be 5" in verify.out
+    assert db.read_bytes() == data and not (tmp_path / "b.jsonl").exists()

@@ -15,10 +15,14 @@ import hashlib
 import json
 import shutil
 import sqlite3
+from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from agent_assay import api
 from agent_assay.store.store import Head
@@ -222,3 +226,76 @@ def test_lines_of_runs_not_held_are_a_note_and_each_line_links_the_last(
     assert "note: witness" in result.out and "1 line(s) name 1 run(s) not held here" in result.out
     lines = witness.read_bytes().splitlines(keepends=True)
     assert json.loads(lines[3])["prev"] == hashlib.sha256(lines[2]).hexdigest()
+
+
+WITNESS_CASES = 15
+
+
+@st.composite
+def damaged_witness(draw: st.DrawFn, honest: bytes) -> bytes:
+    """The witness with one edit: bytes flipped, cut or spliced in, a line dropped or
+    doubled, a value replaced, or a key given twice."""
+    lines = honest.splitlines(keepends=True)
+    at = draw(st.integers(0, len(lines) - 1))
+    kind = draw(st.sampled_from(["flip", "cut", "splice", "drop", "double", "value",
+                                 "repeated key"]))
+    if kind == "flip":
+        offset = draw(st.integers(0, len(honest) - 1))
+        return honest[:offset] + bytes([honest[offset] ^ draw(st.integers(1, 255))]) + \
+            honest[offset + 1:]
+    if kind == "cut":
+        return honest[:draw(st.integers(0, len(honest) - 1))]
+    if kind == "splice":
+        offset = draw(st.integers(0, len(honest)))
+        junk = draw(st.sampled_from([b"\xff\xfe", b"\n", b"{}", b"\x00", b'"\\udc80"']))
+        return honest[:offset] + junk + honest[offset:]
+    if kind in ("drop", "double"):
+        lines[at:at + 1] = [] if kind == "drop" else [lines[at], lines[at]]
+        return b"".join(lines)
+    data = json.loads(lines[at])
+    if kind == "value":
+        data[draw(st.sampled_from(sorted(data)))] = draw(st.sampled_from(
+            [None, 0, -1, 2**70, "", "x" * 64, [], {}, {"seq": -1, "digest": "ab" * 32}]))
+        lines[at] = (json.dumps(data, sort_keys=True, separators=(",", ":")) + "\n").encode()
+    else:
+        lines[at] = lines[at].replace(b"{", b'{"run_id":"x",', 1)
+    return b"".join(lines)
+
+
+def test_damaged_witnesses_are_named_or_refused_in_one_line(
+    witnessed: Witnessed, tmp_path: Path, record_property: Callable[[str, object], None]
+) -> None:
+    """Whatever a witness file holds, `verify --witness` names the witness's broken lines,
+    or refuses the file in one line naming it; never a traceback, and a clean verify only
+    when every line but the last is as written."""
+    honest = witnessed.witness.read_bytes()
+    seen: Counter[str] = Counter()
+
+    @settings(max_examples=WITNESS_CASES, deadline=None, derandomize=True, database=None,
+              suppress_health_check=list(HealthCheck))
+    @given(data=damaged_witness(honest))
+    def case(data: bytes) -> None:
+        witness = tmp_path / "witness.jsonl"
+        witness.write_bytes(data)
+        done = verify(witnessed.run, "--db", str(witnessed.db), "--witness", str(witness))
+        errors = [line for line in done.err.splitlines() if line.startswith("error: ")]
+        if done.code == 0:
+            # what the file alone cannot show: its last line rewritten (a field no check
+            # reads, such as when), or the file cut after a line; where it is kept shows it
+            kept = data.splitlines(keepends=True)
+            assert kept[:-1] == honest.splitlines(keepends=True)[:max(len(kept) - 1, 0)], \
+                done.out
+            seen["clean" if data == honest else "clean (its last line edited or cut)"] += 1
+        elif errors:
+            assert done.code == 1 and errors == done.err.strip().splitlines(), done.err
+            assert str(witness) in errors[0], errors
+            seen["refused in one line"] += 1
+        else:
+            assert done.code == 2 and (f"FINDING witness {witness} line " in done.out
+                                       or "FINDING run " in done.out), done.out
+            seen["named"] += 1
+
+    case()
+    record_property("summary", f"witness fuzz: {WITNESS_CASES} damaged witnesses: " + ", ".join(
+        f"{n} {k}" for k, n in sorted(seen.items())))
+    assert sum(seen.values()) == WITNESS_CASES

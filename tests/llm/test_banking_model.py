@@ -161,8 +161,8 @@ def test_run_against_a_stopped_server_stores_crashes_and_exits_1(tmp_path: Path)
     env = cli_env() | {"AA_MODEL_BASE_URL": url}
     # no wall-clock assertion (performance belongs in make bench); a run that retried
     # without end would hit the subprocess timeout and fail the test
-    done = agent_assay("run", "--config", "smollm2-t0", "--tag", "transfer", "--limit", "2",
-                       "--db", str(db), env=env, cwd=tmp_path)
+    done = agent_assay("run", "--adapter", "banking", "--config", "smollm2-t0", "--tag",
+                       "transfer", "--limit", "2", "--db", str(db), env=env, cwd=tmp_path)
     assert done.returncode == 1, done.stderr
     assert "Traceback" not in done.stderr
     last = done.stderr.strip().splitlines()[-1]

@@ -16,6 +16,7 @@ import pytest
 from agent_assay.errors import AssayError
 from agent_assay.mutation.config import BUILTIN, MutantSet, OperatorSpec, load_mutants
 from agent_assay.mutation.engine import run_pass
+from agent_assay.selection import Selection
 from agent_assay.store import Store, open_store
 from tests.mutation.test_mutation import baseline_run
 from tests.support.invoke import invoke
@@ -107,14 +108,15 @@ def test_operator_tags_that_match_no_item_are_refused(store: Store) -> None:
         f"in run {run.run_id} (tags: look, off, on)"
     )
     with pytest.raises(AssayError, match=r"operators\[1\] tags \['on'\] match no item of the 4 "):
-        run_pass(store, RichToyAdapter(), run, tagged("on"), tags=("look",))
+        run_pass(store, RichToyAdapter(), run, tagged("on"),
+                 selection=Selection(tags=("look",)))
     assert run_pass(store, RichToyAdapter(), run, tagged("of", "on")).results[1].altered
 
 
 def test_a_tag_that_selects_no_item_of_the_run_is_refused(store: Store) -> None:
     run = baseline_run(store)
     with pytest.raises(AssayError, match=f"^no item of run {run.run_id} carries tag\\(s\\): nope$"):
-        run_pass(store, RichToyAdapter(), run, tagged(), tags=("nope",))
+        run_pass(store, RichToyAdapter(), run, tagged(), selection=Selection(tags=("nope",)))
 
 
 # ---- through the CLI -----------------------------------------------------------------------
@@ -167,3 +169,42 @@ def test_mutate_takes_config_with_run_only_when_it_is_the_runs(
     assert got.code != 0 and passes(db, run_id) == 0
     got = invoke("mutate", "--adapter", "toy", "--config", "good", "--run", run_id, "--db", str(db))
     assert got.code == 0, got.err
+
+
+@pytest.mark.parametrize(("body", "said"), [
+    (SWAP + "    label: \"\\udc80\"\n",
+     "{file}:3: mutant set holds a lone surrogate '\\udc80' (an escape no UTF-8 text can hold)"),
+    (SWAP + "detector:\n  thresholds:\n    trajectory.exactt: 0.1\n",
+     "{file}:5: detector.thresholds names metric 'trajectory.exactt', which toy does not "
+     "score (known: trajectory.exact, trajectory.lcs, outcome.match, "),
+])
+def test_mutate_refuses_what_it_cannot_store_or_use_storing_nothing(
+    tmp_path: Path, db: Path, toy_db: tuple[Path, str], body: str, said: str
+) -> None:
+    """A label with a lone surrogate failed with a traceback when the pass was stored; a
+    threshold for a metric the system does not score was ignored, and the metric meant
+    was judged at the default threshold."""
+    mutants = tmp_path / "m.yaml"
+    mutants.write_text(body)
+    got = invoke("mutate", "--adapter", "toy", "--run", toy_db[1], "--operators",
+                 str(mutants), "--db", str(db))
+    assert got.traceback is None, got.traceback
+    assert got.code == 1 and got.err.startswith("error: " + said.format(file=mutants)), got.err
+    assert len(got.err.splitlines()) == 1 and passes(db, toy_db[1]) == 0
+
+
+@pytest.mark.parametrize("limit", ["0", "-3"])
+def test_mutate_refuses_a_limit_below_one_before_any_run_is_made(
+    tmp_path: Path, db: Path, toy_db: tuple[Path, str], limit: str
+) -> None:
+    """--limit 0 mutated every item (and -3 all but three); without --run it is refused
+    before a run is made."""
+    got = invoke("mutate", "--adapter", "toy", "--run", toy_db[1], "--limit", limit,
+                 "--db", str(db))
+    assert got.traceback is None and got.code == 1, got.err
+    assert got.err == f"error: --limit must be at least 1, got {limit}\n"
+    assert passes(db, toy_db[1]) == 0
+    fresh = tmp_path / "fresh.db"
+    got = invoke("mutate", "--adapter", "toy", "--config", "good", "--limit", limit,
+                 "--db", str(fresh))
+    assert got.code == 1 and (not fresh.exists() or not open_store(str(fresh)).run_ids())

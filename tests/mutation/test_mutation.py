@@ -24,6 +24,7 @@ from agent_assay.runner import (
 )
 from agent_assay.scoring.base import ScoreValue, ScoringContext
 from agent_assay.scoring.tools import ArgsMatch, ToolRecall
+from agent_assay.selection import Selection
 from agent_assay.store import Store
 from agent_assay.views.mutation_render import mutant_text, mutation_text
 from tests.support.toy import RichToyAdapter
@@ -157,7 +158,8 @@ def test_show_prints_a_corrupt_arg_mutant_where_only_an_argument_differs(store: 
 
 def test_statistical_detector_needs_evidence_threshold_does_not(store: Store) -> None:
     run = baseline_run(store)
-    limited = run_pass(store, RichToyAdapter(), run, DEFAULT, tags=("on",), limit=3)
+    limited = run_pass(store, RichToyAdapter(), run, DEFAULT,
+                       selection=Selection(tags=("on",), limit=3))
     swap = {r.operator: r for r in limited.results}["swap_call_order"]
     # three items cannot reach significance; the threshold detector still fires
     assert swap.killed_by_test == [] and "trajectory.exact" in swap.killed_by_threshold

@@ -11,13 +11,18 @@ they print is the one the rows derive, never the one the header claims.
 from __future__ import annotations
 
 import copy
+import hashlib
 import json
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
+from agent_assay.hashing import canonical_json
 from agent_assay.store import open_store
 from tests.support.certify import certify
 from tests.support.forge import Forgery, forgery_of
@@ -221,3 +226,107 @@ def test_rows_dropped_or_added_and_headers_edited_are_tampered(
     forged = forgery_of(published.bundle)
     attack(forged, published.run)
     assert_tampered(forged.seal(tmp_path / "forged.jsonl"))
+
+
+# ---- fuzzed: damaged, edited and re-sealed bundles ----------------------------------------
+FUZZ_CASES = 20
+ODD_VALUES = [None, 0, -1, 2**70, -(2**63) - 1, 1.5, 1e308, "", "x", "\udc80", [], {}, True,
+              "0" * 64, {"seq": "1", "digest": 5}, [[[[]]]]]
+
+
+def figures(report: str) -> str:
+    """A text report from its `items:` line on: the numbers, without the verdict above them."""
+    return report[report.find("\nitems: "):]
+
+
+def resealed(lines: list[str], path: Path) -> Path:
+    """`lines` (the header first) as a bundle whose file digest matches them."""
+    body = "".join(line + "\n" for line in lines).encode("utf-8", "surrogatepass")
+    seal = canonical_json({"sha256": hashlib.sha256(body).hexdigest()}) + "\n"
+    path.write_bytes(body + seal.encode())
+    return path
+
+
+@st.composite
+def damaged(draw: st.DrawFn, honest: list[str]) -> tuple[str, list[str]]:
+    """One edit of a bundle's lines (re-sealed after, except a flipped byte)."""
+    lines = list(honest)
+    at = draw(st.integers(0, len(lines) - 1))
+    kind = draw(st.sampled_from(["value", "value", "header value", "drop", "duplicate",
+                                 "swap", "junk line", "repeated key", "flipped byte"]))
+    if kind in ("value", "header value"):
+        at = 0 if kind == "header value" else max(at, 1)
+        data = json.loads(lines[at])
+        target = data if at == 0 else data["row"]
+        target[draw(st.sampled_from(sorted(target)))] = draw(st.sampled_from(ODD_VALUES))
+        lines[at] = json.dumps(data, sort_keys=True, separators=(",", ":"))  # as export writes
+    elif kind == "drop":
+        del lines[at]
+    elif kind == "duplicate":
+        lines.insert(at, lines[at])
+    elif kind == "swap":
+        other = draw(st.integers(0, len(lines) - 1))
+        lines[at], lines[other] = lines[other], lines[at]
+    elif kind == "junk line":
+        lines.insert(at, draw(st.sampled_from(["", "[]", "7", '"x"', "{}", "{", "null",
+                                               '{"table":"runs","row":[]}'])))
+    elif kind == "repeated key":
+        lines[at] = lines[at].replace("{", '{"table":"runs",', 1)
+    return kind, lines
+
+
+def test_damaged_bundles_are_the_honest_report_or_tampered_in_one_line(
+    published: Published, tmp_path: Path, record_property: Callable[[str, object], None]
+) -> None:
+    """A bundle edited any way and re-sealed (or not) is reported exactly as the honest one
+    (an edit of what no figure rests on, such as when it was exported), with the same
+    figures under a withdrawn verdict (a twin's chain cut short voids the certificate
+    resting on it; verify names it), TAMPERED, or refused in one line naming the file.
+    Never a traceback; never other figures."""
+    honest_text = published.bundle.read_text(encoding="utf-8").splitlines()[:-1]
+    before = {args: invoke(*args, str(published.bundle)) for args in CHECKED}
+    seen: Counter[str] = Counter()
+    bad: list[str] = []
+
+    @settings(max_examples=FUZZ_CASES, deadline=None, derandomize=True, database=None,
+              suppress_health_check=list(HealthCheck))
+    @given(edit=damaged(honest_text))
+    def case(edit: tuple[str, list[str]]) -> None:
+        kind, lines = edit
+        path = resealed(lines, tmp_path / "forged.jsonl")
+        if kind == "flipped byte":
+            data = bytearray(path.read_bytes())
+            data[len(data) // 3] ^= 0x20
+            path.write_bytes(bytes(data))
+        for args, baseline in before.items():
+            done = invoke(*args, str(path))
+            errors = [line for line in done.err.splitlines() if line.startswith("error: ")]
+            if done.traceback is not None:
+                verdict = "traceback"
+            elif done.code == baseline.code and done.out == baseline.out:
+                verdict = "as honest"
+            elif done.code in (0, 3) and "\n!!! INADMISSIBLE" in done.out and (
+                    figures(done.out) == figures(baseline.out)):
+                verdict = "verdict withdrawn, same figures"  # a twin's certificate void
+            elif done.code in (0, 3):
+                verdict = "silently changed"
+            elif done.code in (1, 2) and len(errors) == 1 and str(path) in errors[0]:
+                verdict = "refused in one line"
+            elif done.code == 2 and not errors and (
+                    "TAMPERED" in done.out or (args[0] == "verify" and "FINDING" in done.out)):
+                verdict = "TAMPERED"
+            else:
+                verdict = f"unexplained exit {done.code}"
+            seen[verdict] += 1
+            if verdict not in ("as honest", "verdict withdrawn, same figures",
+                               "refused in one line", "TAMPERED"):
+                bad.append(f"{kind} {args[0]}: {verdict}: {done.traceback or done.err[-300:]}")
+
+    case()
+    record_property("summary", (
+        f"bundle fuzz: {FUZZ_CASES} damaged bundles x {len(CHECKED)} commands: "
+        + ", ".join(f"{n} {k}" for k, n in sorted(seen.items()))))
+    assert not bad, "\n".join(bad[:3])
+
+
+CHECKED = (("report",), ("verify", "--skip-rescore"))

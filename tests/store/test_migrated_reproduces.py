@@ -22,7 +22,8 @@ def test_a_banking_run_from_before_score_sets_and_state_blobs_reports_the_same_a
 ) -> None:
     written = tmp_path / "written.db"
     with score_rows_layout():
-        made = invoke("run", "--config", "mock", "--limit", "3", "--repeats", "2",
+        made = invoke("run", "--adapter", "banking", "--config", "mock", "--limit", "3",
+                      "--repeats", "2",
                       "--db", str(written))
     assert made.code == 0, made.err
     run_id = made.out.split()[-1]

@@ -20,7 +20,8 @@ pytest.importorskip("distributed", reason="the Dask executor needs agent-assay[d
 
 
 def banking_run(db: str, *executor: str) -> str:
-    done = invoke("run", "--config", "mock", "--repeats", "3", "--workers", "2", *executor,
+    done = invoke("run", "--adapter", "banking", "--config", "mock", "--repeats", "3",
+                  "--workers", "2", *executor,
                   "--db", db)
     assert done.code == 0 and done.traceback is None, done.err
     assert "wrote 312 trajectories (0 crashed)" in done.err

@@ -11,7 +11,7 @@ import pytest
 
 from agent_assay.adapters.loaded import load_system
 from agent_assay.adapters.system import System
-from agent_assay.controls.execute import controls_exit_code, run_controls
+from agent_assay.controls.execute import run_controls
 from agent_assay.errors import AssayError
 from agent_assay.integrity.admissibility import assess
 from agent_assay.runner import (
@@ -48,7 +48,7 @@ def certify(store: Store, adapter: System, config: str, *, repeats: int = 1) -> 
         "payloads": {p["kind"]: p for p in payloads},
         "admissible": verdict.admissible,
         "reasons": verdict.reasons,
-        "exit": controls_exit_code(verdict.admissible, payloads),
+        "exit": verdict.exit_code,
     }
 
 

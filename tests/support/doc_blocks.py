@@ -8,7 +8,7 @@ The conventions (docs/tutorial.md states them for its readers):
   the next). `set -euo pipefail` holds: the first failing command fails the page, and the
   failure names the page line of that command.
 - A ```python block is written to a file and run with the given interpreter, unless it is
-  only snippet lines (`--8<-- "path"`), which include a file rather than run anything.
+  a copy of code from a file (below), which is shown, not run.
 - A ```text block is the expected output (stdout and stderr, in the order written) of the
   runnable block just before it, when nothing but blank lines separates the two. Lines are
   compared without trailing spaces; a line that is only `...` stands for any number of
@@ -16,10 +16,10 @@ The conventions (docs/tutorial.md states them for its readers):
   id (32 hex digits) and `<hash>` for a sha256 (64 hex digits).
 - A shell line carrying the skip marker is replaced by `:` (it does nothing, and the line
   numbers stay right).
-- `--8<-- "path"`, `--8<-- "path:name"` and `--8<-- "path:start:end"` are pymdownx.snippets
-  includes, resolved against a base directory the way pymdownx resolves them: a whole file
-  without its section-marker lines, a named section between `--8<-- [start:name]` and
-  `--8<-- [end:name]`, or lines start..end (1-based, inclusive).
+- A block right after the comment `<!-- copy of PATH -->` or `<!-- copy of PATH:NAME -->`
+  is a copy of that file, or of its section NAME (the lines between `--8<-- [start:NAME]`
+  and `--8<-- [end:NAME]`, dedented), and must equal it. The code is on the page itself,
+  so the page reads as plain Markdown anywhere; the test keeps the copy from drifting.
 """
 
 from __future__ import annotations
@@ -29,17 +29,16 @@ import re
 import shlex
 import subprocess
 import tempfile
+import textwrap
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 FENCE = re.compile(r"^(?P<fence>`{3,}|~{3,})(?P<info>[^`]*)$")
-SNIPPET = re.compile(r"^[ \t]*(?P<escape>;*)-+8<-+[ \t]+(?P<q>[\"'])(?P<target>.+?)(?P=q)\r?$")
-SNIPPET_BLOCK = re.compile(r"^[ \t]*-+8<-+\r?$")
+COPY = re.compile(r"^<!-- copy of (?P<target>\S+) -->$")
 SECTION_MARK = re.compile(r"-+8<-+[ \t]+\[[ \t]*(?P<kind>start|end)[ \t]*:[ \t]*"
                           r"(?P<name>[a-z][-_0-9a-z]*)[ \t]*\]", re.IGNORECASE)
-TARGET = re.compile(r"^(?P<path>.+?)(?::(?P<start>\d+)(?::(?P<end>\d+))?"
-                    r"|:(?P<section>[a-z][-_0-9a-z]*))?$", re.IGNORECASE)
+TARGET = re.compile(r"^(?P<path>.+?)(?::(?P<section>[a-z][-_0-9a-z]*))?$", re.IGNORECASE)
 PLACEHOLDERS = {"<run>": "[0-9a-f]{32}", "<hash>": "[0-9a-f]{64}", "...": ".*?"}
 RUNNABLE = ("sh", "python")
 
@@ -54,15 +53,12 @@ class Block:
     end: int
     """The page line of the closing fence."""
     body: tuple[str, ...]
+    copy_of: str | None = None
+    """The `PATH` or `PATH:NAME` a `<!-- copy of ... -->` comment right above names."""
 
     @property
     def text(self) -> str:
         return "".join(f"{line}\n" for line in self.body)
-
-    @property
-    def only_snippets(self) -> bool:
-        lines = [line for line in self.body if line.strip()]
-        return bool(lines) and all(SNIPPET.match(line) for line in lines)
 
 
 def fenced_blocks(text: str) -> list[Block]:
@@ -83,7 +79,10 @@ def fenced_blocks(text: str) -> list[Block]:
         else:
             raise ValueError(f"line {i + 1}: a fence opened here is never closed")
         lang = info.split()[0].strip("{}.") if info else ""
-        blocks.append(Block(lang, info, i + 1, j + 1, tuple(lines[i + 1:j])))
+        above = next((line for line in reversed(lines[:i]) if line.strip()), "")
+        copied = COPY.match(above.strip())
+        blocks.append(Block(lang, info, i + 1, j + 1, tuple(lines[i + 1:j]),
+                            copied["target"] if copied else None))
         i = j + 1
     return blocks
 
@@ -98,7 +97,7 @@ def with_expected_output(text: str) -> list[tuple[Block, Block | None]]:
     blocks, lines = fenced_blocks(text), text.splitlines()
     paired: list[tuple[Block, Block | None]] = []
     for i, block in enumerate(blocks):
-        if block.lang not in RUNNABLE or block.only_snippets:
+        if block.lang not in RUNNABLE or block.copy_of is not None:
             continue
         after = blocks[i + 1] if i + 1 < len(blocks) else None
         shown = after is not None and after.lang == "text" and adjacent(lines, block, after)
@@ -106,57 +105,37 @@ def with_expected_output(text: str) -> list[tuple[Block, Block | None]]:
     return paired
 
 
-# ---- snippets -----------------------------------------------------------------------------
-@dataclass(frozen=True)
-class SnippetRef:
-    line: int
-    """The page line of the `--8<--` line."""
-    path: str
-    start: int | None = None
-    end: int | None = None
-    section: str | None = None
-
-
-class SnippetError(LookupError):
+# ---- copies of files --------------------------------------------------------------------
+class CopyError(LookupError):
     pass
 
 
-def snippet_refs(text: str) -> list[SnippetRef]:
-    """Every single-line include on the page. The block form (a bare `--8<--` line opening a
-    list of paths) is refused: nothing here resolves it, so nothing may use it."""
-    refs = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if SNIPPET_BLOCK.match(line):
-            raise SnippetError(f"line {number}: block-form snippets are not checked; use "
-                               '--8<-- "path" or --8<-- "path:section"')
-        found = SNIPPET.match(line)
-        if found is None or found["escape"]:
-            continue
-        target = TARGET.match(found["target"].strip())
-        assert target is not None  # the pattern matches any non-empty target
-        start, end = target["start"], target["end"]
-        refs.append(SnippetRef(number, target["path"], int(start) if start else None,
-                               int(end) if end else None, target["section"]))
-    return refs
+def copied_blocks(text: str) -> list[Block]:
+    """Every block the page marks as a copy; a marker with no block under it is refused."""
+    blocks = [b for b in fenced_blocks(text) if b.copy_of is not None]
+    marks = [n for n, line in enumerate(text.splitlines(), 1) if COPY.match(line.strip())]
+    if len(marks) != len(blocks):
+        raise CopyError(f"{len(marks)} copy markers but {len(blocks)} blocks under one")
+    return blocks
 
 
-def resolve_snippet(ref: SnippetRef, base: Path) -> list[str]:
-    """The lines the include puts on the page; SnippetError when the file or section is not
-    there, or when the path leaves the base directory."""
-    where = (base / ref.path).resolve()
-    if not where.is_relative_to(base.resolve()):
-        raise SnippetError(f"line {ref.line}: {ref.path} is outside {base}")
-    if not where.is_file():
-        raise SnippetError(f"line {ref.line}: no file {ref.path} under {base}")
-    lines = where.read_text(encoding="utf-8").split("\n")
-    if ref.section is not None:
-        return section_lines(lines, ref.section, f"line {ref.line}: {ref.path}")
-    if ref.start is not None:
-        end = ref.end if ref.end is not None else len(lines)
-        if not 1 <= ref.start <= end <= len(lines):
-            raise SnippetError(f"line {ref.line}: {ref.path} has no lines {ref.start}..{end}")
-        return lines[ref.start - 1:end]
-    return [line for line in lines if not SECTION_MARK.search(line)]
+def original(target: str, base: Path, where: str = "") -> list[str]:
+    """The lines `target` (PATH or PATH:NAME) stands for; CopyError when the file or the
+    section is not there, or when the path leaves the base directory."""
+    found = TARGET.match(target)
+    assert found is not None  # the pattern matches any non-empty target
+    path, section = found["path"], found["section"]
+    where = where or target
+    file = (base / path).resolve()
+    if not file.is_relative_to(base.resolve()):
+        raise CopyError(f"{where}: {path} is outside {base}")
+    if not file.is_file():
+        raise CopyError(f"{where}: no file {path} under {base}")
+    lines = file.read_text(encoding="utf-8").rstrip("\n").split("\n")
+    if section is None:
+        return [line for line in lines if not SECTION_MARK.search(line)]
+    return textwrap.dedent("\n".join(section_lines(lines, section, f"{where}: {path}"))) \
+        .split("\n")
 
 
 def section_lines(lines: Sequence[str], name: str, where: str) -> list[str]:
@@ -175,8 +154,8 @@ def section_lines(lines: Sequence[str], name: str, where: str) -> list[str]:
         if inside and mark is None:
             kept.append(line)
     if not found:
-        raise SnippetError(f"{where} has no section {name!r}")
-    raise SnippetError(f"{where}: section {name!r} is never ended")
+        raise CopyError(f"{where} has no section {name!r}")
+    raise CopyError(f"{where}: section {name!r} is never ended")
 
 
 # ---- expected output ----------------------------------------------------------------------

@@ -13,6 +13,7 @@ from pathlib import Path
 LAYERS: dict[str, int] = {
     "agent_assay": 9,  # the package itself is the public facade: it re-exports the API
     "agent_assay.errors": 0,
+    "agent_assay.exitcodes": 0,
     "agent_assay.findings": 0,
     "agent_assay.hashing": 0,
     "agent_assay.model": 0,
@@ -28,6 +29,8 @@ LAYERS: dict[str, int] = {
     "agent_assay.importers": 2,
     "agent_assay.llm": 3,
     "agent_assay.outfiles": 0,
+    "agent_assay.infiles": 0,
+    "agent_assay.selection": 0,
     "agent_assay.executors": 4,
     "agent_assay.hosting": 4,
     "agent_assay.runner": 4,
@@ -40,6 +43,7 @@ LAYERS: dict[str, int] = {
     "agent_assay.audit": 8,
     "agent_assay.api": 9,
     "agent_assay.cli": 10,
+    "agent_assay.pytest_plugin": 10,
 }
 SYSTEMS = ("synthbank", "govsim", "authority_auditor", "synthworld")
 BUNDLED = "agent_assay_bundled"

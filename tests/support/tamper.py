@@ -3,7 +3,6 @@ forbids it, then UPDATE. What every "a tampered store shows no number" test star
 
 from __future__ import annotations
 
-import shutil
 import sqlite3
 from pathlib import Path
 
@@ -11,8 +10,15 @@ from pathlib import Path
 def tampered_copy(db: Path, copy: Path, *, set_value: str = "1", where: str = "value = 0",
                   params: tuple[object, ...] = ()) -> Path:
     """`copy` of `db` with `UPDATE scores SET value = <set_value> WHERE <where>` applied
-    behind the append-only trigger; the chain no longer matches the rows."""
-    shutil.copyfile(db, copy)
+    behind the append-only trigger; the chain no longer matches the rows. The copy is made
+    through SQLite, so what a write-ahead log still holds is in it too."""
+    source = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    try:
+        with sqlite3.connect(copy) as target:
+            source.backup(target)
+        target.close()
+    finally:
+        source.close()
     con = sqlite3.connect(copy)
     try:
         with con:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from time import perf_counter
 from typing import Any
@@ -89,7 +90,9 @@ def toy_items() -> tuple[Item, ...]:
 
 
 class ToyAdapter:
-    """Configs: good (always right), wrong_arg (switches the next lamp), crashy, noisy."""
+    """Configs: good (always right), wrong_arg (switches the next lamp), crashy, noisy,
+    chatty (looks twice when asked only to look: the same outcome by a longer path, and a
+    config it does not declare deterministic although it is)."""
 
     name = "toy"
     version = "1.0.0"
@@ -118,6 +121,7 @@ class ToyAdapter:
             "crashy": {"mode": "crashy"},
             "noisy": {"mode": "noisy"},
             "unseeded": {"mode": "unseeded"},
+            "chatty": {"mode": "chatty"},
         }
 
     def run_item(
@@ -137,6 +141,8 @@ class ToyAdapter:
         if mode == "noisy" and random.Random(seed).random() < 0.5:
             world.call("look", {"lamp": lamp})
         if mode == "unseeded" and random.random() < 0.5:
+            world.call("look", {"lamp": lamp})
+        if mode == "chatty" and action == "look at":
             world.call("look", {"lamp": lamp})
         if action != "look at":
             world.call(action.replace(" ", "_"), {"lamp": lamp})
@@ -216,3 +222,16 @@ class RichToyAdapter(ToyAdapter):
     def build_suite(self, source: Path | None = None) -> Suite:
         items = toy_items() + reworded(toy_items()) + look_items()
         return Suite(adapter=self.name, items=items, source="builtin")
+
+
+class KnobToy(ToyAdapter):
+    """The toy with a setting of every type (`-M key=value`): `mode` reaches the agent, the
+    others only the config hash."""
+
+    name = "knobs"
+    facts = replace(ToyAdapter.facts,
+                    settings={"mode": str, "patience": int, "warmth": float, "loud": bool})
+
+    def configs(self) -> Mapping[str, Mapping[str, Any]]:
+        return {"good": {"mode": "good", "patience": 2, "warmth": 0.5, "loud": False,
+                         "fixed": "not settable"}}

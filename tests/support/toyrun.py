@@ -76,8 +76,8 @@ def write_toy_dist(directory: Path) -> Path:
 def cli_env(extra_path: Path | None = None) -> dict[str, str]:
     env = dict(os.environ)
     parts = [str(extra_path)] if extra_path is not None else []
-    # this checkout's code ahead of whatever the environment installed (an editable
-    # install of another checkout, say), so a subprocess runs the code under test
+    # this checkout's src too: the console script would otherwise import the installed
+    # (editable) package, which in a git worktree is another checkout's code
     env["PYTHONPATH"] = os.pathsep.join([*parts, str(ROOT / "src"), str(ROOT)])
     env.pop("PYTHONHASHSEED", None)
     return env

@@ -144,7 +144,7 @@ def test_controls_run_through_the_cli_names_what_it_found(tmp_path: Path) -> Non
     done = invoke("controls", "run", "--adapter", "verifiers", "--source",
                   str(_source(tmp_path, "raises")), "--config", "oracle",
                   "--allow-not-run", "state_check_bites", "--db", str(tmp_path / "cli.db"))
-    assert done.traceback is None and done.code == 2, done.err
+    assert done.traceback is None and done.code == 3, done.err
     flat = " ".join(done.out.split())
     assert "positive_control FAILED" in flat
     assert ("first failing step: item task-00000, step 2 (submit): raised RuntimeError: the "

@@ -15,6 +15,7 @@ from pathlib import Path
 from time import perf_counter
 from typing import Any
 
+from agent_assay.adapters.settings import type_problem
 from agent_assay.adapters.system import (
     DEFAULT_FACTS,
     NONDETERMINISTIC_TRAJECTORY_FIELDS,
@@ -72,6 +73,8 @@ def member_problems(raw: object, label: str) -> list[str]:
         )
     else:
         problems += scorer_problems(facts, label) + nondeterminism_problems(facts, label)
+        problems += [f"adapter {label}: {why}" for key, kind in facts.settings.items()
+                     if (why := type_problem(key, kind)) is not None]
     return problems
 
 

@@ -76,6 +76,10 @@ class Facts:
     bands: Path | None = None
     """A YAML file of band overrides (each with its derivation) and of controls this system
     declares not applicable; the harness's expected.yaml holds the defaults."""
+    settings: Mapping[str, type] = field(default_factory=dict)
+    """Config parameters a person may set for one run (`run -M key=value`), each with its
+    type (bool, int, float or str): a config holding one has it settable, its own value the
+    default, and a set value is part of the config hash (see `adapters.settings`)."""
 
 
 DEFAULT_FACTS = Facts()

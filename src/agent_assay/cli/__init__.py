@@ -3,7 +3,8 @@
 One module per command group; each command imports what it needs when it runs, so
 `agent-assay --help` starts without the database layer or SciPy. Every user-caused
 failure arrives as an AssayError and leaves as one line on stderr with a non-zero
-exit, never a traceback.
+exit, never a traceback. Exit codes mean one thing for every command (`exitcodes.ExitCode`,
+docs/ci.md).
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from agent_assay.cli.reading import (
 from agent_assay.cli.running import run_command, score_command, suite_group
 from agent_assay.cli.store_admin import store_group
 from agent_assay.errors import AssayError, Terminated
+from agent_assay.exitcodes import ExitCode
 
 __all__ = ["DEFAULT_DB", "cli", "main", "run_cli"]
 
@@ -90,10 +92,13 @@ def _run(args: Sequence[str] | None) -> int:
             click.echo(f"error: {one_line(exc.__cause__)}", err=True)
             return exc.__cause__.exit_code
         click.echo("aborted", err=True)
-        return Terminated.exit_code if isinstance(exc.__cause__, Terminated) else 130
+        if isinstance(exc.__cause__, Terminated):
+            return Terminated.exit_code
+        return ExitCode.INTERRUPTED
     except click.ClickException as exc:
         click.echo(f"error: {exc.format_message()}", err=True)
-        return exc.exit_code
+        # click's usage errors exit 2, which this table gives to tampered evidence
+        return ExitCode.ERROR
     except Exception as exc:
         from sqlalchemy.exc import DatabaseError
 
@@ -105,9 +110,9 @@ def _run(args: Sequence[str] | None) -> int:
         if disk_full(reason):
             click.echo(f"error: the store cannot be written: the disk is full ({short(reason)})",
                        err=True)
-            return 2
+            return ExitCode.ERROR
         click.echo(f"error: the store cannot be read: {short(reason)}", err=True)
-        return 2
+        return ExitCode.ERROR
 
 
 def one_line(exc: AssayError) -> str:

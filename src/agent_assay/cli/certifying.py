@@ -9,22 +9,23 @@ import click
 from agent_assay.cli.options import (
     WITNESS_APPEND,
     adapter_option,
+    chosen_adapter,
     db_option,
     default_db_dir,
     emit_json,
     executor_options,
     json_option,
-    limit_option,
     repeats_option,
     seed_option,
     source_option,
     stderr,
     stdout_to_stderr,
-    tag_option,
     witness_option,
     writable_file,
 )
+from agent_assay.cli.selecting import selection_options, settings_option
 from agent_assay.errors import AssayError
+from agent_assay.exitcodes import ExitCode
 
 RUN_HELP = (
     "The run to use (default: the newest complete run of the config over the same items; "
@@ -44,11 +45,11 @@ def controls_group() -> None:
     default=None,
     help="Config whose run is certified (optional with --run; must then match the run's).",
 )
-@adapter_option
+@settings_option
+@adapter_option("--run")
 @source_option
 @click.option("--run", "run_id", default=None, help=RUN_HELP)
-@limit_option
-@tag_option
+@selection_options
 @repeats_option
 @seed_option
 @click.option("--allow-not-run", "allow", multiple=True, help="Control kind allowed NOT_RUN.")
@@ -66,11 +67,14 @@ def controls_group() -> None:
 @db_option
 def controls_run(
     config_name: str | None,
-    adapter: str,
+    settings: dict[str, str],
+    adapter: str | None,
     source: Path | None,
     run_id: str | None,
-    limit: int | None,
+    items: tuple[str, ...],
+    match: tuple[str, ...],
     tags: tuple[str, ...],
+    limit: int | None,
     repeats: int,
     seed: int,
     allow: tuple[str, ...],
@@ -83,19 +87,27 @@ def controls_run(
     as_json: bool,
     db: str,
 ) -> int:
-    """Run every control; exit 0 admissible, 3 on a disallowed NOT_RUN, else 2 on FAILED/ERROR.
+    """Run every control; exit 0 admissible, 3 inadmissible, 2 tampered, 1 on an error.
 
     A run made for it (none stored) runs on --executor; identical_config's twins run in
     --workers agent processes of this host whatever the executor, started as a run's are.
+    Each control finished is a line on stderr, with an estimate of the time left.
+
+    Exits 0 when the run is admissible (with waivers or without), 3 when it is not (a
+    control FAILED, ended in ERROR or is NOT_RUN without allowance), 2 when its stored
+    evidence fails its checks, 1 on an error (the table: docs/ci.md).
     """
     from agent_assay import api
+    from agent_assay.cli.control_progress import control_progress
     from agent_assay.controls.execute import effective_bands
     from agent_assay.store.witness import writable_witness
     from agent_assay.views.gates import control_table, controls_json, verdict_details
 
     default_db_dir(db)
     with stdout_to_stderr(as_json):
-        store, system = api.open_db(db, must_exist=run_id is not None), api.system_of(adapter)
+        store = api.open_db(db, must_exist=run_id is not None)
+        named = store.get_run(run_id).adapter if run_id and adapter is None else None
+        system = api.system_of(chosen_adapter(adapter, named))
         # a bad file or too few seeds is refused before a run is made
         effective_bands(system, bands_file, random_seeds)
         if witness is not None:  # so is a witness that is not one, or cannot be written
@@ -103,14 +115,16 @@ def controls_run(
             writable_witness(witness)
         run = api.run_to_certify(
             store, system, run=run_id, config=config_name, source=source, tags=tags,
-            limit=limit, repeats=repeats, seed=seed, workers=workers, executor=executor,
-            scheduler=scheduler, notice=stderr,
+            limit=limit, items=items, match=match, settings=settings, repeats=repeats,
+            seed=seed, workers=workers, executor=executor, scheduler=scheduler, notice=stderr,
         )
-        done = api.certify(
-            system, store=store, run=run.run_id, allow_not_run=allow, random_seeds=random_seeds,
-            bands=bands_file, workers=workers, executor=executor, scheduler=scheduler,
-            notice=stderr if as_json else click.echo, witness=witness,
-        )
+        with control_progress() as watch:
+            done = api.certify(
+                system, store=store, run=run.run_id, allow_not_run=allow,
+                random_seeds=random_seeds, bands=bands_file, workers=workers,
+                executor=executor, scheduler=scheduler,
+                notice=stderr if as_json else click.echo, witness=witness, watch=watch,
+            )
     if as_json:
         emit_json(controls_json(done.run, done.outcomes, done.verdict, done.exit_code))
         return done.exit_code
@@ -133,7 +147,8 @@ def controls_run(
 def controls_show(run_id: str, as_json: bool, db: str) -> int:
     """Print the newest stored outcome of every control for RUN_ID.
 
-    None is shown (exit 2) when the run's stored evidence fails its integrity check.
+    None is shown (exit 2) when the run's stored evidence fails its integrity check; it
+    exits 0 otherwise, whatever the verdict (`report` and `controls run` gate on it).
     """
     from agent_assay import api
     from agent_assay.integrity.admissibility import assess
@@ -156,7 +171,7 @@ def controls_show(run_id: str, as_json: bool, db: str) -> int:
     if verdict.tampered:  # what the controls measured is a number too
         click.echo("\n".join([*tampered_lines(run, verdict.integrity),
                               *admissibility_lines(verdict)]))
-        return 2
+        return ExitCode.TAMPERED
     if as_json:
         emit_json(controls_show_json(run, outcomes))
         return 0
@@ -179,11 +194,10 @@ def controls_show(run_id: str, as_json: bool, db: str) -> int:
     show_default="built-in mutant set, agent_assay/mutation/mutants.yaml",
     help="Mutant set: operators, parameters, detector settings.",
 )
-@adapter_option
+@adapter_option("--run")
 @source_option
 @click.option("--run", "run_id", default=None, help=RUN_HELP)
-@tag_option
-@limit_option
+@selection_options
 @repeats_option
 @seed_option
 @json_option("the mutation pass")
@@ -191,9 +205,11 @@ def controls_show(run_id: str, as_json: bool, db: str) -> int:
 def mutate_command(
     config_name: str | None,
     operators: Path | None,
-    adapter: str,
+    adapter: str | None,
     source: Path | None,
     run_id: str | None,
+    items: tuple[str, ...],
+    match: tuple[str, ...],
     tags: tuple[str, ...],
     limit: int | None,
     repeats: int,
@@ -201,21 +217,31 @@ def mutate_command(
     as_json: bool,
     db: str,
 ) -> None:
-    """Plant defects in a run's trajectories, replay them, and see which metrics notice."""
+    """Plant defects in a run's trajectories, replay them, and see which metrics notice.
+
+    --items, --items-file, --match, --tag and --limit choose which of the run's items are
+    mutated (a run made for it covers every item)."""
     from agent_assay import api
     from agent_assay.mutation.config import BUILTIN, load_mutants
-    from agent_assay.mutation.engine import pass_payloads, run_pass
+    from agent_assay.mutation.engine import check_thresholds, pass_payloads, run_pass
+    from agent_assay.selection import Selection
     from agent_assay.views.mutation_render import mutation_json, mutation_text
 
     mutants = load_mutants(operators or BUILTIN)
     default_db_dir(db)
     with stdout_to_stderr(as_json):
-        store, system = api.open_db(db, must_exist=run_id is not None), api.system_of(adapter)
+        store = api.open_db(db, must_exist=run_id is not None)
+        named = store.get_run(run_id).adapter if run_id and adapter is None else None
+        system = api.system_of(chosen_adapter(adapter, named))
+        check_thresholds(mutants, system)  # before a run can be made for the pass
+        chosen = Selection.of(ids=items, patterns=match, tags=tags, limit=limit)
+        if run_id is None and chosen != Selection():  # refused before a run is made for it
+            chosen.choose(system.build_suite(source).items)
         run = api.run_to_certify(
             store, system, run=run_id, config=config_name, source=source, repeats=repeats,
             seed=seed, notice=stderr,
         )
-        result = run_pass(store, system, run, mutants, tags=tags, limit=limit)
+        result = run_pass(store, system, run, mutants, selection=chosen)
         store.put_mutation_rows(run.run_id, pass_payloads(result))
     rows = store.latest_mutation_pass(run.run_id)
     if as_json:

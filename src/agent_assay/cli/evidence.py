@@ -16,6 +16,7 @@ from agent_assay.cli.options import (
     witness_option,
     writable_file,
 )
+from agent_assay.exitcodes import ExitCode
 
 
 @click.command("migrate")
@@ -29,13 +30,18 @@ def migrate_command(repair: bool, db: str) -> int:
     A dropped or altered trigger or index is reported (exit 2) and, with --repair,
     restored; the repair is recorded in the store and shown by `verify`.
     """
-    from agent_assay.store.engine import make_engine
+    from agent_assay.errors import AssayError
+    from agent_assay.store.engine import make_engine, shown
     from agent_assay.store.migrations import LATEST, apply
     from agent_assay.store.schema_check import repair as repair_schema
     from agent_assay.store.schema_check import schema_findings
     from agent_assay.store.store import stored_version
 
-    stored_version(db)  # a read-only look first: what is not a store is refused untouched
+    # a read-only look first: what is not a store is refused untouched, and so is no store
+    # at all (a mistyped --db must not become a new, empty one)
+    if stored_version(db) == 0:
+        raise AssayError(f"no store at --db {shown(db)} to migrate: migrate upgrades an "
+                         "existing store and never creates one")
     engine = make_engine(db)
     applied = apply(engine)
     if applied:
@@ -56,7 +62,7 @@ def migrate_command(repair: bool, db: str) -> int:
     for finding in problems:
         click.echo(f"schema: {finding.line()}")
     if problems:
-        return 2
+        return ExitCode.TAMPERED
     if not applied and not repair:
         click.echo(f"schema already at version {LATEST}, every trigger and index in place")
     return 0
@@ -84,14 +90,15 @@ def verify_command(
 
     # the store is opened read-only here; a bundle is verified without it
     with stdout_to_stderr(as_json):
-        store = db if target and Path(target).is_file() else api.open_db(db, read_only=True)
+        store = db if target and api.is_bundle(target) else api.open_db(
+            db, read_only=True, checked=False)  # verify's own integrity_check lists the damage
         result = api.verify(target, store=store, rescore=not skip_rescore, notice=stderr,
                             witness=witness)
     if as_json:
         emit_json(verify_json(result, rescored=not skip_rescore, target=target))
     else:
         click.echo(verify_text(result, rescored=not skip_rescore), nl=False)
-    return 0 if result.ok else 2
+    return ExitCode.OK if result.ok else ExitCode.TAMPERED
 
 
 @click.command("export")
@@ -105,8 +112,10 @@ def export_command(run_id: str, path: Path, witness: Path | None, db: str) -> No
 
     if witness is not None:
         writable_file(witness, "--witness")
-    count = api.export(run_id, path, store=db, witness=witness, notice=stderr)
-    head = api.open_db(db, read_only=True).head(run_id)
+    store = api.open_db(db, read_only=True)
+    run_id = store.get_run(run_id).run_id  # a prefix names the run in what is printed too
+    count = api.export(run_id, path, store=store, witness=witness, notice=stderr)
+    head = store.head(run_id)
     click.echo(
         f"wrote {path}: run {run_id}, {count} rows, chain head "
         f"{head.seq if head else 0} {head.digest if head else ''}"
@@ -126,7 +135,7 @@ def check_adapter_command(
     """Check the registered adapter NAME against the plugin surface before a first run.
 
     Names every missing member, builds the suite twice, replays gold, runs one item, and
-    says how many items the mutation control needs; exit 2 when something must change.
+    says how many items the mutation control needs; exit 1 when something must change.
     """
     from agent_assay.adapters.registry import load_raw
     from agent_assay.cli.results import check_adapter_json, check_adapter_text
@@ -138,4 +147,4 @@ def check_adapter_command(
         emit_json(check_adapter_json(checked))
     else:
         click.echo(check_adapter_text(checked), nl=False)
-    return 0 if checked.ok else 2
+    return ExitCode.OK if checked.ok else ExitCode.ERROR

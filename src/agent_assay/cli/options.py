@@ -17,7 +17,7 @@ from agent_assay.errors import AssayError
 from agent_assay.outfiles import refuse_special
 
 DEFAULT_DB = "run/assay.db"
-DEFAULT_ADAPTER = "banking"
+DB_ENV = "AGENT_ASSAY_DB"
 
 def db_option[F: Callable[..., Any]](function: F) -> F:
     """--db; a store the database engine cannot read becomes one line naming the damage."""
@@ -29,36 +29,60 @@ def db_option[F: Callable[..., Any]](function: F) -> F:
         try:
             return function(*args, **kwargs)
         except DatabaseError as exc:
-            from agent_assay.store.damage import damage_summary
+            from agent_assay.store.damage import damage_error
 
             reason = str(exc.orig) if exc.orig is not None else str(exc)
-            raise AssayError(damage_summary(kwargs["db"], reason), exit_code=2) from exc
+            raise damage_error(kwargs["db"], reason) from exc
 
     option = click.option(
         "--db",
         default=DEFAULT_DB,
         show_default=True,
-        help="The store: an SQLite file (path or sqlite:/// URL) or a postgresql+psycopg:// URL.",
+        envvar=DB_ENV,
+        show_envvar=True,
+        help=f"The store: an SQLite file (path or sqlite:/// URL) or a postgresql+psycopg:// "
+             f"URL. --db wins over {DB_ENV}, which wins over the default.",
     )
     return option(guarded)  # type: ignore[return-value]
 
 
-adapter_option = click.option(
-    "--adapter",
-    default=DEFAULT_ADAPTER,
-    show_default=True,
-    help="Registered adapter name (see `agent-assay adapters list`).",
-)
+def adapter_option(from_run: str | None = None) -> Callable[[Callable[..., Any]], Any]:
+    """--adapter NAME, with no default: a command would otherwise run a system nobody named.
+    `from_run`: the option naming a run whose own adapter is used when --adapter is not
+    given (see `chosen_adapter`)."""
+    also = f", or {from_run} names a run (its adapter is used)" if from_run else ""
+    return click.option(
+        "--adapter", default=None, metavar="NAME",
+        help=f"Registered adapter name (`agent-assay adapters list`); needed unless exactly "
+             f"one is registered{also}.",
+    )
+
+
+def chosen_adapter(adapter: str | None, run_adapter: str | None = None) -> str:
+    """--adapter as given, else the adapter of the run named (`run_adapter`), else the one
+    adapter registered; with several (or none) and no --adapter, one line naming them."""
+    if adapter is not None:
+        return adapter
+    if run_adapter is not None:
+        return run_adapter
+    from agent_assay.adapters.registry import adapter_names
+
+    names = adapter_names()
+    if len(names) == 1:
+        return names[0]
+    if not names:
+        raise AssayError("no adapter is registered (`agent-assay adapters list`); install "
+                         "one that declares an agent_assay.adapters entry point")
+    raise AssayError(f"--adapter is needed: {len(names)} adapters are registered "
+                     f"({', '.join(names)})")
+
+
 source_option = click.option(
     "--source",
     type=click.Path(exists=True, path_type=Path),
     default=None,
     help="Golden-set source for the adapter (default: the adapter's bundled set).",
 )
-limit_option = click.option(
-    "--limit", type=int, default=None, help="Only the first N items (by id)."
-)
-tag_option = click.option("--tag", "tags", multiple=True, help="Only items carrying this tag.")
 repeats_option = click.option(
     "--repeats", default=1, show_default=True, help="Repetitions per item (k)."
 )

@@ -10,6 +10,7 @@ import click
 
 from agent_assay.cli.options import db_option, emit_json, json_option, stderr, writable_file
 from agent_assay.errors import AssayError
+from agent_assay.exitcodes import ExitCode
 from agent_assay.outfiles import write_whole
 
 html_option = click.option(
@@ -41,18 +42,25 @@ def write_page(path: Path, page: str, what: str) -> None:
               help="Append METRIC for every item, a column per repetition.")
 @click.option("--failed", is_flag=True,
               help="With --items: only the items that failed METRIC at some repetition.")
+@click.option("--exit-zero", is_flag=True,
+              help="Exit 0 for an INADMISSIBLE run or a refused headline, to publish its "
+                   "report without failing the step (still 2 for TAMPERED, 1 on an error).")
 @html_option
 @db_option
 def report_command(
     run_id: str, as_json: bool, as_csv: bool, headline_only: bool, passk_curve: bool,
     cluster: str | None, by_tag: bool, items_metric: str | None, failed: bool,
-    html: Path | None, db: str,
+    exit_zero: bool, html: Path | None, db: str,
 ) -> int:
     """Summarise a stored run (RUN is a run id, or an evidence bundle written by `export`).
 
-    The report opens with the verdict: TAMPERED (exit 2, no number shown) when the run's
-    stored evidence fails its chain, slot, suite or config check (or a run its
-    certificates relied on does), then the reasons an inadmissible run is one.
+    The report opens with the verdict: TAMPERED (no number shown) when the run's stored
+    evidence fails its chain, slot, suite or config check (or a run its certificates relied
+    on does), then the reasons an inadmissible run is one.
+
+    Exits by the verdict: 0 admissible, 3 INADMISSIBLE, 4 when the headline is refused (a
+    single pass of a config not shown to be deterministic), 2 TAMPERED, 1 on an error
+    (the table: docs/ci.md).
     """
     from agent_assay import api
 
@@ -74,6 +82,8 @@ def report_command(
         click.echo(shown.csv, nl=False)
     else:
         click.echo(shown.text, nl=False)
+    if exit_zero and shown.exit_code in (ExitCode.INADMISSIBLE, ExitCode.REFUSED):
+        return ExitCode.OK
     return shown.exit_code
 
 
@@ -84,29 +94,47 @@ def report_command(
 @click.option("--cluster", default=None, metavar="tag|tag:PREFIX",
               help="Make every p-value and interval cluster-robust, items clustered by a "
                    "tag (refused with too few clusters).")
+@click.option("--fail-on-regression", is_flag=True,
+              help="RUN_A is the baseline: exit 5 when a gated metric of RUN_B is worse by "
+                   "the paired test (its interval leaves out 0 on the worse side), 4 when "
+                   "the comparison is refused, even with --force.")
+@click.option("--metric", "metrics", multiple=True, metavar="NAME",
+              help="With --fail-on-regression: gate on NAME (repeatable; default: the "
+                   "headline metrics). Its kind must say which way is better.")
+@click.option("--alpha", type=float, default=None,
+              help="With --fail-on-regression: the level the gate tests at, its interval "
+                   "at 1 - alpha (default: 0.05, the level of compare's intervals).")
 @json_option("the comparison (a refused one too)")
 @html_option
 @db_option
 def compare_command(
-    run_a: str, run_b: str, force: bool, cluster: str | None, as_json: bool,
-    html: Path | None, db: str,
+    run_a: str, run_b: str, force: bool, cluster: str | None, fail_on_regression: bool,
+    metrics: tuple[str, ...], alpha: float | None, as_json: bool, html: Path | None, db: str,
 ) -> int:
-    """Paired comparison of two runs, refused (exit 2) when they are not comparable.
+    """Paired comparison of two runs, refused (exit 4) when they are not comparable.
 
     Each metric gets B - A over the items both runs scored, with the interval and p-value of
-    one paired t on item means, so the interval leaves out 0 exactly when p < 0.05."""
+    one paired t on item means, so the interval leaves out 0 exactly when p < 0.05.
+
+    Exits 0 when compared (or forced), 4 when refused, 2 when a run is TAMPERED, 1 on an
+    error; with --fail-on-regression, 5 when RUN_B regressed (the table: docs/ci.md)."""
     from agent_assay import api
     from agent_assay.views.gates import comparison_json
+    from agent_assay.views.regression_view import gate_json
 
     if as_json and html is not None:
         raise AssayError("choose one of --json and --html")
     if html is not None:
         writable_file(html, "--html")
-    compared = api.compare(run_a, run_b, store=db, force=force, cluster=cluster)
+    compared = api.compare(run_a, run_b, store=db, force=force, cluster=cluster,
+                           fail_on_regression=fail_on_regression, metrics=metrics, alpha=alpha)
     if html is not None:
-        write_page(html, compared.html, f"runs {run_a} and {run_b}: {compared.verdict_word}")
+        gated = "" if compared.gate is None else f", regression gate {compared.gate.word}"
+        write_page(html, compared.html,
+                   f"runs {run_a} and {run_b}: {compared.verdict_word}{gated}")
     elif as_json:
-        emit_json(comparison_json(compared.comparison, forced=force))
+        gate = {} if compared.gate is None else {"gate": gate_json(compared.gate)}
+        emit_json(comparison_json(compared.comparison, forced=force) | gate)
     else:
         click.echo(compared.text, nl=False)
     return compared.exit_code

@@ -9,12 +9,12 @@ import click
 from agent_assay.cli.options import (
     DEFAULT_DB,
     adapter_option,
+    chosen_adapter,
     db_option,
     default_db_dir,
     emit_json,
     executor_options,
     json_option,
-    limit_option,
     repeats_option,
     seed_option,
     source_option,
@@ -22,6 +22,7 @@ from agent_assay.cli.options import (
     stdout_to_stderr,
     writable_file,
 )
+from agent_assay.cli.selecting import selection_options, settings_option
 from agent_assay.errors import AssayError
 from agent_assay.outfiles import write_whole
 
@@ -32,18 +33,18 @@ def suite_group() -> None:
 
 
 @suite_group.command("build")
-@adapter_option
+@adapter_option()
 @source_option
 @json_option("the suite")
 @db_option
-def suite_build(adapter: str, source: Path | None, as_json: bool, db: str) -> None:
+def suite_build(adapter: str | None, source: Path | None, as_json: bool, db: str) -> None:
     """Build the adapter's golden set into content-hashed items and store it."""
     from agent_assay import api
     from agent_assay.cli.results import suite_json, suite_text
 
     default_db_dir(db)
     with stdout_to_stderr(as_json):
-        system = api.system_of(adapter)
+        system = api.system_of(chosen_adapter(adapter))
         built = api.build_suite(system, store=db, source=source)
     if as_json:
         emit_json(suite_json(built, system))
@@ -53,12 +54,12 @@ def suite_build(adapter: str, source: Path | None, as_json: bool, db: str) -> No
 
 @click.command("run")
 @click.option("--config", "config_name", help="Config name from the adapter.")
-@adapter_option
+@settings_option
+@adapter_option("--resume")
 @source_option
 @repeats_option
-@limit_option
+@selection_options
 @seed_option
-@click.option("--tag", "tags", multiple=True, help="Only items carrying this tag (repeatable).")
 @executor_options
 @click.option("--resume", "resume_id", default=None, help="Resume RUN_ID, skipping stored work.")
 @click.option(
@@ -77,12 +78,15 @@ def suite_build(adapter: str, source: Path | None, as_json: bool, db: str) -> No
 @db_option
 def run_command(
     config_name: str | None,
-    adapter: str,
+    settings: dict[str, str],
+    adapter: str | None,
     source: Path | None,
     repeats: int,
+    items: tuple[str, ...],
+    match: tuple[str, ...],
+    tags: tuple[str, ...],
     limit: int | None,
     seed: int,
-    tags: tuple[str, ...],
     workers: int,
     executor: str,
     scheduler: str | None,
@@ -98,6 +102,10 @@ def run_command(
     crash was the harness's (the agent could not be reached, the environment failed),
     since those slots were not measured; an agent that raises is a measured failure,
     stored as a crashed trajectory and counted as failed, and exits 0.
+
+    A run measures and does not judge: it exits 0 once stored, whatever the agent scored,
+    and the gate is `controls run --run RUN_ID` (or `report`). It exits 2 when --resume
+    names a run whose stored evidence fails its checks (the table: docs/ci.md).
     """
     from agent_assay import api
     from agent_assay.resuming import next_steps
@@ -105,6 +113,11 @@ def run_command(
     from agent_assay.store.engine import shown
     from agent_assay.views.run_view import run_result_json
 
+    if resume_id and (settings or items or match):
+        # --tag and --limit are held against the run's own items by api.resume (the same
+        # selection is fine); these name items or settings no stored run records
+        raise AssayError("--resume goes on with the run as it was defined: drop -M, --items, "
+                         "--items-file and --match")
     default_db_dir(db)
     if run_id_file is not None:
         writable_file(run_id_file, "--run-id-file")
@@ -125,8 +138,9 @@ def run_command(
                 raise AssayError("run needs --config NAME (or --resume RUN_ID)")
             else:
                 done = api.evaluate(
-                    adapter, config_name, store=db, source=source, repeats=repeats, seed=seed,
-                    tags=tags, limit=limit, workers=workers, executor=executor,
+                    chosen_adapter(adapter), config_name, store=db, source=source,
+                    repeats=repeats, seed=seed, tags=tags, limit=limit, items=items,
+                    match=match, settings=settings, workers=workers, executor=executor,
                     scheduler=scheduler, progress=None, notice=stderr,
                 )
     except RunStopped as stopped:
@@ -184,7 +198,9 @@ def score_command(run_id: str, as_json: bool, db: str) -> None:
     from agent_assay.cli.results import rescore_json, rescore_text
 
     with stdout_to_stderr(as_json):
-        result = api.rescore(run_id, store=db)
+        store = api.open_db(db, must_exist=True)
+        run_id = store.get_run(run_id).run_id  # what is printed names the run, not a prefix
+        result = api.rescore(run_id, store=store)
     if as_json:
         emit_json(rescore_json(run_id, result))
     else:

@@ -8,10 +8,9 @@ decided later from the store alone.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from agent_assay.adapters.loaded import LoadedSystem, load_system
 from agent_assay.aggregates import means
@@ -29,6 +28,20 @@ from agent_assay.store.checkpoint import write_checkpoint
 from agent_assay.store.run_check import require_intact
 from agent_assay.store.run_trajectories import RunTrajectories
 from agent_assay.store.store import Store
+
+
+@dataclass(frozen=True)
+class ControlStep:
+    """One control starting (`status` None) or finished, for whoever shows progress."""
+
+    number: int
+    """1 for the first control run."""
+    total: int
+    kind: str
+    status: str | None = None
+
+
+ControlWatch = Callable[[ControlStep], None]
 
 
 @dataclass(frozen=True)
@@ -102,10 +115,12 @@ def run_controls(
     random_seeds: int | None = None,
     bands_file: Path | None = None,
     workers: int = 1,
+    watch: ControlWatch | None = None,
 ) -> ControlsResult:
     """Every control on `run`, judged against the defaults, the system's bands and then
     `bands_file`; each outcome is stored with its certificate. A control that executes the
-    agent again runs it in `workers` spawned processes (outcomes do not depend on it)."""
+    agent again runs it in `workers` spawned processes (outcomes do not depend on it).
+    `watch` is told when each control starts and when it has finished."""
     adapter = load_system(system)
     check_adapter_made(store, adapter, run)
     # certifying walks the whole chain, whatever a checkpoint claims (anyone who can append
@@ -123,7 +138,10 @@ def run_controls(
         bands, allowed, ctx.headline, (s.name for s in adapter.facts.scorers)
     )
     outcomes: list[ControlOutcome] = []
-    for control in all_controls():
+    controls = all_controls()
+    for number, control in enumerate(controls, start=1):
+        if watch is not None:
+            watch(ControlStep(number, len(controls), control.kind))
         runs_before = store.run_ids()
         why_not = declared.get(control.kind) or missing_capability(adapter, control.requires)
         if why_not:
@@ -152,6 +170,8 @@ def run_controls(
         }
         store.put_control_outcome(run.run_id, run.suite_hash, run.config_hash, payload)
         outcomes.append(result)
+        if watch is not None:
+            watch(ControlStep(number, len(controls), control.kind, result.status))
     ctx.environment().close()  # a failure before here leaves it to end with this process
     return ControlsResult(tuple(outcomes), allowed)
 
@@ -180,13 +200,3 @@ def check_adapter_made(store: Store, adapter: LoadedSystem, run: Run) -> None:
             f"{adapter.version}: certify it with the version that made it"
         )
 
-
-def controls_exit_code(admissible: bool, payloads: Iterable[Mapping[str, Any]]) -> int:
-    """0 admissible; 3 when a control is NOT_RUN without allowance (the verdict is not
-    complete yet, so that is said first); otherwise 2 on any FAILED or ERROR."""
-    statuses = [(p["status"], bool(p.get("allowed_not_run"))) for p in payloads]
-    if any(s == "NOT_RUN" and not ok for s, ok in statuses):
-        return 3
-    if any(s in ("FAILED", "ERROR") for s, _ in statuses):
-        return 2
-    return 0 if admissible else 2

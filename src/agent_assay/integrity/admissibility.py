@@ -22,6 +22,7 @@ from typing import Any
 
 from agent_assay.aggregates import run_status, scorer_versions
 from agent_assay.controls.registry import control_kinds
+from agent_assay.exitcodes import ExitCode
 from agent_assay.findings import Finding
 from agent_assay.integrity.certificates import void_reasons
 from agent_assay.integrity.choices import SINGLE_PASS, judge_choices
@@ -78,6 +79,14 @@ class Admissibility:
         if not self.admissible:
             return "INADMISSIBLE"
         return WAIVED if self.waivers else "ADMISSIBLE"
+
+    @property
+    def exit_code(self) -> ExitCode:
+        """What a command that gates on this verdict exits with: admissible (with waivers or
+        without) is OK; otherwise TAMPERED or INADMISSIBLE."""
+        if self.tampered:
+            return ExitCode.TAMPERED
+        return ExitCode.OK if self.admissible else ExitCode.INADMISSIBLE
 
     @property
     def statement(self) -> str:

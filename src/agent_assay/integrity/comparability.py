@@ -54,6 +54,8 @@ class PairedMetric:
     clusters: int | None = None
     """Clusters among the metric's items when the comparison is clustered."""
     df: float | None = None
+    se: float | None = None
+    """The standard error the test scaled by (0 for the sign test; None when untested)."""
 
     @property
     def differs(self) -> bool:
@@ -188,6 +190,7 @@ def paired(
         differing=found.differing,
         clusters=found.clusters if labels is not None else None,
         df=found.df,
+        se=None if few else found.se,
     )
 
 

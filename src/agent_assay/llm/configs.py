@@ -15,6 +15,18 @@ from agent_assay.adapters.system import ModelPrompt
 from agent_assay.hashing import stable_seed
 from agent_assay.llm.settings import LoopSettings
 
+MODEL_SETTINGS: dict[str, type] = {
+    "model": str,
+    "temperature": float,
+    "seed": int,
+    "max_turns": int,
+    "max_tokens": int,
+    "tool_choice": str,
+    "max_string_length": int,
+}
+"""What `-M key=value` may set on any model config, whatever the system (see
+`adapters.settings`): the knobs `loop_settings` reads, and the model's name. The prompt's
+hash and the terminal tools are the system's, not a setting."""
 REQUEST_TIMEOUT_S = 120.0
 REQUEST_ATTEMPTS = 3
 RETRY_BACKOFF_S = 0.5

@@ -59,6 +59,8 @@ class MutantSet:
     default_threshold: float
     alpha: float
     source: str
+    threshold_at: Mapping[str, str] = field(default_factory=dict, compare=False)
+    """`file:line` of each entry of `thresholds`, for the check against the run's metrics."""
 
     def threshold(self, metric: str) -> float:
         return float(self.thresholds.get(metric, self.default_threshold))
@@ -134,7 +136,8 @@ def load_mutants(path: Path) -> MutantSet:
     if not isinstance(data, dict) or not isinstance(data.get("operators"), list):
         raise AssayError(f"{doc.at('operators')}: expected a mapping with an 'operators' list")
     check_keys(doc, (), data, TOP_KEYS, "a mutant set")
-    thresholds, default, alpha = _detector(doc, _section(doc, data, "detector"))
+    detector = _section(doc, data, "detector")
+    thresholds, default, alpha = _detector(doc, detector)
     if not data["operators"]:
         raise AssayError(f"{doc.at('operators')}: operators is empty: name at least one")
     specs = [_operator(doc, index, entry) for index, entry in enumerate(data["operators"])]
@@ -146,7 +149,8 @@ def load_mutants(path: Path) -> MutantSet:
                 "give each use of an operator its own label"
             )
         titles.add(spec.title)
-    return MutantSet(tuple(specs), thresholds, default, alpha, source_name(path))
+    at = {metric: doc.at("detector", "thresholds", metric) for metric in thresholds}
+    return MutantSet(tuple(specs), thresholds, default, alpha, source_name(path), at)
 
 
 def source_name(path: Path) -> str:

@@ -26,6 +26,8 @@ from agent_assay.mutation.config import MutantSet, OperatorSpec
 from agent_assay.mutation.detectors import MetricVerdict, judge_metric, noise_floor
 from agent_assay.mutation.operators import OPERATORS, OperatorContext, SkipState
 from agent_assay.runner import RunContext, run_context
+from agent_assay.scoring.base import Scorer
+from agent_assay.selection import EVERY, Selection
 from agent_assay.store.run_check import require_intact
 from agent_assay.store.run_trajectories import RunTrajectories
 from agent_assay.store.store import Store
@@ -160,6 +162,26 @@ def would_alter(
     return count
 
 
+def check_thresholds(mutants: MutantSet, system: LoadedSystem | object) -> None:
+    """Refuse, before a run is made or walked, a detector threshold for a metric the system
+    does not score: it would never be used, and the metric meant would be judged by the
+    default threshold instead."""
+    loaded = load_system(system)
+    detector = detector_metrics(loaded.scorers())
+    for metric in mutants.thresholds:
+        if metric not in detector:
+            raise AssayError(
+                f"{mutants.threshold_at.get(metric) or mutants.source}: detector.thresholds "
+                f"names metric {metric!r}, which {loaded.name} does not score "
+                f"(known: {', '.join(detector)})"
+            )
+
+
+def detector_metrics(scorers: Sequence[Scorer]) -> tuple[str, ...]:
+    """The metrics a mutation pass judges (and a mutant set may set a threshold for)."""
+    return tuple(s.name for s in scorers if s.kind != "measure")
+
+
 def check_tags(mutants: MutantSet, run: Run, items: Sequence[Item]) -> None:
     """Refuse an operator whose tags match none of the items: it would alter nothing and
     come back EQUIVALENT, as if no metric had anything to see."""
@@ -212,8 +234,7 @@ def run_pass(
     run: Run,
     mutants: MutantSet,
     *,
-    tags: Sequence[str] = (),
-    limit: int | None = None,
+    selection: Selection = EVERY,
     stored: RunTrajectories | None = None,
     environment: EnvironmentReplays | None = None,
 ) -> MutationPass:
@@ -221,8 +242,10 @@ def run_pass(
     every operator of `mutants`. The run is walked once, an item at a time, every operator
     planted in that item's trajectories before the next is read: memory holds one item's
     trajectories and replays, and each operator's score rows. Mutants are replayed in
-    `environment` (the controls' agent process), else in one started for the pass."""
+    `environment` (the controls' agent process), else in one started for the pass. Only
+    the run's items `selection` chooses are mutated."""
     adapter = load_system(system)
+    check_thresholds(mutants, adapter)
     view = adapter.replay_view()
     if view is None:
         raise AssayError(f"adapter {adapter.name}: {NO_REPLAY}, so nothing can be mutated")
@@ -230,9 +253,9 @@ def run_pass(
     context = run_context(store, adapter, run)
     source = RunTrajectories(store, run.run_id) if stored is None else stored
     if environment is not None:
-        return _mutated(context, view, run, mutants, tags, limit, source, environment)
+        return _mutated(context, view, run, mutants, selection, source, environment)
     with EnvironmentReplays(adapter, context.suite.public()) as own:
-        return _mutated(context, view, run, mutants, tags, limit, source, own)
+        return _mutated(context, view, run, mutants, selection, source, own)
 
 
 def _mutated(
@@ -240,20 +263,16 @@ def _mutated(
     view: ReplayView,
     run: Run,
     mutants: MutantSet,
-    tags: Sequence[str],
-    limit: int | None,
+    selection: Selection,
     source: RunTrajectories,
     environment: EnvironmentReplays,
 ) -> MutationPass:
     adapter = context.system
     gold = context.items
-    selected = [i for i in run.item_ids if not tags or set(tags) & set(gold[i].tags)]
-    selected = selected[:limit] if limit else selected
-    if not selected:
-        raise AssayError(f"no item of run {run.run_id} carries tag(s): {', '.join(tags)}")
-    check_tags(mutants, run, [gold[i] for i in selected])
-    chosen = set(selected)
-    detector = tuple(s.name for s in context.scorers if s.kind != "measure")
+    selected = selection.choose((gold[i] for i in run.item_ids), f"of run {run.run_id}")
+    check_tags(mutants, run, selected)
+    chosen = {i.item_id for i in selected}
+    detector = detector_metrics(context.scorers)
     seed = stable_seed(run.run_id, "mutation")
     pools = view.argument_pools()
     columns = [

@@ -120,9 +120,9 @@ def _satterthwaite_df(
     return float(np.trace(cov) ** 2 / np.sum(cov * cov))
 
 
-def t_interval(mean: float, error: RobustError) -> Interval:
-    """mean +- t(df, 1 - ALPHA/2) x se: the interval whose edges are where p = ALPHA."""
-    half = float(special.stdtrit(error.df, 1 - ALPHA / 2)) * error.se
+def t_interval(mean: float, error: RobustError, alpha: float = ALPHA) -> Interval:
+    """mean +- t(df, 1 - alpha/2) x se: the interval whose edges are where p = alpha."""
+    half = float(special.stdtrit(error.df, 1 - alpha / 2)) * error.se
     return (mean - half, mean + half)
 
 
@@ -171,6 +171,20 @@ class Difference:
     def differs(self) -> bool:
         """p below ALPHA, which is the interval leaving out 0."""
         return self.p_value < ALPHA
+
+
+def interval_at(
+    mean: float, se: float | None, df: float | None, p_value: float, alpha: float
+) -> Interval | None:
+    """A tested difference's interval at level 1 - alpha, from the same statistic as its
+    p-value, so it leaves out 0 exactly when p < alpha: the t interval when there is an
+    error to scale (`se` > 0), else (every difference equal, the sign test) the point
+    itself when the sign test rejects every other value at alpha, and none otherwise."""
+    if se is None:
+        return None
+    if se > 0 and df is not None:
+        return t_interval(mean, RobustError(se, df, 0), alpha)
+    return (mean, mean) if p_value < alpha else None
 
 
 def paired_difference(

@@ -32,6 +32,9 @@ from scipy import special
 from agent_assay.stats.intervals import BOOTSTRAP_RESAMPLES, data_seed
 
 PILOT_QUANTILE = 0.9
+MAX_ITEMS = 10_000_000
+"""The most items a plan sizes a design for: no benchmark holds more, and an effect that
+needs more (a tiny one, or a tiny alpha) gets no number rather than an impossible one."""
 
 
 @dataclass(frozen=True)
@@ -162,17 +165,25 @@ def paired_t_power(items: int, effect: float, variance: float, *, alpha: float) 
     if variance <= 0:
         return 1.0
     df = items - 1
-    critical = float(special.stdtrit(df, 1 - alpha / 2))
+    # the lower quantile, not the upper: 1 - alpha/2 rounds to 1 for a tiny alpha. A quantile
+    # past what stdtrit can compute (a tiny alpha on few items) is a test that never rejects
+    critical = abs(float(special.stdtrit(df, alpha / 2)))
+    if not math.isfinite(critical):
+        return 0.0
     shift = abs(effect) / math.sqrt(variance / items)
-    above = 1 - float(special.nctdtr(df, shift, critical))
-    return min(1.0, above + float(special.nctdtr(df, shift, -critical)))
+    tails = (1 - float(special.nctdtr(df, shift, critical)),
+             float(special.nctdtr(df, shift, -critical)))
+    # nctdtr says NaN far out in a tail; min() would read a NaN sum as 1. A NaN tail taken
+    # as 0 can only understate the power, so a plan sized on it is never too small
+    return min(1.0, sum(t for t in tails if math.isfinite(t)))
 
 
 def items_for_paired_difference(effect: float, *, variance: float, power: float = 0.8,
-                                alpha: float = 0.05) -> int:
+                                alpha: float = 0.05) -> int | None:
     """The fewest items (at least 2) at which the paired t-test at `alpha` detects a mean
     difference of `effect` with at least `power`, each item's difference having variance
-    `variance`; a bisection, since the power grows with the items."""
+    `variance`; a bisection, since the power grows with the items. None when that takes
+    more than `MAX_ITEMS`."""
     if effect <= 0 or not 0 < power < 1 or not 0 < alpha < 1 or not 0 <= variance < math.inf:
         raise ValueError(f"effect must be > 0, power and alpha in (0, 1), variance >= 0; "
                          f"got {effect}, {power}, {alpha}, {variance}")
@@ -182,10 +193,16 @@ def items_for_paired_difference(effect: float, *, variance: float, power: float 
 
     if enough(2):
         return 2
-    z = float(special.ndtri(1 - alpha / 2) + special.ndtri(power))
-    low, high = 2, max(3, math.ceil(z * z * variance / (effect * effect)))
+    # the normal approximation's size, as a ratio first: effect squared can underflow to 0
+    z = max(0.0, float(special.ndtri(power) - special.ndtri(alpha / 2)))
+    ratio = z * math.sqrt(variance) / effect
+    if not ratio <= math.sqrt(MAX_ITEMS):
+        return None
+    low, high = 2, max(3, math.ceil(ratio * ratio))
     while not enough(high):
-        low, high = high, 2 * high
+        if high > MAX_ITEMS:
+            return None
+        low, high = high, min(2 * high, MAX_ITEMS + 1)
     while high - low > 1:
         middle = (low + high) // 2
         low, high = (low, middle) if enough(middle) else (middle, high)

@@ -22,7 +22,9 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.pool import StaticPool
 
 from agent_assay.errors import AssayError
+from agent_assay.exitcodes import ExitCode
 from agent_assay.hashing import canonical_json
+from agent_assay.infiles import DATA_LIMIT, read_input, unique_keys
 from agent_assay.model import Run
 from agent_assay.outfiles import whole_file
 from agent_assay.store import chain, migrations, schema
@@ -152,15 +154,13 @@ def export_bundle(store: Store, run_id: str, path: Path) -> int:
 def tampered(where: str, problem: str) -> AssayError:
     """A bundle whose bytes or rows are not what an export writes: one line, exit 2 (what
     `verify` and `report` exit with on evidence that does not match itself)."""
-    return AssayError(f"bundle {where}: {problem} -- TAMPERED", exit_code=2)
+    return AssayError(f"bundle {where}: {problem} -- TAMPERED", exit_code=ExitCode.TAMPERED)
 
 
 def read_bundle(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """Check the file digest, then parse; every failure is one line naming the file and line."""
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise AssayError(f"cannot read bundle {path}: {exc.strerror or exc}") from exc
+    """Check the file digest, then parse; every failure is one line naming the file and line
+    (a key given twice in a line among them: export never writes one)."""
+    data = read_input(path, "bundle", DATA_LIMIT)
     if f'"format":"{FORMAT}"'.encode() not in data[: data.find(b"\n")]:
         raise AssayError(
             f"{path} is not an agent-assay evidence bundle (to check a store: --db {path})"
@@ -178,7 +178,7 @@ def read_bundle(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     lines: list[dict[str, Any]] = []
     for number, raw in enumerate(body.splitlines(), start=1):
         try:
-            lines.append(json.loads(raw))
+            lines.append(json.loads(raw, object_pairs_hook=unique_keys))
         except ValueError as exc:
             raise tampered(f"{path}:{number}", f"not JSON ({exc})") from exc
     header = lines[0] if lines else {}
@@ -220,14 +220,15 @@ def load_rows(path: Path, lines: list[dict[str, Any]]) -> Store:
             conn.execute(text(f"DROP TRIGGER {name}"))
         for number, line in enumerate(lines, start=2):
             table, row = _bundle_row(path, number, line)
-            if table in chain.SCORE_TABLES:
-                key = (row["run_id"], row["item_id"], row["repetition"], row.get("attempt", 1))
-                if key not in trajectory_ids:
-                    raise tampered(f"{path}:{number}", "a score for a trajectory it lacks")
-                row = {**row, "trajectory_id": trajectory_ids[key]}
             try:
+                if table in chain.SCORE_TABLES:
+                    key = (row["run_id"], row["item_id"], row["repetition"],
+                           row.get("attempt", 1))
+                    if key not in trajectory_ids:
+                        raise tampered(f"{path}:{number}", "a score for a trajectory it lacks")
+                    row = {**row, "trajectory_id": trajectory_ids[key]}
                 result = conn.execute(schema.metadata.tables[table].insert(), row)
-            except (SQLAlchemyError, TypeError, ValueError) as exc:
+            except (SQLAlchemyError, TypeError, ValueError, OverflowError) as exc:
                 why = getattr(exc, "orig", None) or exc
                 raise tampered(f"{path}:{number}", f"a {table} row the schema refuses ({why})") \
                     from exc

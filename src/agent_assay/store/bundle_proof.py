@@ -85,10 +85,12 @@ def _header_findings(header: dict[str, Any], head: Head | None, runs: list[str])
     found = []
     derived = head.to_json() if head else None
     if header.get("head") != derived:
-        claimed = header.get("head") or {}
+        claimed = header.get("head")
+        said = (f"{claimed.get('seq')} {claimed.get('digest')}" if isinstance(claimed, dict)
+                else repr(claimed))
         shown = f"{head.seq} {head.digest}" if head else "no block"
         found.append(Finding(HEADER, (
-            f"claims chain head {claimed.get('seq')} {claimed.get('digest')}, but the run's "
+            f"claims chain head {said}, but the run's "
             f"rows end at {shown} (rows re-chained, dropped or added, or the header edited)")))
     if header.get("runs") != runs:
         found.append(Finding(HEADER, (

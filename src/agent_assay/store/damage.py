@@ -12,11 +12,13 @@ import sqlite3
 from pathlib import Path
 
 from agent_assay.errors import AssayError
-from agent_assay.store.engine import reader_uri, store_path
+from agent_assay.exitcodes import ExitCode
+from agent_assay.store.engine import read_only_sqlite, store_path
 from agent_assay.store.postgres import is_server_url, masked
 
 _TREE = re.compile(r"\bTree (\d+)\b")
 ERROR_CHARS = 160
+_DAMAGE = (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB)
 
 
 def disk_full(error: str) -> bool:
@@ -52,6 +54,17 @@ def _unreadable_objects(con: sqlite3.Connection) -> list[str]:
     return found
 
 
+def _named(con: sqlite3.Connection, checked: list[str]) -> list[str]:
+    """SQLite's check lines with each b-tree it names by root page ("Tree 23") named as the
+    table or index it is, when sqlite_master can still be read."""
+    try:
+        names = {int(page): name for name, page in con.execute(
+            "SELECT name, rootpage FROM sqlite_master WHERE rootpage > 0")}
+    except sqlite3.Error:
+        return checked
+    return [_TREE.sub(lambda m: names.get(int(m.group(1)), m.group(0)), c) for c in checked]
+
+
 def damage_report(path: Path) -> list[str]:
     """What is damaged in the SQLite file at `path`, one line each; [] when nothing is.
 
@@ -59,46 +72,72 @@ def damage_report(path: Path) -> list[str]:
     table and index read on its own, to name the damaged ones.
     """
     try:
-        con = sqlite3.connect(reader_uri(path), uri=True)
+        with read_only_sqlite(path) as con:
+            return _damage(con)
     except sqlite3.Error as exc:
         return [short(str(exc))]
-    con.text_factory = lambda data: data.decode("utf-8", "replace")
+
+
+def quick_check(db: str) -> None:
+    """Refuse, in one line naming the damage, an SQLite store whose b-trees SQLite's own
+    quick_check finds damaged: a command that reads only some pages would otherwise print
+    figures from a file it cannot vouch for, exit 0. The check reads every page once and
+    stops at the first problem (integrity_check, which `verify` runs, also compares each
+    index with its table); naming the damaged table or index is only done on damage."""
+    path = store_path(db)
+    try:
+        with read_only_sqlite(path) as con:
+            con.text_factory = _tolerant
+            found = [line for (line,) in con.execute("PRAGMA quick_check(1)")]
+            if found != ["ok"]:
+                found = _unreadable_objects(con) or _named(con, found)
+    except sqlite3.Error as exc:
+        if getattr(exc, "sqlite_errorcode", 0) & 0xFF not in _DAMAGE:  # busy, cannot open
+            raise AssayError(f"the store at {db} cannot be read: {short(str(exc))}") from exc
+        found = [str(exc)]
+    if found != ["ok"]:
+        said = " ".join(found).replace("*** in database main ***", "")
+        raise AssayError(f"the store at {db} is damaged: {short(said)} (SQLite's quick_check; "
+                         f"`agent-assay verify --db {db}` lists what it can)",
+                         exit_code=ExitCode.TAMPERED)
+
+
+def _tolerant(data: bytes) -> str:
+    return data.decode("utf-8", "replace")
+
+
+def _damage(con: sqlite3.Connection) -> list[str]:
+    con.text_factory = _tolerant
     try:
         try:
-            names = {
-                int(page): name
-                for name, page in con.execute(
-                    "SELECT name, rootpage FROM sqlite_master WHERE rootpage > 0"
-                )
-            }
             checked = [line for (line,) in con.execute("PRAGMA integrity_check(20)")]
         except sqlite3.Error as exc:
             return _unreadable_objects(con) or [short(str(exc))]
         if checked == ["ok"]:
             return []
-        named = [_TREE.sub(lambda m: names.get(int(m.group(1)), m.group(0)), c) for c in checked]
-        return _unreadable_objects(con) or named
+        return _unreadable_objects(con) or _named(con, checked)
     except sqlite3.Error as exc:
         return [short(str(exc))]
-    finally:
-        con.close()
 
 
-def damage_summary(db: str, error: str) -> str:
-    """One line: the store, its first damaged table or index (or integrity problem), how many."""
+def damage_error(db: str, error: str) -> AssayError:
+    """One line: the store, its first damaged table or index (or integrity problem), how many.
+    A damaged file exits TAMPERED (its evidence cannot be checked); a store that could not
+    be reached, read or written exits ERROR."""
     try:
         path: Path | None = store_path(db)
     except AssayError:
         path = None
     problems = damage_report(path) if path is not None and path.is_file() else []
     if path is None and is_server_url(db):
-        return f"the store at {masked(db)} returned an error: {short(error)}"
+        return AssayError(f"the store at {masked(db)} returned an error: {short(error)}")
     if disk_full(error):
-        return f"the store at {db} cannot be written: the disk is full ({short(error)})"
+        return AssayError(f"the store at {db} cannot be written: the disk is full "
+                          f"({short(error)})")
     if not problems:
-        return f"the store at {db} cannot be read: {short(error)}"
+        return AssayError(f"the store at {db} cannot be read: {short(error)}")
     more = f"; {len(problems) - 1} more" if len(problems) > 1 else ""
-    return (
+    return AssayError(
         f"the store at {db} is damaged: {short(problems[0])}{more} "
-        f"(`agent-assay verify --db {db}` lists what it can)"
+        f"(`agent-assay verify --db {db}` lists what it can)", exit_code=ExitCode.TAMPERED,
     )

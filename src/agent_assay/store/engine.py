@@ -7,13 +7,17 @@ accepted (the two backends whose append-only guards agent-assay creates; Postgre
 one line naming `--db`. Writers get WAL, which lets readers and one writer proceed
 together; BEGIN IMMEDIATE takes the write lock up front so two processes never deadlock
 upgrading a read lock, and the busy timeout makes the second writer wait instead of
-failing. Readers get a connection SQLite itself keeps from writing.
+failing. Readers get a connection SQLite itself keeps from writing, and leave no file
+behind that was not there (`reader_uri`, `release`).
 """
 
 import functools
 import os
 import sqlite3
 import time
+import weakref
+from collections.abc import Iterator
+from contextlib import contextmanager
 from enum import Enum
 from pathlib import Path
 from typing import Any
@@ -137,26 +141,85 @@ def make_engine(db: str, access: Access = Access.CREATE) -> Engine:
         raise AssayError(f"--db {db} is read-only: {blocked}")
     if access is Access.READ:
         blocked = "it was opened by a command that only reads"
+    tidy = False
     if blocked:
+        tidy = not _sides(path)
         uri, access = reader_uri(path), Access.READ
     else:
         uri = sqlite_uri(path, access.value)
     connect = functools.partial(sqlite3.connect, uri, uri=True, check_same_thread=False)
     engine = create_engine(URL.create("sqlite", database=str(path)), creator=connect)
     _tune_sqlite(engine, access, db, blocked)
+    if tidy and "immutable=1" not in uri:
+        _TIDY[engine] = path
     return engine
 
 
 def reader_uri(path: Path) -> str:
     """Read-only. A WAL database needs its -shm and -wal files, which a read-only connection
-    creates when missing (and leaves: they are the next writer's); in a read-only directory
-    without them no writer can be at work (it would need them too), so the file is read as
-    immutable and nothing is created."""
+    creates when missing. Where no writer can be at work without them (the file or its
+    directory is not writable: a writer would need both) the file is read as immutable,
+    which creates nothing and takes no lock. Anywhere else a writer may start while the file
+    is read, and an immutable reader would not see it checkpoint pages under its feet; so
+    the read is an ordinary read-only one, and `release` removes what it created."""
     uri = sqlite_uri(path, Access.READ.value)
-    sides = (Path(f"{path}-wal"), Path(f"{path}-shm"))
-    if not _writable(path.parent) and not any(side.exists() for side in sides):
+    if read_only_reason(path) and not _sides(path):
         uri += "&immutable=1"
     return uri
+
+
+def _sides(path: Path) -> bool:
+    """Whether a WAL side file (-wal, -shm) lies beside `path`."""
+    return any(Path(f"{path}{side}").exists() for side in ("-wal", "-shm"))
+
+
+_TIDY: weakref.WeakKeyDictionary[Engine, Path] = weakref.WeakKeyDictionary()
+"""Reader engines opened on a store without side files: `release` removes those they made."""
+
+
+def release(engine: Engine) -> None:
+    """Close `engine`'s connections; a reader leaves behind no side file it created."""
+    engine.dispose()
+    path = _TIDY.pop(engine, None)
+    if path is not None:
+        remove_sides(path)
+
+
+def remove_sides(path: Path) -> None:
+    """Remove the -wal and -shm a read-only connection created beside a WAL store that had
+    none, the way SQLite itself does when the last connection closes: a connection that may
+    write, opened and closed, checkpoints and deletes them, but only when it is the last one
+    (it takes the exclusive lock a reader or writer still at work holds it out of) and its
+    WAL holds no frame, so nothing is written to the database file. When another connection
+    is open, a writer's frames arrived meanwhile, or the file cannot be written, they stay
+    (they hold no data the store lacks, and the next writer takes them over)."""
+    wal = Path(f"{path}-wal")
+    try:
+        if not wal.exists() or wal.stat().st_size:
+            return
+        conn = sqlite3.connect(sqlite_uri(path, Access.WRITE.value), uri=True, timeout=0)
+        try:
+            conn.execute("PRAGMA query_only = ON")
+            conn.execute("PRAGMA schema_version").fetchone()  # the header page: joins the WAL
+        finally:
+            conn.close()
+    except (OSError, sqlite3.Error):
+        return
+
+
+@contextmanager
+def read_only_sqlite(path: Path) -> Iterator[sqlite3.Connection]:
+    """A raw read-only connection to `path`, for checks below SQLAlchemy, that leaves no
+    side file behind it did not find."""
+    had_sides = _sides(path)
+    uri = reader_uri(path)
+    conn = sqlite3.connect(uri, uri=True)
+    try:
+        yield conn
+    finally:
+        conn.close()
+        if not had_sides and "immutable=1" not in uri:
+            remove_sides(path)
 
 
 def _tune_sqlite(engine: Engine, access: Access, db: str, reason: str | None) -> None:

@@ -22,6 +22,7 @@ from typing import Any
 from sqlalchemy import Connection
 
 from agent_assay.errors import AssayError
+from agent_assay.exitcodes import ExitCode
 from agent_assay.findings import Finding
 from agent_assay.store import chain
 from agent_assay.store.chain_check import (
@@ -211,5 +212,5 @@ def refusal(run_id: str, problems: Sequence[Finding], doing: str) -> AssayError:
         f"run {run_id} fails its integrity check ({len(problems)} finding(s), first: "
         f"{problems[0].line()}); nothing was {doing}. Run `agent-assay verify {run_id}` "
         "for the full list",
-        exit_code=2,
+        exit_code=ExitCode.TAMPERED,
     )

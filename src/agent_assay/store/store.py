@@ -37,12 +37,15 @@ from sqlalchemy.exc import DatabaseError, DBAPIError
 from sqlalchemy.sql.expression import ColumnElement
 
 from agent_assay.errors import AssayError
+from agent_assay.exitcodes import ExitCode
 from agent_assay.hashing import STATE, canonical_hash, canonical_json
 from agent_assay.model import Config, CrashCause, Item, Run, Suite, Trajectory, crash_cause_in
 from agent_assay.store import chain, migrations, schema, score_pack
-from agent_assay.store.engine import Access, make_engine, shown, store_path
+from agent_assay.store.damage import quick_check
+from agent_assay.store.engine import Access, make_engine, release, shown, store_path
 from agent_assay.store.postgres import connect_reason, is_server_url
 from agent_assay.store.prepared import PreparedTrajectory, prepare
+from agent_assay.store.run_ids import check_run_id, chosen_run_id
 from agent_assay.store.score_columns import ScoreColumns, StoredScore, StoredSets, score_columns
 from agent_assay.store.score_pack import PackedScores, pack_records
 from agent_assay.store.state_blobs import BaseStates, StateEncoder, base_digests, expanded
@@ -160,7 +163,8 @@ def decode_json(table: str, row_id: object, text: str | None) -> Any:
         return json.loads(text)
     except (TypeError, ValueError) as exc:
         raise AssayError(
-            f"{table} row {row_id}: stored JSON does not decode ({exc})", exit_code=2
+            f"{table} row {row_id}: stored JSON does not decode ({exc})",
+            exit_code=ExitCode.TAMPERED,
         ) from exc
 
 
@@ -228,7 +232,7 @@ class Store:
         if self._writer is not None:
             self._writer.close()
             self._writer = None
-        self.engine.dispose()
+        release(self.engine)
 
     # ---- the chain ---------------------------------------------------------
     def head(self, run_id: str) -> Head | None:
@@ -271,8 +275,10 @@ class Store:
         if self._pinned:
             if self._pin is None:
                 self._pin = self._pinned_snapshot()
-                # a store dropped without `close` still ends its snapshot when collected
-                self._unpin = weakref.finalize(self, self._pin.close)
+                # a store dropped without `close` still ends its snapshot when collected, and
+                # lets its engine go (a reader leaves no side file behind: `release`)
+                self._unpin = weakref.finalize(
+                    self, functools.partial(_unpinned, self._pin, self.engine))
             yield self._pin
             return
         with self.engine.connect() as fresh:
@@ -630,10 +636,17 @@ class Store:
         return self.get_run(run_id)
 
     def get_run(self, run_id: str) -> Run:
+        """The run named by its id or by a unique prefix of it (`run_ids` has the rules);
+        every run id a person types is resolved here."""
+        check_run_id(run_id)
+        runs = schema.runs
         with self.reading() as conn:
-            row = conn.execute(select(schema.runs).where(schema.runs.c.run_id == run_id)).first()
+            row = conn.execute(select(runs).where(runs.c.run_id == run_id)).first()
             if row is None:
-                raise AssayError(f"unknown run id: {run_id}")
+                starting = func.substr(runs.c.run_id, 1, len(run_id)) == run_id
+                found = conn.execute(select(runs.c.run_id).where(starting)).scalars().all()
+                run_id = chosen_run_id(run_id, found)
+                row = conn.execute(select(runs).where(runs.c.run_id == run_id)).one()
             env_rows = conn.execute(
                 select(schema.run_env).where(schema.run_env.c.run_id == run_id)
             ).all()
@@ -1195,6 +1208,11 @@ class Store:
             )
 
 
+def _unpinned(pin: Connection, engine: Engine) -> None:
+    pin.close()
+    release(engine)
+
+
 def _tolerant_text(data: bytes) -> str:
     return data.decode("utf-8", "surrogateescape")
 
@@ -1235,7 +1253,7 @@ def _built(build: Any, table: str, row_id: object, data: Any) -> Any:
         raise AssayError(
             f"{table} row {row_id}: stored payload does not fit its shape "
             f"({type(exc).__name__}: {exc})",
-            exit_code=2,
+            exit_code=ExitCode.TAMPERED,
         ) from exc
 
 
@@ -1432,12 +1450,14 @@ def _migrate(engine: Engine, db: str) -> None:
         ) from exc
 
 
-def open_existing_store(db: str, *, read_only: bool = True) -> Store:
+def open_existing_store(db: str, *, read_only: bool = True, checked: bool = True) -> Store:
     """Open a store that must already exist, for commands that read (`read_only`: the
     database itself refuses every write) or build on stored runs. A path that does not
     exist is refused rather than created (a typo must not look like "no runs"); a database
     that is not an agent-assay store, or one that needs `migrate`, is refused untouched:
-    nothing is migrated and the journal mode is left as it is."""
+    nothing is migrated and the journal mode is left as it is. A reader's SQLite file must
+    pass SQLite's quick_check (`damage.quick_check`) unless `checked` is off (`verify`, which
+    runs the whole integrity_check and lists what it finds)."""
     if not is_server_url(db) and not store_path(db).exists():
         raise AssayError(f"no store at --db {db} (commands that read never create one)")
     have = stored_version(db)
@@ -1450,6 +1470,8 @@ def open_existing_store(db: str, *, read_only: bool = True) -> Store:
         raise _not_a_store(db, "no schema_migrations table")
     if have < migrations.LATEST:
         raise _needs_migration(db, have)
+    if read_only and checked and not is_server_url(db):
+        quick_check(db)
     return Store(make_engine(db, Access.READ if read_only else Access.WRITE), pinned=read_only)
 
 
@@ -1472,7 +1494,7 @@ def stored_version(db: str) -> int:
             f"--db {shown(db)} is not an agent-assay {kind} database: {exc.orig}"
         ) from exc
     finally:
-        engine.dispose()
+        release(engine)
     if have > migrations.LATEST:
         raise AssayError(
             f"database {shown(db)} has schema version {have}, newer than this agent-assay "

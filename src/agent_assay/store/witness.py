@@ -23,6 +23,7 @@ import fcntl
 import hashlib
 import json
 import os
+import stat
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,12 +31,15 @@ from pathlib import Path
 from agent_assay.errors import AssayError
 from agent_assay.findings import Finding
 from agent_assay.hashing import canonical_json
+from agent_assay.infiles import DATA_LIMIT, read_input
+from agent_assay.outfiles import refuse_special
 from agent_assay.store import chain
 from agent_assay.store.store import Head, Store, now
 from agent_assay.version import harness_version
 
 FORMAT = "agent-assay-witness/1"
 GENESIS = "0" * 64
+_NOTHING = "nothing was appended"
 _KEYS = frozenset({"witness", "run_id", "head", "verdict", "event", "at", "harness_version",
                    "prev"})
 
@@ -67,10 +71,7 @@ def read_witness(path: Path) -> Witness:
     """Read and check `path`'s own chain. A file whose first line is not a witness line
     is refused (one line); a later line that is broken, rewritten or out of place is a
     finding naming its line number."""
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise AssayError(f"cannot read witness {path}: {exc.strerror or exc}") from exc
+    data = read_input(path, "witness", DATA_LIMIT)
     entries: list[Witnessed] = []
     findings: list[Finding] = []
     prev = GENESIS
@@ -115,11 +116,12 @@ def _parse(raw: bytes, number: int) -> tuple[str, tuple[Witnessed, str] | None]:
 
 def writable_witness(path: Path) -> Witness | None:
     """`path` as a witness a line may be appended to: None when it does not exist yet;
-    refused, before anything is written, when it is not a witness or its chain is broken."""
+    refused, before anything is written, when it is not a witness or its chain is broken,
+    and when it is not a regular file (a FIFO would block the append, a device swallow it,
+    a symlink put it somewhere else)."""
+    refuse_special(path, "witness", outcome=_NOTHING)
     if not path.exists():
         return None
-    if not path.is_file():
-        raise AssayError(f"witness {path} is not a file")
     found = read_witness(path)
     if found.findings:
         raise AssayError(f"witness {path} is broken, nothing was appended: "
@@ -130,11 +132,15 @@ def writable_witness(path: Path) -> Witness | None:
 def append_head(path: Path, run_id: str, head: Head, verdict: str, event: str) -> int:
     """Append one line for `run_id`'s `head` and return its line number. The file is
     checked under the lock, so two writers never name the same line as the one before."""
+    refuse_special(path, "witness", outcome=_NOTHING)
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        fd = os.open(path, flags, 0o644)  # what replaced the file since neither waits nor follows
     except OSError as exc:
         raise AssayError(f"cannot write witness {path}: {exc.strerror or exc}") from exc
     try:
+        refuse_special(path, "witness", special=not stat.S_ISREG(os.fstat(fd).st_mode),
+                       outcome=_NOTHING)
         fcntl.flock(fd, fcntl.LOCK_EX)
         found = writable_witness(path) if os.fstat(fd).st_size else None
         line = canonical_json({

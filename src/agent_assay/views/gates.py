@@ -308,9 +308,11 @@ def report_text(
     *,
     headline_only: bool = False,
     cluster: str | None = None,
+    single: SinglePass | None = None,
 ) -> str:
     """The run report with its gates: integrity and admissibility first, then any
-    single-pass refusal; a tampered run gets its findings and no number at all."""
+    single-pass refusal (`single`, found here when not given); a tampered run gets its
+    findings and no number at all."""
     verdict = verdict or assess(store, run)
     if verdict.tampered:
         lines = [*tampered_lines(run, verdict.integrity), *admissibility_lines(verdict)]
@@ -318,7 +320,7 @@ def report_text(
     banner = [
         *admissibility_lines(verdict),
         evidence_line(verdict.integrity),
-        *single_pass_lines(single_pass_refusal(store, run)),
+        *single_pass_lines(single if single is not None else single_pass_refusal(store, run)),
     ]
     return render_text(
         summarise(store, run, cluster, verdict.integrity.check), headline_only=headline_only,
@@ -327,7 +329,8 @@ def report_text(
 
 
 def report_json(
-    store: Store, run: Run, verdict: Admissibility | None = None, cluster: str | None = None
+    store: Store, run: Run, verdict: Admissibility | None = None, cluster: str | None = None,
+    single: SinglePass | None = None,
 ) -> dict[str, Any]:
     verdict = verdict or assess(store, run)
     gate = {
@@ -340,7 +343,7 @@ def report_json(
     if verdict.tampered:
         return {"run_id": run.run_id} | gate
     head = verdict.integrity.check.evidence.head
-    single = single_pass_refusal(store, run)
+    single = single if single is not None else single_pass_refusal(store, run)
     return summary_json(summarise(store, run, cluster, verdict.integrity.check)) | gate | {
         "chain_head": head.to_json() if head else None,
         "single_pass_refused": list(single.reasons),

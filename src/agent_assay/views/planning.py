@@ -19,6 +19,7 @@ from typing import Any
 from agent_assay.errors import AssayError
 from agent_assay.model import Run
 from agent_assay.stats.power import (
+    MAX_ITEMS,
     PILOT_QUANTILE,
     Pilot,
     Spread,
@@ -118,6 +119,12 @@ def size_from(per_item: Sequence[Sequence[float]], *, effects: Sequence[float],
             sized = sizing_variance(pilot, effect, repeats=k, correlation=correlation)
             items = items_for_paired_difference(effect, variance=sized, power=power,
                                                 alpha=alpha)
+            if items is None:
+                raise AssayError(
+                    f"--effect {effect:g} needs more than {MAX_ITEMS} items per agent at "
+                    f"--alpha {alpha:g} and --power {power:g} (with {k} repetition(s) an "
+                    "item): no suite is that large; plan for a larger effect, or a larger "
+                    "--alpha or a smaller --power")
             variance = difference_variance(pilot.spread, effect, repeats=k,
                                            correlation=correlation)
             rows.append(PlanRow(effect, k, items,

@@ -89,11 +89,22 @@ def header_lines(summary: RunSummary) -> list[str]:
         f"run {run.run_id}  adapter={run.adapter}  config={run.config_name}  status={status.state}",
         f"suite_hash:  {run.suite_hash}",
         f"config_hash: {run.config_hash}",
+        *settings_lines(run),
         f"items: {len(run.item_ids)}  repetitions (k): {run.repeats}  seed: {run.seed}  "
         f"trajectories: {status.stored} of {status.expected} ({status.crashed} crashed)",
     ]
     lines += [f"!!! {reason}" for reason in status.reasons]
     return lines
+
+
+def settings_lines(run: Run) -> list[str]:
+    """The settings a run was made with (`-M key=value`), under its config's hash: the
+    config name alone does not say what ran."""
+    settings = run.env.get("settings")
+    if not isinstance(settings, dict) or not settings:
+        return []
+    shown = "  ".join(f"{key}={json.dumps(value)}" for key, value in sorted(settings.items()))
+    return [f"settings (-M): {shown}"]
 
 
 def metric_table(

@@ -1,12 +1,14 @@
-"""Everything stored about one run except its numbers: what ran, how it went, what judged it.
+"""Everything stored about one run: what ran, how it went, what judged it, and its headline.
 
 `runs show` answers "what is this run" before anyone reads its scores: the config and its
 parameters, the suite, the recorded environment (keys that make runs incomparable
 starred), its status and every event in order (who wrote each session, why one
 stopped), the crashed items with the errors stored for them and whose failure each
 was (the agent's or the harness's), the slots run again after a crash (`run --resume
---retry`, whose earlier attempts stay stored), and the newest outcome of each control
-with the verdict those outcomes add up to.
+--retry`, whose earlier attempts stay stored), the newest outcome of each control with
+the verdict those outcomes add up to, and then the headline figures under that verdict
+(none when the run's evidence fails its checks, as in the report). `report` has every
+other figure.
 """
 
 from __future__ import annotations
@@ -22,7 +24,8 @@ from agent_assay.integrity.choices import JudgedChoices, judge_choices
 from agent_assay.model import AGENT_CRASH, Config, CrashCause, Run
 from agent_assay.store.store import RetriedSlot, RunEvent, Store
 from agent_assay.views.gates import verdict_json
-from agent_assay.views.render import run_identity, status_json
+from agent_assay.views.render import fmt, fmt_mean_ci, run_identity, status_json
+from agent_assay.views.summary import MetricSummary, metric_summaries
 from agent_assay.writers import recorded_writer
 
 if TYPE_CHECKING:
@@ -49,6 +52,8 @@ class RunView:
     controls: tuple[tuple[str, str], ...]
     """(kind, status) of the newest outcome of each control, in the order they ran."""
     verdict: Admissibility
+    headline: tuple[MetricSummary, ...] | None
+    """The headline metrics' figures; None when the evidence fails its checks."""
     retried: Mapping[tuple[str, int], RetriedSlot] = field(default_factory=dict)
     """The slots run again after a crash: the newest attempt and the earlier ones' causes."""
 
@@ -59,18 +64,28 @@ def run_view(store: Store, run_id: str) -> RunView:
     suite = store.get_suite(run.suite_hash)
     events = tuple(store.events(run.run_id))
     outcomes = sorted(store.control_outcomes(run.run_id).values(), key=lambda o: o.row_id)
+    verdict = assess(store, run)
+    status = run_status(store, run)
     return RunView(
         run=run,
         config=store.get_config(run.config_hash),
         suite_items=len(suite.items),
         suite_source=suite.source,
-        status=run_status(store, run),
+        status=status,
         events=events,
         crashes=_crashes(events, store.crash_causes(run.run_id), retried),
         controls=tuple((o.kind, o.status) for o in outcomes),
-        verdict=assess(store, run),
+        verdict=verdict,
+        headline=None if verdict.tampered else _headline(store, run, status),
         retried=retried,
     )
+
+
+def _headline(store: Store, run: Run, status: RunStatus) -> tuple[MetricSummary, ...]:
+    """The headline metrics' means and intervals, computed as the report computes them."""
+    columns = store.score_columns(run.run_id, crashes=status.crashed > 0)
+    return tuple(m for m in metric_summaries(columns, store.manifest(run.run_id), run.repeats)
+                 if m.headline)
 
 
 def _crashes(
@@ -168,13 +183,28 @@ def run_text(view: RunView, *, shown_crashes: int = 10) -> str:
     if not verdict.admissible:  # an admissible verdict's statement names them already
         lines += [f"  waived: {waiver}" for waiver in verdict.waivers]
     lines += [f"  {line}" for line in verdict.disclosures]
+    lines += headline_lines(view)
     return "\n".join(lines) + "\n"
+
+
+def headline_lines(view: RunView) -> list[str]:
+    """The headline under the verdict it stands under; `report` has the rest."""
+    if view.headline is None:
+        return [f"headline: not shown: the run's evidence fails its checks "
+                f"(agent-assay verify {view.run.run_id})"]
+    if not view.headline:
+        return ["headline: no scores stored"]
+    word = view.verdict.word
+    width = max(len(m.name) for m in view.headline)
+    return [f"headline ({word}; mean over items of the mean of k, 95% interval):",
+            *(f"  {m.name:<{width}}  {fmt(m.mean_of_k)}  {fmt_mean_ci(m)}  "
+              f"n={m.n_items}".rstrip() for m in view.headline)]
 
 
 def run_json(view: RunView) -> dict[str, Any]:
     run = view.run
     return {
-        "schema": "agent-assay/runs-show/1",
+        "schema": "agent-assay/runs-show/2",
         "run_id": run.run_id,
         "adapter": run.adapter,
         "config": {"name": run.config_name, "hash": run.config_hash,
@@ -195,6 +225,12 @@ def run_json(view: RunView) -> dict[str, Any]:
                      "earlier": list(slot.earlier)}
                     for (item, rep), slot in sorted(view.retried.items())],
         "controls": [{"kind": k, "status": s} for k, s in view.controls],
+        "headline": None if view.headline is None else [
+            {"metric": m.name, "kind": m.kind, "mean": m.mean_of_k, "n_items": m.n_items,
+             "ci": None if m.mean_ci is None else list(m.mean_ci),
+             "interval_refused": m.mean_refused}
+            for m in view.headline
+        ],
         **verdict_json(view.verdict),
         "reasons": list(view.verdict.reasons),
     }

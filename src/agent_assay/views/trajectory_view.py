@@ -235,8 +235,30 @@ def trajectory_text(view: TrajectoryView) -> str:
         f"outcome: {t.outcome!r} (gold {item.gold.outcome!r}){outcome_mark}\n"
         f"state: {held} of {len(view.assertions)} gold assertions hold\n"
         + (console_text(state) if view.assertions else ""),
+        *collateral_lines(view),
         console_text(scores),
     ])
+
+
+def collateral_lines(view: TrajectoryView) -> list[str]:
+    """Which changes `state.collateral` counted, so a reader can tell damage from a field
+    the gold forgot: each stray path with its final value, each created record gold says
+    nothing about. Empty when the run has no collateral score or it counted nothing."""
+    line = next((s for s in view.scores if s.scorer == "state.collateral"), None)
+    if line is None or not line.value or not isinstance(line.detail, Mapping):
+        return []
+    final = view.trajectory.final_state or {}
+    paths, created = line.detail.get("paths", []), line.detail.get("created", [])
+    table = _table("stray change", "final state")
+    for path in paths:
+        value = value_at(final, str(path))
+        table.add_row(str(path), _compact(value) if found(value) else ABSENT)
+    for record in created:
+        table.add_row(str(record), "(created; gold asserts nothing on it)")
+    hidden = int(line.value) - len(paths) - len(created)
+    more = [f"... and {hidden} more (the score's detail keeps the first of each kind)"]
+    return [f"state.collateral counted {int(line.value)} change(s) gold does not cover:\n"
+            + console_text(table), *(more if hidden > 0 else [])]
 
 
 def trajectory_json(view: TrajectoryView) -> dict[str, Any]:

@@ -17,7 +17,9 @@ published reward stays what tau-bench published.
 Python's json takes what no store can hold: NaN and the infinities, a float past
 its range, an integer too long to print again, a lone surrogate, nesting deep enough
 to exhaust the stack. Each is refused as it is decoded, naming the result and the
-field, so it never reaches the store (where it failed with a traceback, half-written).
+field, so it never reaches the store (where it failed with a traceback, half-written);
+so is a key given twice in one object, which json settles by keeping the last. The file
+itself is opened by `infiles`: a regular file of at most `DATA_LIMIT` bytes.
 
 The suite hash is a function of the tasks only, so the same tasks read from
 any file are the same suite. Nothing here touches a store (see `importer`).
@@ -29,7 +31,6 @@ import codecs
 import hashlib
 import json
 import math
-import re
 import sys
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -39,6 +40,7 @@ from typing import IO, Any
 
 from agent_assay.errors import AssayError
 from agent_assay.hashing import canonical_json
+from agent_assay.infiles import DATA_LIMIT, RepeatedKey, lone_surrogate, open_input, unique_keys
 from agent_assay.model import Cost, Gold, Item, Step, Suite, ToolCall, Trajectory
 from agent_assay_bundled.tau_bench.rules import ADAPTER, AIRLINE_TOOLS, DOMAIN, gold_digest
 
@@ -51,7 +53,6 @@ MODEL_KEYS = ("model", "agent_model")
 MAX_DEPTH = 100
 """Deepest nesting taken in a result or in a tool call's arguments: tau-bench's own
 files nest 9 deep; json's decoder, and the encoders after it, run out of stack past 1,000."""
-_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 # ---- strict JSON ----------------------------------------------------------------
@@ -82,7 +83,10 @@ def _int(text: str) -> int | _Unstorable:
     return _Unstorable(text) if limit and len(text.lstrip("-")) > limit else int(text)
 
 
-DECODER = json.JSONDecoder(parse_float=_float, parse_int=_int, parse_constant=_Unstorable)
+DECODER = json.JSONDecoder(parse_float=_float, parse_int=_int, parse_constant=_Unstorable,
+                           object_pairs_hook=unique_keys)
+"""Strict JSON: besides what `_refusal` names, a key given twice in one object (Python
+keeps the last silently) is refused."""
 
 
 def _refusal(value: Any) -> str | None:
@@ -118,8 +122,8 @@ def _refusal(value: Any) -> str | None:
 def _leaf_fault(leaf: Any) -> str | None:
     if isinstance(leaf, _Unstorable):
         return leaf.why()
-    if isinstance(leaf, str) and not leaf.isascii() and (bad := _SURROGATE.search(leaf)):
-        return f"holds a lone surrogate {bad.group()!r}, which UTF-8 cannot encode"
+    if isinstance(leaf, str) and (bad := lone_surrogate(leaf)):
+        return f"holds a lone surrogate {bad!r}, which UTF-8 cannot encode"
     return None
 
 
@@ -197,6 +201,8 @@ class _ArrayReader:
                 raise AssayError(
                     f"{self.where}: result [{index}]: nested deeper than {MAX_DEPTH} levels"
                 ) from exc
+            except RepeatedKey as exc:
+                raise AssayError(f"{self.where}: result [{index}]: {exc}") from exc
             if end == len(self.buf) and self._more(want):
                 continue  # a number may continue in the next chunk
             self.pos = end
@@ -422,6 +428,8 @@ def _call(raw: Any, where: str) -> tuple[ToolCall, str | None]:
         fault = f"not valid JSON ({exc.msg} at char {exc.pos})"
     except RecursionError:
         fault = f"nested deeper than {MAX_DEPTH} levels"
+    except RepeatedKey as exc:
+        fault = str(exc)
     else:
         if not isinstance(parsed, dict):
             fault = f"JSON {_type(parsed)}, not an object"
@@ -444,14 +452,7 @@ def _model(result: _Result) -> str | None:
 def parse_results(path: Path) -> ParsedResults:
     """Read and validate the whole file; raise a one-line AssayError on a file-level fault."""
     where = str(path)
-    try:
-        stream = path.open("rb")
-    except FileNotFoundError as exc:
-        raise AssayError(f"{where}: file not found") from exc
-    except IsADirectoryError as exc:
-        raise AssayError(f"{where}: is a directory, not a tau-bench results file") from exc
-    except OSError as exc:
-        raise AssayError(f"{where}: cannot be read: {exc.strerror or exc}") from exc
+    stream = open_input(path, "tau-bench results file", DATA_LIMIT)
     items: dict[str, Item] = {}
     task_json: dict[str, tuple[str, int]] = {}
     slots: dict[str, dict[int, int]] = defaultdict(dict)

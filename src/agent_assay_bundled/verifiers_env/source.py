@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_assay.errors import AssayError
+from agent_assay.infiles import read_utf8
 from agent_assay.yamlfile import read_located
 
 PREFIX = "verifiers:"
@@ -112,7 +113,7 @@ def _env_id(path: Path) -> str:
     if not project.is_file():
         raise AssayError(f"{path}: no pyproject.toml naming the environment")
     try:
-        name = tomllib.loads(project.read_text(encoding="utf-8"))["project"]["name"]
+        name = tomllib.loads(read_utf8(project, "pyproject.toml"))["project"]["name"]
     except (tomllib.TOMLDecodeError, KeyError, TypeError) as exc:
         raise AssayError(f"{project}: cannot read [project].name ({exc})") from exc
     if not (path / str(name).replace("-", "_")).is_dir():

@@ -11,6 +11,12 @@ Three controls measure a level on the metric itself. Each stores, in its payload
   environment scores; it must reach the metric's ceiling.
 A control that was not run, or stored no level for the metric, yields a level with a
 `missing` sentence instead of a number, so the plot can say why nothing is drawn.
+
+A level's status is the control's verdict on that metric, from what it stored (the margin
+it measured, whether the real mean cleared chance, whether gold reached the ceiling), not
+the control's overall status: a control that failed on one headline metric passed on the
+others, and a plot that printed FAILED beside a dot the run clearly beat would mislead.
+The overall status is kept and shown where it differs.
 """
 
 from __future__ import annotations
@@ -39,6 +45,22 @@ class Level:
     """The band in words."""
     missing: str = ""
     """Why there is no value (empty when there is one)."""
+    overall: str = ""
+    """The control's overall status (empty: the same as `status`)."""
+
+    @property
+    def caption(self) -> str:
+        """How the plot labels the row: the verdict on this metric, then the control's."""
+        if not self.overall or self.overall == self.status:
+            return f"{self.label} · {self.status}"
+        return f"{self.label} · {self.status} here (control {self.overall})"
+
+
+def _on_metric(cleared: bool | None, overall: str) -> tuple[str, str]:
+    """(status on this metric, overall status): the metric's own verdict when it is known."""
+    if cleared is None:
+        return overall, ""
+    return ("PASSED" if cleared else "FAILED"), overall
 
 
 def _number(value: Any) -> float | None:
@@ -75,12 +97,16 @@ def null_levels(outcome: StoredOutcome | None, metric: str, kind: ScoreKind) -> 
     levels = []
     for name, measured in sorted(agents.items()):
         value = _number((measured.get("scores") or {}).get(metric))
+        got = _number((measured.get("twin_margin") or {}).get(metric))
+        cleared = None if got is None or margin is None else got >= margin
+        status, overall = _on_metric(cleared, outcome.status)
         levels.append(Level(
-            "null_agent", f"null agent {name}", outcome.status, value,
+            "null_agent", f"null agent {name}", status, value,
             _shifted(value, margin, kind),
             f"the run's mean must beat it by min_margin {margin:g}" if margin is not None
             else "no margin stored",
             "" if value is not None else f"no level stored for {metric}",
+            overall,
         ))
     return levels
 
@@ -102,7 +128,10 @@ def random_levels(outcome: StoredOutcome | None, metric: str, kind: ScoreKind) -
     base = upper if upper is not None else mean
     rule = str(row.get("rule", ""))
     band = (f"{rule}; required margin {need:g}" if need is not None else rule) or "no band stored"
-    return [Level("random_agent", label, outcome.status, mean, _shifted(base, need, kind), band)]
+    cleared = row.get("cleared")
+    status, overall = _on_metric(cleared if isinstance(cleared, bool) else None, outcome.status)
+    return [Level("random_agent", label, status, mean, _shifted(base, need, kind), band,
+                  overall=overall)]
 
 
 def positive_levels(outcome: StoredOutcome | None, metric: str, kind: ScoreKind) -> list[Level]:
@@ -112,10 +141,13 @@ def positive_levels(outcome: StoredOutcome | None, metric: str, kind: ScoreKind)
         return [idle] if idle is not None else []
     value = _number((outcome.payload.get("measured", {}).get("scores") or {}).get(metric))
     ceiling = None if direction(kind) == 0 else (1.0 if direction(kind) > 0 else 0.0)
+    cleared = None if value is None or ceiling is None else value == ceiling
+    status, overall = _on_metric(cleared, outcome.status)
     return [Level(
-        "positive_control", label, outcome.status, value, ceiling,
+        "positive_control", label, status, value, ceiling,
         f"must reach the ceiling {ceiling:g}" if ceiling is not None else "no ceiling",
         "" if value is not None else f"no level stored for {metric}",
+        overall,
     )]
 
 

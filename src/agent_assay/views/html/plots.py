@@ -136,7 +136,7 @@ def _values(row: ForestRow) -> list[float]:
 
 
 def _forest_panel(ax: Axes, row: ForestRow) -> None:
-    labels = ["this run (mean of k)"] + [f"{lv.label} · {lv.status}" for lv in row.levels]
+    labels = ["this run (mean of k)"] + [lv.caption for lv in row.levels]
     ax.set_yticks(range(len(labels)), labels)
     ax.set_ylim(len(labels) - 0.5, -0.5)
     ax.grid(True, axis="x")
