@@ -158,6 +158,7 @@ def evaluate(
     from agent_assay.executors import ExecutorSpec, open_backend
     from agent_assay.runner import (
         build_and_store_suite,
+        check_run_numbers,
         execute_run,
         resolve_config,
         settings_env,
@@ -165,6 +166,7 @@ def evaluate(
     )
 
     spec = ExecutorSpec(executor, workers, scheduler)
+    check_run_numbers(repeats, seed)
     loaded = system_of(system)
     chosen_config = resolve_config(loaded, config, settings)
     selection = Selection.of(ids=items, patterns=match, tags=tags, limit=limit)
@@ -253,6 +255,7 @@ def run_to_certify(
     from agent_assay.runner import (
         build_and_store_suite,
         certifiable_run,
+        check_run_numbers,
         execute_run,
         resolve_config,
         settings_env,
@@ -277,6 +280,7 @@ def run_to_certify(
         return named
     if not config:
         raise AssayError("name a run (--run RUN_ID) or a config (--config NAME)")
+    check_run_numbers(repeats, seed)
     chosen_config = resolve_config(loaded, config, settings)
     selection = Selection.of(ids=items, patterns=match, tags=tags, limit=limit)
     suite = build_and_store_suite(db, loaded, as_path(source))

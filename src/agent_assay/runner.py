@@ -215,6 +215,14 @@ MAX_REPEATS = 10_000
 MAX_SEED = 2**63 - 1  # the largest integer SQLite stores
 
 
+def check_run_numbers(repeats: int, seed: int) -> None:
+    """Refuse a repetition count or seed a run cannot have, before anything is stored."""
+    if not 1 <= repeats <= MAX_REPEATS:
+        raise AssayError(f"--repeats must be between 1 and {MAX_REPEATS}, got {repeats}")
+    if not 0 <= seed <= MAX_SEED:
+        raise AssayError(f"--seed must be between 0 and {MAX_SEED} (2**63 - 1), got {seed}")
+
+
 def start_run(
     store: Store,
     system: SystemLike,
@@ -227,10 +235,7 @@ def start_run(
     extra_env: Mapping[str, object] | None = None,
 ) -> Run:
     adapter = load_system(system)
-    if not 1 <= repeats <= MAX_REPEATS:
-        raise AssayError(f"--repeats must be between 1 and {MAX_REPEATS}, got {repeats}")
-    if not 0 <= seed <= MAX_SEED:
-        raise AssayError(f"--seed must be between 0 and {MAX_SEED} (2**63 - 1), got {seed}")
+    check_run_numbers(repeats, seed)
     store.put_config(config)
     env = {**run_environment(adapter, config), **(extra_env or {})}
     scorers = adapter.scorers()

@@ -122,3 +122,24 @@ def test_click_usage_error_is_one_error_line(
     err = capsys.readouterr().err
     assert err.splitlines() == [
         "error: Invalid value for '--limit': 'abc' is not a valid integer."]
+
+
+@pytest.mark.parametrize("args", [
+    ("run", "--adapter", "toy", "--config", "good", "--items", "nosuch"),
+    ("run", "--adapter", "toy", "--config", "good", "-M", "nosuch=1"),
+    ("controls", "run", "--adapter", "toy", "--config", "good", "--repeats", "0"),
+    ("mutate", "--adapter", "toy", "--config", "good", "--match", "nothing-*"),
+    ("suite", "build", "--adapter", "nope"),
+])
+def test_a_refused_writer_leaves_no_new_store_behind(tmp_path: Path, args: tuple[str, ...]) -> None:
+    """A store the command created is taken away when it refuses before storing a run (the
+    suite a selection needed may have been stored first); a store that existed stays."""
+    db = tmp_path / "new.db"
+    with on_path(write_toy_dist(tmp_path / "site")):
+        done = invoke(*args, "--db", str(db))
+        assert done.traceback is None and done.code != 0 and done.err.startswith("error: ")
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["site"]
+        made = invoke("run", "--adapter", "toy", "--config", "good", "--db", str(db))
+        assert made.code == 0, made.err
+        again = invoke(*args, "--db", str(db))
+    assert again.code != 0 and runs_in(db) == 1  # a store that was there is never removed

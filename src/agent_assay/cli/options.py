@@ -20,12 +20,17 @@ DEFAULT_DB = "run/assay.db"
 DB_ENV = "AGENT_ASSAY_DB"
 
 def db_option[F: Callable[..., Any]](function: F) -> F:
-    """--db; a store the database engine cannot read becomes one line naming the damage."""
+    """--db; a store the database engine cannot read becomes one line naming the damage,
+    and a store the command created is taken away again when the command fails before it
+    stored a run (`store.fresh`)."""
 
     @functools.wraps(function)
     def guarded(*args: Any, **kwargs: Any) -> Any:
         from sqlalchemy.exc import DatabaseError
 
+        from agent_assay.store.fresh import absent_store_file, discard_if_unused
+
+        created = absent_store_file(kwargs["db"])
         try:
             return function(*args, **kwargs)
         except DatabaseError as exc:
@@ -33,6 +38,12 @@ def db_option[F: Callable[..., Any]](function: F) -> F:
 
             reason = str(exc.orig) if exc.orig is not None else str(exc)
             raise damage_error(kwargs["db"], reason) from exc
+        finally:
+            if created is not None and sys.exc_info()[0] is not None:
+                from agent_assay.store.store import close_pinned
+
+                close_pinned()
+                discard_if_unused(created)
 
     option = click.option(
         "--db",
