@@ -29,7 +29,7 @@ from agent_assay.writers import Liveness, liveness, recorded_writer
 
 @dataclass(frozen=True)
 class RunStatus:
-    state: str  # complete | incomplete | interrupted | running
+    state: str  # complete | incomplete | interrupted | running | abandoned (a control's)
     expected: int
     stored: int
     crashed: int
@@ -54,7 +54,9 @@ def run_repetitions(
 
 def run_status(store: Store, run: Run) -> RunStatus:
     """complete, running, interrupted or incomplete: from the stored slots and events, and
-    for a run still open, whether the process that opened its last session is alive."""
+    for a run still open, whether the process that opened its last session is alive. A
+    run a control made (identical_config's twin) that would be interrupted is abandoned:
+    the control that made it stopped, and only a new control run makes it again."""
     events = store.events(run.run_id)
     expected = len(run.item_ids) * run.repeats
     stored, crashed = store.trajectory_counts(run.run_id)
@@ -77,7 +79,14 @@ def run_status(store: Store, run: Run) -> RunStatus:
     else:
         state, why = _open_session_state(last.detail)
         reasons.append(why)
-    if state == "interrupted":
+    control = run.env.get("control")
+    if state == "interrupted" and control is not None:
+        state = "abandoned"  # a twin whose control stopped: the control makes new ones
+        certifies = run.env.get("certifies")
+        reasons.append(f"made by control {control} for run {certifies}, which stopped before "
+                       f"this run finished: not evidence, and not resumed (`agent-assay "
+                       f"controls run --run {certifies}` makes new ones)")
+    elif state == "interrupted":
         reasons.append(f"resume it with `agent-assay run --resume {run.run_id}`")
     return RunStatus(state, expected, stored, crashed, tuple(reasons), counted)
 

@@ -189,23 +189,42 @@ def resume(
     scheduler: str | None = None,
     progress: bool | None = False,
     notice: Notice = _quiet,
+    retry: str | None = None,
+    adapter: str | None = None,
+    config: str | None = None,
+    source: Path | None = None,
+    repeats: int | None = None,
+    limit: int | None = None,
+    seed: int | None = None,
+    tags: Sequence[str] | None = None,
 ) -> Evaluation:
     """Run what `run_id` has not stored yet, with the adapter that made it, on any executor
     (`evaluate` says which); the slots already stored are skipped whichever one stored
-    them."""
+    them. With `retry` ('harness' or 'crashed'), the crashed slots it names run again, each
+    as a new attempt beside the crashed one (`runner.RETRY_MODES`). `adapter` to `tags`
+    are what the caller believes the run is: any that differs from the run's own is
+    refused before anything is written (None: not said)."""
     from agent_assay.adapters.registry import load_adapter
     from agent_assay.executors import ExecutorSpec, open_backend
-    from agent_assay.runner import execute_run
+    from agent_assay.resuming import differences, refuse_control_made, refuse_differences
+    from agent_assay.runner import execute_run, retry_causes
     from agent_assay.writers import still_writing, this_process
 
     spec = ExecutorSpec(executor, workers, scheduler)
+    if retry is not None:
+        retry_causes(retry)  # a mode that is not one is refused before anything is written
     db = open_db(store, must_exist=True)
     run = db.get_run(run_id)
+    refuse_control_made(run)
     loaded = load_adapter(run.adapter)
+    refuse_differences(run, differences(
+        db, run, loaded, adapter=adapter, config=config, source=source, repeats=repeats,
+        limit=limit, seed=seed, tags=tags))
     with open_backend(spec) as backend:
         db.claim_run(run.run_id, this_process().to_json(), busy=still_writing)
         notice(f"run {run.run_id}")
-        return Evaluation(run, execute_run(db, loaded, run, backend=backend, progress=progress))
+        return Evaluation(run, execute_run(db, loaded, run, backend=backend, progress=progress,
+                                           retry=retry))
 
 
 def run_to_certify(
@@ -655,10 +674,12 @@ def show_run(run_id: str, *, store: StoreLike) -> RunView:
 
 
 def show_trajectory(
-    run_id: str, item_id: str, *, repetition: int = 1, store: StoreLike
+    run_id: str, item_id: str, *, repetition: int = 1, attempt: int | None = None,
+    store: StoreLike,
 ) -> TrajectoryView:
-    """One stored trajectory beside its item's gold, with its scores."""
-    return trajectory_view(open_db(store, read_only=True), run_id, item_id, repetition)
+    """One stored trajectory beside its item's gold, with its scores: the slot's newest
+    attempt, or `attempt` (a crashed slot run again keeps its earlier attempts)."""
+    return trajectory_view(open_db(store, read_only=True), run_id, item_id, repetition, attempt)
 
 
 def export(

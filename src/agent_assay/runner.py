@@ -8,6 +8,12 @@ cause), scored like any other, so the failure counts against the agent instead o
 vanishing from the denominator (`stats.crashes` has the rule). A crash the adapter
 declares the harness's (the agent could not be reached, the environment failed) is
 stored too, and measures nothing.
+
+A resume may run crashed slots again (`retry`): each becomes a new attempt at its slot,
+the crashed one kept beside it, after a `retry` event that says which crashes were
+asked for. The harness's crashes were never measured, so running them again takes
+nothing back; the agent's were measured failures, and running them again is disclosed
+wherever the run's verdict is (`integrity.retries`).
 """
 
 from __future__ import annotations
@@ -32,9 +38,11 @@ from agent_assay.hashing import stable_seed
 from agent_assay.llm.configs import MODEL_SETTINGS, is_model_config
 from agent_assay.llm.endpoint import resolve_endpoint
 from agent_assay.model import (
+    AGENT_CRASH,
     HARNESS_CRASH,
     UNREACHABLE,
     Config,
+    CrashCause,
     Item,
     Run,
     Suite,
@@ -44,11 +52,12 @@ from agent_assay.model import (
 from agent_assay.scoring.base import ScoreKind, Scorer, ScoringContext
 from agent_assay.scoring.registry import score_all
 from agent_assay.selection import Selection
+from agent_assay.store.chain_check import RETRY_EVENT
 from agent_assay.store.checkpoint import write_checkpoint
 from agent_assay.store.engine import shown
 from agent_assay.store.prepared import PreparedTrajectory
 from agent_assay.store.run_check import require_intact
-from agent_assay.store.store import ScoreRecord, Store
+from agent_assay.store.store import Attempt, ScoreRecord, Store
 from agent_assay.version import harness_version
 from agent_assay.writers import this_process
 
@@ -68,6 +77,10 @@ class RunResult:
     first_unreachable: str | None = None
     first_crashes: tuple[str, ...] = ()
     """The first few crashes, each `item ITEM rep N: ERROR`, so a caller can show them."""
+    retried: int = 0
+    """Of the written, how many ran a crashed slot again (`retry`)."""
+    crashes_left: Mapping[CrashCause, int] = field(default_factory=dict)
+    """The slots whose newest attempt crashed once this session ended, by cause."""
 
 
 SystemLike = object
@@ -169,6 +182,32 @@ def build_and_store_suite(store: Store, system: SystemLike, source: Path | None)
         )
     store.put_suite(suite)
     return suite
+
+
+RETRY_MODES: Mapping[str, frozenset[CrashCause]] = {
+    "harness": frozenset({HARNESS_CRASH}),
+    "crashed": frozenset({HARNESS_CRASH, AGENT_CRASH}),
+}
+"""`run --resume --retry MODE`: whose crashes are run again. `harness`, the slots the
+harness crashed (never measured); `crashed`, every crashed slot, the agent's measured
+failures too (disclosed: see `integrity.retries`)."""
+
+
+def retry_causes(mode: str) -> frozenset[CrashCause]:
+    """Whose crashes `--retry MODE` runs again; a mode that is not one is refused."""
+    if mode not in RETRY_MODES:
+        raise AssayError(f"--retry must be one of {', '.join(RETRY_MODES)}, got {mode!r}")
+    return RETRY_MODES[mode]
+
+
+def to_retry(store: Store, run: Run, mode: str | None) -> dict[tuple[str, int], Attempt]:
+    """The slots `mode` runs again (each as the attempt that would follow its crash): those
+    whose newest attempt crashed, by a cause the mode names."""
+    if mode is None:
+        return {}
+    causes = retry_causes(mode)
+    return {slot: attempt for slot, attempt in store.newest_crashes(run.run_id).items()
+            if attempt.cause in causes}
 
 
 SHOWN_CRASHES = 3
@@ -302,19 +341,28 @@ def execute_run(
     *,
     backend: Backend = SEQUENTIAL,
     progress: bool | None = None,
+    retry: str | None = None,
 ) -> RunResult:
     """Run every (item, repetition) not yet stored for `run`; safe to call again to resume,
     with any backend (the stored slots are skipped whichever executor stored them). The
     agents run where `backend` puts them; every trajectory is stored here, scored here
-    unless the backend's processes scored it (they never hand an agent gold)."""
+    unless the backend's processes scored it (they never hand an agent gold). With
+    `retry` (a key of RETRY_MODES), the crashed slots it names run again too, each as a
+    new attempt recorded after a `retry` event."""
     require_intact(store, run.run_id, "run")
+    again = to_retry(store, run, retry)
     context = run_context(store, system, run)
     adapter, suite, items = context.system, context.suite, context.items
     config = store.get_config(run.config_hash)
     stored = store.stored_slots(run.run_id)
     slots = [(i, r) for i in run.item_ids for r in range(1, run.repeats + 1)]
-    todo = schedule(run, [s for s in slots if s not in stored])
+    todo = schedule(run, [s for s in slots if s not in stored or s in again])
     check_scorer_set(store, run, context.scorers)
+    if again:
+        causes = Counter(attempt.cause for attempt in again.values())
+        store.append_event(run.run_id, RETRY_EVENT, {
+            "retry": retry, "slots": len(again),
+            "by_cause": {cause: causes[cause] for cause in sorted(causes)}})
     tasks = (
         Task(items[item_id].public(), config, stable_seed(run.seed, item_id, rep), rep)
         for item_id, rep in todo
@@ -325,8 +373,9 @@ def execute_run(
         with terminal_progress(f"run {run.run_id[:8]}", len(todo), show) as tick:
             executor = backend.executor(adapter, suite.public(), ScoringJob(suite, run.run_id))
             for arrival in executor.run(tasks):
-                for trajectory in _written(store, run.run_id, arrival, context):
-                    tally.add(store, run.run_id, trajectory)
+                for trajectory in _written(store, run.run_id, arrival, context, again):
+                    slot = (trajectory.item_id, trajectory.repetition)
+                    tally.add(store, run.run_id, trajectory, again.get(slot))
                 tick(tally.written, len(todo))
     except BaseException as exc:
         stopped = _why_stopped(run, tally.written, exc)
@@ -340,16 +389,20 @@ def execute_run(
         if stopped is exc:
             raise
         raise stopped from exc
+    retried = {"retried": len(again)} if again else {}
     store.append_event(
         run.run_id,
         "complete",
-        {"written": tally.written, "skipped": len(slots) - len(todo), **backend.recorded},
+        {"written": tally.written, "skipped": len(slots) - len(todo), **retried,
+         **backend.recorded},
     )
     write_checkpoint(store, run.run_id)
     return RunResult(
         run=run,
         written=tally.written,
         skipped=len(slots) - len(todo),
+        retried=len(again),
+        crashes_left=dict(Counter(store.crash_causes(run.run_id).values())),
         crashed=tally.crashed,
         unreachable=tally.unreachable,
         harness=tally.harness,
@@ -370,15 +423,19 @@ def schedule(run: Run, todo: list[tuple[str, int]]) -> list[tuple[str, int]]:
 
 
 def _written(
-    store: Store, run_id: str, arrival: Arrival, context: RunContext
+    store: Store,
+    run_id: str,
+    arrival: Arrival,
+    context: RunContext,
+    attempts: Mapping[tuple[str, int], Attempt],
 ) -> Iterator[Trajectory | PreparedTrajectory]:
     """Store what an executor handed over together, yielding each trajectory once it is
     stored: rows a scoring process prepared in one transaction, and trajectories to score
-    here in another (group commit). A scorer that raises stops the run after what was
-    scored before it is stored."""
+    here in another (group commit); a slot in `attempts` as that attempt at it. A scorer
+    that raises stops the run after what was scored before it is stored."""
     prepared = [t for t in arrival if isinstance(t, PreparedTrajectory)]
     if prepared:
-        store.write_prepared_group(run_id, prepared)
+        store.write_prepared_group(run_id, prepared, attempts)
         yield from prepared
     scored: list[tuple[Trajectory, list[ScoreRecord]]] = []
     stopped: BaseException | None = None
@@ -390,7 +447,7 @@ def _written(
                 stopped = exc
                 break
     if scored:
-        store.write_trajectories(run_id, scored)
+        store.write_trajectories(run_id, scored, attempts)
         yield from (trajectory for trajectory, _ in scored)
     if stopped is not None:
         raise stopped
@@ -408,7 +465,8 @@ class _Tally:
     first_unreachable: str | None = None
     first_crashes: list[str] = field(default_factory=list)
 
-    def add(self, store: Store, run_id: str, trajectory: Trajectory | PreparedTrajectory) -> None:
+    def add(self, store: Store, run_id: str, trajectory: Trajectory | PreparedTrajectory,
+            attempt: Attempt | None = None) -> None:
         self.written += 1
         if not trajectory.crashed:
             return
@@ -423,10 +481,11 @@ class _Tally:
         if trajectory.meta.get(UNREACHABLE):
             self.unreachable += 1
             self.first_unreachable = self.first_unreachable or trajectory.error
+        numbered = {} if attempt is None else {"attempt": attempt.number}
         store.append_event(run_id, "item_crashed", {"item_id": trajectory.item_id,
                                                     "repetition": trajectory.repetition,
                                                     "error": trajectory.error,
-                                                    "cause": cause})
+                                                    "cause": cause, **numbered})
 
 
 class RunStopped(AssayError):

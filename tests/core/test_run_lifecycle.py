@@ -316,3 +316,74 @@ def test_sigterm_leaves_what_ctrl_c_leaves_and_says_how_to_resume(
     assert errors[0].endswith(f"resume it with `agent-assay run --resume {run_id} --db {db}`")
     assert events(db, run_id)[-1] == "interrupted"
     assert status_of(db, run_id) == "interrupted"
+
+
+# ---- what a run starts ends with it ------------------------------------------------------
+
+def alive(pid: int) -> bool:
+    """Whether `pid` is a process that has not exited (a zombie has)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
+    return "\nState:\tZ" not in status
+
+
+def descendants(pid: int) -> list[int]:
+    """The processes `pid` started that are its children (the scoring processes and the
+    resource tracker multiprocessing starts beside them)."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        try:
+            if proc.name.isdigit() and f"\nPPid:\t{pid}\n" in (proc / "status").read_text():
+                found.append(int(proc.name))
+        except OSError:
+            continue
+    return found
+
+
+def scoring_started(writer: int, tag: str, timeout: float = 60) -> list[int]:
+    """The agent processes and the writer's children once both agent processes and a
+    scoring process (spawned when the first answers arrive) are there."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        agents, children = agent_processes(tag), descendants(writer)
+        spawned = [pid for pid in children
+                   if b"spawn_main" in Path(f"/proc/{pid}/cmdline").read_bytes()]
+        if len(agents) == 2 and spawned:
+            return agents + children
+        time.sleep(0.1)
+    raise AssertionError(f"no scoring process beside two agent processes after {timeout} s")
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux /proc")
+def test_a_parent_killed_with_minus_9_leaves_no_worker_behind(site: Path, tmp_path: Path) -> None:
+    """`--workers 2` of an agent that takes ten minutes over every item after its first:
+    once a scoring process is scoring the first answers, the writer is killed with -9, and
+    every agent process (busy with an item), scoring process and the resource tracker
+    beside them must end by themselves. The wait is generous; nothing is timed."""
+    db = tmp_path / "a.db"
+    env = cli_env(site) | {"AA_TEST_TAG": str(tmp_path)}
+    writer = subprocess.Popen(
+        [str(AGENT_ASSAY), "run", "--adapter", "lingering", "--config", "good", "--repeats",
+         "3", "--workers", "2", "--db", str(db)],
+        env=env, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    started = scoring_started(writer.pid, str(tmp_path))
+    writer.send_signal(signal.SIGKILL)
+    writer.communicate(timeout=30)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and any(alive(pid) for pid in started):
+        time.sleep(0.2)
+    assert [pid for pid in started if alive(pid)] == []
+
+
+def test_more_workers_than_a_writer_can_use_is_refused_before_a_run_exists(
+    site: Path, tmp_path: Path
+) -> None:
+    db = tmp_path / "a.db"
+    done = invoke("run", "--adapter", "toy", "--config", "good", "--workers", str(2**31),
+                  "--db", str(db))
+    assert one_error_line(done) == (
+        "error: --workers 2147483648 is more than 256, the most agent processes one writer "
+        "can use")
+    assert not db.exists() or count(db, "SELECT count(*) FROM runs") == 0

@@ -98,7 +98,7 @@ def test_a_score_must_be_finite(store: Store) -> None:
 
 def test_open_store_creates_latest_schema(store: Store) -> None:
     with store.engine.connect() as conn:
-        assert migrations.current_version(conn) == migrations.LATEST == 5
+        assert migrations.current_version(conn) == migrations.LATEST == 6
         assert schema_findings(conn) == []
 
 

@@ -59,7 +59,7 @@ def runner(home: Path) -> PageRunner:
     """Runs a page in `home`/work with the venv's agent-assay first on PATH."""
     work = home / "work"
     work.mkdir()
-    env = tool_env([BIN], [registered(home / "site"), EXAMPLE])
+    env = tool_env([BIN], [registered(home / "site"), EXAMPLE, ROOT / "src"])  # this checkout's
     return PageRunner(NAME, work, env, sys.executable, skip=reader_only)
 
 

@@ -29,9 +29,9 @@ def _group_sizes(store: Store, monkeypatch: pytest.MonkeyPatch) -> list[int]:
     sizes: list[int] = []
     write = store.write_trajectories
 
-    def spy(run_id: str, scored: Sequence[Any]) -> list[int]:
+    def spy(run_id: str, scored: Sequence[Any], *rest: Any) -> list[int]:
         sizes.append(len(scored))
-        return write(run_id, scored)
+        return write(run_id, scored, *rest)
 
     monkeypatch.setattr(store, "write_trajectories", spy)
     return sizes

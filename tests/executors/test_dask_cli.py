@@ -59,10 +59,11 @@ def test_run_starts_and_closes_its_own_local_cluster(site: Path, tmp_path: Path)
 
 @pytest.mark.parametrize("command", ["run", "resume", "controls"])
 def test_an_unreachable_scheduler_is_one_line_and_writes_nothing(
-    site: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: str
+    site: Path, tmp_path: Path, command: str
 ) -> None:
+    """Refused as soon as its port refuses a connection, not after the Dask client's whole
+    timeout (no timeout is shortened here)."""
     pytest.importorskip("distributed", reason=NO_DASK)
-    monkeypatch.setattr("agent_assay.executors.dask_cluster.CONNECT_TIMEOUT", 1.0)
     db = tmp_path / "a.db"
     store = open_store(str(db))
     stopped = toy_run(store, ToyAdapter(), "good")
@@ -77,9 +78,24 @@ def test_an_unreachable_scheduler_is_one_line_and_writes_nothing(
     }[command]
     with on_path(site):
         line = one_error_line(invoke(*args))
-    assert line == (f"error: cannot reach the Dask scheduler at {UNREACHABLE}: Timed out trying "
-                    f"to connect to {UNREACHABLE} after 1 s")
+    assert line == f"error: cannot reach the Dask scheduler at {UNREACHABLE}: Connection refused"
     assert (store.count_rows("run_events"), store.run_ids()) == before
+
+
+@pytest.mark.parametrize("address", ["garbage", "tcp://127.0.0.1", "http://127.0.0.1:8786",
+                                     "tcp://127.0.0.1:port"])
+def test_a_scheduler_address_that_is_not_one_is_one_line_and_writes_nothing(
+    site: Path, tmp_path: Path, address: str
+) -> None:
+    """Refused before the Dask client is made (it would retry for its whole timeout, and
+    print an ignored exception as it is collected), so before any store is touched."""
+    db = tmp_path / "a.db"
+    with on_path(site):
+        done = invoke("run", "--adapter", "toy", "--config", "good", "--executor", "dask",
+                      "--scheduler", address, "--db", str(db))
+    assert one_error_line(done) == (
+        f"error: --scheduler {address!r} is not a Dask scheduler address (tcp://HOST:PORT)")
+    assert not db.exists()
 
 
 @pytest.mark.parametrize("command", [("run", "--config", "good"), ("controls", "run")])

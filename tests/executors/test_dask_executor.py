@@ -26,7 +26,7 @@ from agent_assay.store.chain_check import check_run_chain
 from tests.executors.toys import DOOMED_ITEM, DoomedToy, set_env
 from tests.support.cheats import PEEK_ENV, GoldPeek, noted
 from tests.support.invoke import invoke, on_path
-from tests.support.misbehaving import InterruptingToy, SlowToy, press_ctrl_c_on
+from tests.support.misbehaving import SLOW_SECONDS_ENV, InterruptingToy, SlowToy, press_ctrl_c_on
 from tests.support.toy import ToyAdapter
 from tests.support.toyrun import new_toy_run, write_toy_dist
 
@@ -277,3 +277,50 @@ def test_controls_run_on_dask_gives_the_statuses_it_gives_without(
         made = open_store(db).events(data["run_id"])[-1].detail
         assert made.get("executor") == (None if name == "plain" else "dask")
     assert outcomes[0] == outcomes[1]
+
+
+def test_a_cluster_left_without_any_worker_stops_the_run_resumably(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cluster of its own (one in-process worker: no process to start), stopped to no
+    worker once the first trajectory is stored: the run must stop with one line saying how
+    to resume, not wait forever. The wait for a worker is shortened; nothing is timed."""
+    pytest.importorskip("distributed", reason=NO_DASK)
+    import logging
+
+    from distributed import Client, LocalCluster
+
+    from agent_assay.executors.dask_cluster import DaskBackend
+    from agent_assay.runner import RunStopped
+
+    monkeypatch.setattr("agent_assay.executors.dask_cluster.WORKERLESS_SECONDS", 0.5)
+    monkeypatch.setattr("agent_assay.executors.dask_cluster.WORKER_CHECK_SECONDS", 0.1)
+    monkeypatch.setenv(SLOW_SECONDS_ENV, "0.3")  # still running when the worker goes
+    slow = SlowToy()
+    run = new_toy_run(store, slow, "good", repeats=3)
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                      dashboard_address=None, silence_logs=logging.CRITICAL) as lone, \
+            Client(lone, set_as_default=False) as client:
+        write = store.write_trajectories
+
+        def write_then_stop(*args: Any) -> Any:
+            written = write(*args)
+            if lone.workers:
+                lone.scale(0)
+            return written
+
+        monkeypatch.setattr(store, "write_trajectories", write_then_stop)
+        with pytest.raises(RunStopped) as stopped:
+            execute_run(store, slow, run, backend=DaskBackend(client, "local"), progress=False)
+    monkeypatch.undo()
+    stored = len(store.stored_slots(run.run_id))
+    assert str(stopped.value) == (
+        f"the Dask cluster (local) has had no worker for 0.5 s (every worker stopped or was "
+        f"killed) after {stored} new trajectories of run {run.run_id}; resume it with "
+        f"`agent-assay run --resume {run.run_id}`")
+    assert store.events(run.run_id)[-1].event == "interrupted"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(SLOW_SECONDS_ENV, "0")
+        resumed = execute_run(store, slow, run, progress=False)
+    assert (resumed.written, resumed.skipped) == (12 - stored, stored)
+    stored_once(store, run.run_id, 12)

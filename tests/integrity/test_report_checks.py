@@ -213,7 +213,7 @@ def test_a_duplicated_slot_is_tampered(db: Path, certified: Certified) -> None:
     and the chain walk counts every slot, so this held before the content check too."""
     (table_sql,) = rows(db, "SELECT sql FROM sqlite_master WHERE name = 'trajectories'")[0]
     loose = str(table_sql).replace("CONSTRAINT uq_trajectory_slot UNIQUE (run_id, item_id, "
-                                   "repetition),", "")
+                                   "repetition, attempt),", "")
     assert loose != table_sql
     con = sqlite3.connect(db)
     con.executescript(

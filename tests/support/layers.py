@@ -35,6 +35,7 @@ LAYERS: dict[str, int] = {
     "agent_assay.hosting": 4,
     "agent_assay.runner": 4,
     "agent_assay.rescoring": 4,
+    "agent_assay.resuming": 4,
     "agent_assay.mutation": 5,
     "agent_assay.controls": 6,
     "agent_assay.integrity": 7,

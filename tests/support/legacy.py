@@ -101,9 +101,14 @@ def _write_score_rows(
 
 
 def _write_each_as_score_rows(
-    self: Store, run_id: str, scored: Sequence[tuple[Trajectory, Sequence[ScoreRecord]]]
+    self: Store,
+    run_id: str,
+    scored: Sequence[tuple[Trajectory, Sequence[ScoreRecord]]],
+    attempts: object = None,
 ) -> list[int]:
-    """Store.write_trajectories as schema 3 had it: a transaction per trajectory."""
+    """Store.write_trajectories as schema 3 had it: a transaction per trajectory (schema 3
+    had one attempt per slot, so `attempts` is never given one)."""
+    assert not attempts
     return [_write_score_rows(self, run_id, trajectory, scores) for trajectory, scores in scored]
 
 

@@ -107,6 +107,23 @@ class UnreachableToy(ToyAdapter):
         return super().run_item(item, config, seed=seed, repetition=repetition)
 
 
+class LingeringToy(ToyAdapter):
+    """Answers the first item its agent process is given at once, then takes ten minutes
+    over every other: a run with several workers stores something, then has every agent
+    busy for far longer than any test waits (an agent that outlives its run shows)."""
+
+    name = "lingering"
+    answered: ClassVar[int] = 0
+
+    def run_item(
+        self, item: PublicItem, config: Config, *, seed: int, repetition: int
+    ) -> Trajectory:
+        LingeringToy.answered += 1
+        if LingeringToy.answered > 1:
+            time.sleep(600.0)
+        return super().run_item(item, config, seed=seed, repetition=repetition)
+
+
 ADAPTERS = {
     "toy": "tests.support.toy:ToyAdapter",
     "slowtoy": "tests.support.misbehaving:SlowToy",
@@ -114,6 +131,7 @@ ADAPTERS = {
     "interrupted": "tests.support.misbehaving:InterruptedToy",
     "unreadable": "tests.support.misbehaving:UnreadableSourceToy",
     "unreachable": "tests.support.misbehaving:UnreachableToy",
+    "lingering": "tests.support.misbehaving:LingeringToy",
 }
 
 

@@ -187,15 +187,21 @@ def trajectories_group() -> None:
 @click.argument("item_id", metavar="ITEM")
 @click.option("--rep", "repetition", default=1, show_default=True, type=click.IntRange(min=1),
               help="Which repetition of the item.")
+@click.option("--attempt", type=click.IntRange(min=1), default=None,
+              help="Which attempt at the slot (default: the newest, which the figures read; "
+                   "a crashed slot run again by `run --resume --retry` keeps the earlier).")
 @json_option("the trajectory")
 @db_option
-def trajectories_show(run_id: str, item_id: str, repetition: int, as_json: bool, db: str) -> None:
+def trajectories_show(
+    run_id: str, item_id: str, repetition: int, attempt: int | None, as_json: bool, db: str
+) -> None:
     """ITEM's trajectory in RUN turn by turn beside gold (the first divergence marked), the
     final state against each gold assertion, and every score with its definition."""
     from agent_assay import api
     from agent_assay.views.trajectory_view import trajectory_json, trajectory_text
 
-    view = api.show_trajectory(run_id, item_id, repetition=repetition, store=db)
+    view = api.show_trajectory(run_id, item_id, repetition=repetition, attempt=attempt,
+                               store=db)
     if as_json:
         emit_json(trajectory_json(view))
     else:

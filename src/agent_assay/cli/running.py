@@ -63,6 +63,12 @@ def suite_build(adapter: str | None, source: Path | None, as_json: bool, db: str
 @executor_options
 @click.option("--resume", "resume_id", default=None, help="Resume RUN_ID, skipping stored work.")
 @click.option(
+    "--retry", type=click.Choice(("harness", "crashed")), default=None,
+    help="With --resume: run crashed slots again as new attempts (the crashed ones stay "
+         "stored). harness: the harness's crashes (never measured); crashed: the agent's "
+         "too (measured failures: the verdict discloses it as a waiver).",
+)
+@click.option(
     "--run-id-file",
     type=click.Path(path_type=Path),
     default=None,
@@ -85,6 +91,7 @@ def run_command(
     executor: str,
     scheduler: str | None,
     resume_id: str | None,
+    retry: str | None,
     run_id_file: Path | None,
     as_json: bool,
     db: str,
@@ -101,12 +108,16 @@ def run_command(
     names a run whose stored evidence fails its checks (the table: docs/ci.md).
     """
     from agent_assay import api
+    from agent_assay.resuming import next_steps
     from agent_assay.runner import RunStopped
+    from agent_assay.store.engine import shown
     from agent_assay.views.run_view import run_result_json
 
-    if resume_id and (settings or items or match or tags or limit is not None):
+    if resume_id and (settings or items or match):
+        # --tag and --limit are held against the run's own items by api.resume (the same
+        # selection is fine); these name items or settings no stored run records
         raise AssayError("--resume goes on with the run as it was defined: drop -M, --items, "
-                         "--items-file, --match, --tag and --limit")
+                         "--items-file and --match")
     default_db_dir(db)
     if run_id_file is not None:
         writable_file(run_id_file, "--run-id-file")
@@ -115,8 +126,14 @@ def run_command(
             if resume_id:
                 done = api.resume(
                     resume_id, store=db, workers=workers, executor=executor,
-                    scheduler=scheduler, progress=None, notice=stderr,
+                    scheduler=scheduler, progress=None, notice=stderr, retry=retry,
+                    adapter=adapter if _typed("adapter") else None, config=config_name,
+                    source=source, repeats=repeats if _typed("repeats") else None,
+                    limit=limit, seed=seed if _typed("seed") else None, tags=tags or None,
                 )
+            elif retry:
+                raise AssayError("--retry needs --resume RUN_ID (it runs a stored run's "
+                                 "crashed slots again)")
             elif not config_name:
                 raise AssayError("run needs --config NAME (or --resume RUN_ID)")
             else:
@@ -133,6 +150,10 @@ def run_command(
         f"wrote {result.written} trajectories ({result.crashed} crashed), "
         f"skipped {result.skipped} already stored"
     )
+    where = "" if db == DEFAULT_DB else f" --db {shown(db)}"
+    if result.retried:
+        stderr(f"  ran {result.retried} crashed slot(s) again as new attempts; the crashed "
+               f"attempts stay stored (`agent-assay runs show {done.run_id}{where}` lists them)")
     if result.crashed:
         from agent_assay.stats.crashes import crash_counts
 
@@ -142,10 +163,9 @@ def run_command(
     if result.crashed > len(result.first_crashes):
         stderr(f"  ... and {result.crashed - len(result.first_crashes)} more")
     if result.first_crashes:
-        from agent_assay.store.engine import shown
-
-        where = "" if db == DEFAULT_DB else f" --db {shown(db)}"
         stderr(f"  -> all of them: agent-assay runs show {done.run_id}{where}")
+    for step in next_steps(done.run_id, result.crashes_left, where):
+        stderr(f"  -> {step}")
     if as_json:
         emit_json(run_result_json(result, resumed=bool(resume_id)))
     else:
@@ -158,6 +178,14 @@ def run_command(
     if result.harness:
         # Everything is stored (the crashed items too); the exit says the measurement failed.
         raise AssayError(f"{result.crashed} items crashed: {result.first_harness}")
+
+
+def _typed(parameter: str) -> bool:
+    """Whether an option with a default was given (on the command line or in the
+    environment) rather than left to it: a resume refuses one that differs from the run's."""
+    source = click.get_current_context().get_parameter_source(parameter)
+    return source in (click.core.ParameterSource.COMMANDLINE,
+                      click.core.ParameterSource.ENVIRONMENT)
 
 
 @click.command("score")

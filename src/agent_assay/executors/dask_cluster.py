@@ -29,6 +29,11 @@ Tasks are submitted impure: two runs that ask one cluster for the same slot unde
 same seed each execute it, so a nondeterministic agent's repetition is never another
 run's result.
 
+A cluster whose workers are all gone (stopped, or every process of a local one killed)
+runs nothing, and the scheduler waits for workers without a word: after WORKERLESS_SECONDS
+without one the run stops, as it does when the scheduler is lost, with what was stored
+kept and the resume command said.
+
 Twins never run here: a twin runs in the submitting host's agent processes
 (`Processes(workers)`) whichever executor made the certified run, so a certified Dask
 run is also checked against a re-execution outside Dask.
@@ -39,6 +44,7 @@ from __future__ import annotations
 import logging
 import os
 import signal
+import socket
 import threading
 import uuid
 from collections import deque
@@ -46,7 +52,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from concurrent.futures import CancelledError
 from contextlib import contextmanager, suppress
 from itertools import islice
-from time import perf_counter
+from time import monotonic, perf_counter
 from types import TracebackType
 
 import dask.config
@@ -71,6 +77,7 @@ from agent_assay.executors import (
     ExecutorSpec,
     ScoringJob,
     Task,
+    scheduler_address,
 )
 from agent_assay.executors.batching import FIRST_BATCH, next_size
 from agent_assay.hosting.jobs import crashed
@@ -79,6 +86,16 @@ from agent_assay.model import JSON, PublicSuite, Trajectory
 
 CONNECT_TIMEOUT = 10.0
 """Seconds for a scheduler to answer, and then to have a worker."""
+PROBE_SECONDS = 2.0
+"""Seconds for a scheduler's port to take a connection before the Dask client is made: an
+address where nothing listens is refused at once, not after the client's whole timeout
+(and the traceback a half-made client prints when it is collected)."""
+WORKERLESS_SECONDS = CONNECT_TIMEOUT
+"""Seconds a running cluster may have no worker at all before the run stops: as long as a
+scheduler is given to have its first (a local cluster's nanny restarts a killed worker
+well within it)."""
+WORKER_CHECK_SECONDS = 1.0
+"""How often, while no batch finishes, the scheduler is asked whether any worker is left."""
 ALLOWED_FAILURES = 2
 """Dead workers a task may see on the local cluster before the scheduler gives up on it."""
 IN_FLIGHT_PER_THREAD = 2
@@ -226,7 +243,7 @@ class DaskExecutor:
     def run(self, tasks: Iterable[Task]) -> Iterator[Arrival]:
         with _Window(self.client, self.recipe, self.suite, iter(tasks)) as window:
             window.fill()
-            for future in window.finished:
+            for future in self._finished(window):
                 batch, alone = window.take(future)
                 try:
                     trajectories, seconds = future.result()
@@ -241,6 +258,37 @@ class DaskExecutor:
                     window.size = batch_size(window.size, seconds, len(batch))
                     yield trajectories
                 window.fill()
+
+
+    def _finished(self, window: _Window) -> Iterator[Future[Batch]]:
+        """Each batch's future as it finishes (the window refilled meanwhile); stops the run
+        with `ExecutorLost` once the cluster has had no worker for WORKERLESS_SECONDS."""
+        finished = window.finished
+        checked = workerless = monotonic()
+        while not finished.is_empty() or finished.has_ready():
+            if finished.has_ready():
+                yield next(finished)
+                checked = workerless = monotonic()
+                continue
+            with finished.thread_condition:
+                finished.thread_condition.wait(timeout=WORKER_CHECK_SECONDS)
+            now = monotonic()
+            if finished.has_ready() or now - checked < WORKER_CHECK_SECONDS:
+                continue
+            checked = now
+            if self._workers():
+                workerless = now
+            elif now - workerless >= WORKERLESS_SECONDS:
+                raise ExecutorLost(
+                    f"the Dask cluster ({self.where}) has had no worker for "
+                    f"{WORKERLESS_SECONDS:g} s (every worker stopped or was killed)")
+
+    def _workers(self) -> int:
+        """How many workers the scheduler has; a scheduler that cannot say is lost."""
+        try:
+            return len(self.client.nthreads())
+        except Exception as exc:  # the connection itself, whatever distributed raises
+            raise ExecutorLost(f"the Dask scheduler ({self.where}) was lost") from exc
 
 
 def gave_up(task: Task) -> Trajectory:
@@ -295,6 +343,7 @@ def _client(spec: ExecutorSpec) -> Iterator[Client]:
         ) as client:
             yield client
         return
+    _probe(spec.scheduler)
     try:
         client = Client(spec.scheduler, timeout=CONNECT_TIMEOUT, set_as_default=False)
     except Exception as exc:  # any failure to connect is the address's or the cluster's
@@ -308,6 +357,18 @@ def _client(spec: ExecutorSpec) -> Iterator[Client]:
                 f"{CONNECT_TIMEOUT:g} s)"
             ) from exc
         yield client
+
+
+def _probe(address: str) -> None:
+    """Refuse, within PROBE_SECONDS, a scheduler address whose port takes no connection."""
+    host, port = scheduler_address(address)
+    try:
+        with socket.create_connection((host, port), timeout=PROBE_SECONDS):
+            pass
+    except OSError as exc:
+        why = (f"no answer within {PROBE_SECONDS:g} s" if isinstance(exc, TimeoutError)
+               else exc.strerror or str(exc))
+        raise AssayError(f"cannot reach the Dask scheduler at {address}: {why}") from exc
 
 
 def _local_cluster(workers: int) -> LocalCluster:

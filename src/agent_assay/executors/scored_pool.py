@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import multiprocessing
+import os
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
@@ -34,6 +35,7 @@ from agent_assay.adapters.recipe import Recipe, rebuild
 from agent_assay.errors import AssayError
 from agent_assay.executors import Arrival, ExecutorLost, ScoringJob, Task
 from agent_assay.hashing import canonical_json
+from agent_assay.hosting.lifeline import die_with_parent
 from agent_assay.hosting.pool import AgentProcesses, ProcessesLost
 from agent_assay.model import PublicSuite, Trajectory
 from agent_assay.store.prepared import PreparedTrajectory, prepared_row
@@ -106,10 +108,12 @@ _scorer: _Scorer | None = None
 _scorer_failure: str | None = None
 
 
-def _init_scorer(recipe: Recipe, job: ScoringJob) -> None:
-    """Build the scoring side; a failure is kept and raised by the first task, so the
-    parent gets one line instead of a broken pool."""
+def _init_scorer(recipe: Recipe, job: ScoringJob, writer: int) -> None:
+    """Build the scoring side (ended with the writer, however it ends: `lifeline`); a
+    failure is kept and raised by the first task, so the parent gets one line instead of a
+    broken pool."""
     global _scorer, _scorer_failure
+    die_with_parent(writer)
     try:
         _scorer = _Scorer(recipe, job)
     except Exception as exc:
@@ -156,7 +160,7 @@ class ScoredPool:
                 ProcessPoolExecutor(
                     max_workers=scoring_workers(self.workers),
                     mp_context=multiprocessing.get_context("spawn"),
-                    initializer=_init_scorer, initargs=(self.recipe, self.job),
+                    initializer=_init_scorer, initargs=(self.recipe, self.job, os.getpid()),
                 ) as scorers:
             scoring: set[Future[list[PreparedTrajectory]]] = set()
             window = self.workers * 3  # batches being scored: memory stays flat

@@ -10,7 +10,10 @@ orphans on this machine, never `agent-assay run` or `agent-assay controls run`, 
 command lines would tell one from the other.
 
 The protocol's pipes are moved off standard input and output first, so an agent that
-prints writes to standard error and one that reads its input reads nothing.
+prints writes to standard error and one that reads its input reads nothing. The process
+ends when its jobs' pipe hangs up (`lifeline`): a run killed with -9 leaves no agent
+behind, even one in the middle of an item, and one that finds the run gone while
+answering ends without a word.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from agent_assay.adapters.loaded import LoadedSystem
 from agent_assay.adapters.recipe import rebuild
 from agent_assay.errors import AssayError
 from agent_assay.hosting.jobs import Job, Task, crashed, perform
+from agent_assay.hosting.lifeline import exit_on_hang_up
 from agent_assay.hosting.protocol import FrameSource, encode, write_all
 
 
@@ -85,7 +89,11 @@ def answer(system: LoadedSystem, job: Job) -> bytes:
 def main() -> None:
     inbound, outbound = private_pipes()
     detach()
-    serve(inbound, outbound)
+    exit_on_hang_up(inbound)
+    try:
+        serve(inbound, outbound)
+    except BrokenPipeError:
+        os._exit(0)  # the run went away while this process answered: nobody to tell
     sys.stderr.flush()
 
 

@@ -1,7 +1,9 @@
 """Admissible iff the store is intact, zero invariant violations, and every control PASSED
 (or allowed NOT_RUN) with a certificate that still matches the stored evidence, and no
-control that cannot be waived was waived (`integrity.choices`). An admissible run judged
-under anything but the harness's defaults is ADMISSIBLE WITH WAIVERS, each one named.
+control that cannot be waived was waived (`integrity.choices`), and no measured failure
+was run again more than once (`integrity.retries`). An admissible run judged under
+anything but the harness's defaults, or whose measured failures were run again, is
+ADMISSIBLE WITH WAIVERS, each one named.
 
 Decided from the store alone. First the integrity check (`run_check.evidence_findings`:
 the schema's triggers and indexes, the run's chain with every row re-hashed, its
@@ -24,6 +26,7 @@ from agent_assay.exitcodes import ExitCode
 from agent_assay.findings import Finding
 from agent_assay.integrity.certificates import void_reasons
 from agent_assay.integrity.choices import SINGLE_PASS, judge_choices
+from agent_assay.integrity.retries import judge_retries
 from agent_assay.model import Run
 from agent_assay.store.chain_check import ChainCheck
 from agent_assay.store.run_check import evidence_findings
@@ -134,9 +137,11 @@ def assess(store: Store, run: Run, state: Integrity | None = None) -> Admissibil
     for why, kinds in void.items():
         reasons.append(f"certificate void ({', '.join(kinds)}): {why}")
     chosen = judge_choices(run, outcomes)
-    reasons += chosen.refusals
-    return Admissibility(not reasons, tuple(reasons), outcomes, state, chosen.waivers,
-                         chosen.disclosures, chosen.bound)
+    retried = judge_retries(store, run)
+    reasons += [*chosen.refusals, *retried.refusals]
+    return Admissibility(not reasons, tuple(reasons), outcomes, state,
+                         (*chosen.waivers, *retried.waivers),
+                         (*chosen.disclosures, *retried.disclosures), chosen.bound)
 
 
 @dataclass(frozen=True)

@@ -155,6 +155,7 @@ def verify_run(store: Store, run_id: str, load_adapter: AdapterLoader | None) ->
         trajectories = _check_trajectories(store, run, check, complete, out)
         if not complete:
             _say_unfinished(store, run, out)
+        _say_retried(store, run, out)
         manifest = store.manifest(run_id)
         _check_score_sets(store, run, manifest, trajectories, out)
         if load_adapter is not None and suite is not None:
@@ -181,13 +182,16 @@ def _check_trajectories(
                 continue  # already a chain finding
     found: list[Trajectory] = []
     bases = BaseStates(store.engine)  # fetched as payloads name them, each checked once
-    stored = store.chained_rows("trajectories", run.run_id)
+    stored = store.chained_rows("trajectories", run.run_id)  # a slot's attempts in order
     slots = []
+    causes: dict[tuple[Any, Any, Any], object] = {}
     for values in stored.rows:
         row = dict(zip(stored.columns, values, strict=True))
         slot = (row["item_id"], row["repetition"])
         slots.append(slot)
-        where = f"trajectory {slot[0]}/{slot[1]}"
+        attempt = row["attempt"]
+        where = f"trajectory {slot[0]}/{slot[1]}" + (f" attempt {attempt}" if attempt != 1
+                                                      else "")
         try:
             data = decode_json("trajectories", row["id"], row["payload"])
             trajectory = Trajectory.from_json(expanded(data, bases.fresh))
@@ -198,7 +202,14 @@ def _check_trajectories(
             out.add(where, "its payload names another slot")
         if bool(row["crashed"]) != trajectory.crashed:
             out.add(where, "its crashed flag differs from its payload")
+        causes[(*slot, attempt)] = trajectory.crash_cause
         detail = details.get(row["block"]) if row["block"] is not None else None
+        if isinstance(detail, dict) and "attempt" in detail:
+            before = causes.get((*slot, attempt - 1)) if isinstance(attempt, int) else None
+            if detail.get("cause") != before:
+                out.add(where, f"its ledger block records that it runs again the "
+                               f"{detail.get('cause')}'s crash; the attempt before it "
+                               f"records {before or 'no crash'}")
         if isinstance(detail, dict):
             if detail.get("slot") != [slot[0], slot[1]]:
                 out.add(where, f"its ledger block {row['block']} records another slot")
@@ -230,6 +241,19 @@ def _say_unfinished(store: Store, run: Run, out: RunVerification) -> None:
         f"{state}: {status.stored} of {status.expected} slot(s) stored; those were checked, "
         "the rest are not findings"
     )
+
+
+def _say_retried(store: Store, run: Run, out: RunVerification) -> None:
+    """One line for a run with slots run again after a crash: their earlier attempts were
+    checked like every row, and the figures read the newest."""
+    retried = store.retried_slots(run.run_id)
+    if retried:
+        earlier = sum(len(slot.earlier) for slot in retried.values())
+        out.notes.append(
+            f"{len(retried)} slot(s) run again after a crash (`run --resume --retry`) hold "
+            f"{earlier} earlier attempt(s), checked like every row; the figures read the "
+            f"newest (`agent-assay runs show {run.run_id}` lists them)"
+        )
 
 
 def _check_score_sets(

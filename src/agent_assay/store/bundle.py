@@ -49,6 +49,9 @@ _RUN_TABLES = (
     "mutation_results",
 )
 _SKIPPED_COLUMNS = {"id", "trajectory_id"}
+_FIRST_ATTEMPT = ("attempt", 1)
+"""A row's attempt is written only when it is not the first (`schema.attempt_columns`): a
+run never retried exports exactly the lines it did before attempts were numbered."""
 _LOAD_GUARDS = ("_chained", "ledger_links", "_generation_recorded")
 
 
@@ -61,7 +64,8 @@ def _rows(store: Store, table: str, condition: Any) -> list[dict[str, Any]]:
     order = [t.c.id] if "id" in t.c else list(t.primary_key.columns)
     with store.reading() as conn:
         rows = conn.execute(select(t).where(condition).order_by(*order)).mappings()
-        return [{c: r[c] for c in _columns(table)} for r in rows]
+        return [{c: r[c] for c in _columns(table) if (c, r[c]) != _FIRST_ATTEMPT}
+                for r in rows]
 
 
 def bundled_runs(store: Store, run_id: str) -> list[str]:
@@ -210,7 +214,7 @@ def load_rows(path: Path, lines: list[dict[str, Any]]) -> Store:
         for name, sql in migrations.expected_triggers().items()
         if name.endswith(_LOAD_GUARDS)
     }
-    trajectory_ids: dict[tuple[str, str, int], int] = {}
+    trajectory_ids: dict[tuple[str, str, int, int], int] = {}
     with engine.begin() as conn:
         for name in guards:
             conn.execute(text(f"DROP TRIGGER {name}"))
@@ -218,7 +222,8 @@ def load_rows(path: Path, lines: list[dict[str, Any]]) -> Store:
             table, row = _bundle_row(path, number, line)
             try:
                 if table in chain.SCORE_TABLES:
-                    key = (row["run_id"], row["item_id"], row["repetition"])
+                    key = (row["run_id"], row["item_id"], row["repetition"],
+                           row.get("attempt", 1))
                     if key not in trajectory_ids:
                         raise tampered(f"{path}:{number}", "a score for a trajectory it lacks")
                     row = {**row, "trajectory_id": trajectory_ids[key]}
@@ -228,7 +233,7 @@ def load_rows(path: Path, lines: list[dict[str, Any]]) -> Store:
                 raise tampered(f"{path}:{number}", f"a {table} row the schema refuses ({why})") \
                     from exc
             if table == "trajectories":
-                key = (row["run_id"], row["item_id"], row["repetition"])
+                key = (row["run_id"], row["item_id"], row["repetition"], row.get("attempt", 1))
                 inserted = result.inserted_primary_key
                 trajectory_ids[key] = int(inserted[0]) if inserted else 0
         for sql in guards.values():
@@ -243,7 +248,7 @@ def _bundle_row(path: Path, number: int, line: Any) -> tuple[str, dict[str, Any]
     allowed = set(_columns(table)) if table in schema.metadata.tables else None
     if allowed is None or table == "schema_migrations" or not isinstance(row, dict):
         raise tampered(f"{path}:{number}", f"unknown table {table!r}")
-    if set(row) != allowed:
+    if set(row) != allowed and set(row) != allowed - {_FIRST_ATTEMPT[0]}:
         raise tampered(f"{path}:{number}", f"{table} row with the wrong columns")
     return table, row
 

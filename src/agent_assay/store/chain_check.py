@@ -35,11 +35,11 @@ for the tables that grow with a run a tuple of only the columns the checks read 
 # The columns later checks read of the tables that grow with a run; the rest of a row is
 # re-hashed and let go, so memory holds a few small fields per trajectory, not its payload.
 _KEPT_COLUMNS: Mapping[str, frozenset[str]] = {
-    "trajectories": frozenset({"id", "item_id", "repetition", "block"}),
+    "trajectories": frozenset({"id", "item_id", "repetition", "block", "attempt", "crashed"}),
     "scores": frozenset({"id", "trajectory_id", "item_id", "repetition", "scorer",
                          "generation", "block"}),
     "score_sets": frozenset({"id", "trajectory_id", "item_id", "repetition", "generation",
-                             "block"}),
+                             "block", "attempt"}),
 }
 _NAMES = frozenset({"item_id", "scorer"})
 """Kept text that repeats across a run's rows: one shared string per distinct value."""
@@ -103,7 +103,7 @@ class ChainCheck:
 
 def _row_name(table: str, row: Row) -> str:
     if table in ("trajectories", "scores", "score_sets"):
-        slot = f"{row['item_id']}/{row['repetition']}"
+        slot = f"{row['item_id']}/{row['repetition']}{_attempt_name(_attempt_of(row))}"
         if table == "scores":
             slot += f" {row['scorer']}"
         elif table == "score_sets":
@@ -116,6 +116,20 @@ def _row_name(table: str, row: Row) -> str:
     if table == "score_generations":
         return f"score_generations row {row['generation']}"
     return f"{table} row"
+
+
+def _attempt_of(row: Row) -> Any:
+    """A row's attempt at its slot: its column's value, 1 for a score row (stored before
+    attempts were numbered)."""
+    try:
+        return row["attempt"]
+    except (KeyError, AttributeError):
+        return 1
+
+
+def _attempt_name(attempt: Any) -> str:
+    """How a slot's attempt is named after it: nothing for the first."""
+    return "" if attempt == 1 else f" attempt {attempt}"
 
 
 def _parse_detail(entry: LedgerEntry, findings: list[Finding]) -> dict[str, Any]:
@@ -259,9 +273,10 @@ def _check_run_chain(store: Store, run_id: str, conn: Connection | None) -> Chai
             table, store.chained_rows(table, run_id, conn=conn))
     ledger = sound_entries(walk, store.ledger(run_id, conn=conn))
     _check_ledger(walk, ledger)
-    paths, states = _check_rows_against_blocks(walk, ledger, rows)
+    paths, states, attempts = _check_rows_against_blocks(walk, ledger, rows)
     check_base_states(walk, store, states)
     _check_slots(walk, rows)
+    _check_attempts(walk, rows, digests["trajectories"], attempts)
     digest_at = {entry.seq: entry.digest for entry in ledger}
     check_terminal_heads(walk, digest_at, rows["run_events"])
     generation = _check_generations(walk, rows)
@@ -326,11 +341,12 @@ def check_links(walk: Walk, entries: Sequence[LedgerEntry], first: int, prev: st
 
 def _check_rows_against_blocks(
     walk: Walk, ledger: list[LedgerEntry], rows: Mapping[str, list[Row]]
-) -> tuple[dict[tuple[str, int], str], set[str]]:
+) -> tuple[dict[tuple[str, int], str], set[str], dict[int, Mapping[str, Any]]]:
     """Each block holds the rows its entry records and digests to them; returns the path
-    digests the trajectory blocks record, by slot, and the base states they name."""
+    digests the trajectory blocks record, by slot, the base states they name, and the
+    details of the blocks that record a later attempt."""
     slot_of = {row["block"]: (row["item_id"], row["repetition"]) for row in rows["trajectories"]}
-    paths, states, sealed = check_blocks(walk, ledger, slot_of)
+    paths, states, sealed, attempts = check_blocks(walk, ledger, slot_of)
     if walk.legacy and not sealed:
         tables = ", ".join(sorted(walk.legacy))
         walk.add(f"run {walk.run_id}", f"has unchained {tables} rows and no seal")
@@ -339,18 +355,21 @@ def _check_rows_against_blocks(
         walk.add(f"run {walk.run_id}", f"has {len(runs)} runs rows, not 1")
     elif runs[0]["block"] not in (None, 1):
         walk.add(f"run {walk.run_id}", f"its runs row joined block {runs[0]['block']}, not 1")
-    return paths, states
+    return paths, states, attempts
 
 
 def check_blocks(
     walk: Walk, ledger: Sequence[LedgerEntry], slot_of: Mapping[Any, tuple[str, int]]
-) -> tuple[dict[tuple[str, int], str], set[str], bool]:
+) -> tuple[dict[tuple[str, int], str], set[str], bool, dict[int, Mapping[str, Any]]]:
     """Each of `ledger`'s blocks holds the rows the walk filed under it, as many as its entry
     records, and digests to them; no row names a block outside `ledger`. Returns the path
-    digests trajectory blocks record (by the slot `slot_of` gives their block), the base
-    states they name, and whether a seal was among the blocks."""
+    digests trajectory blocks record (by the slot `slot_of` gives their block: a slot's
+    newest attempt's, the last in the ledger), the base states they name, whether a seal
+    was among the blocks, and the detail of each trajectory block that records a later
+    attempt, by block."""
     paths: dict[tuple[str, int], str] = {}
     states: set[str] = set()
+    attempts: dict[int, Mapping[str, Any]] = {}
     known = {entry.seq for entry in ledger}
     for block in sorted(set(walk.by_block) - known):
         tables = ", ".join(sorted(walk.by_block[block]))
@@ -382,10 +401,12 @@ def check_blocks(
             paths[slot_of[entry.seq]] = path
         if entry.kind == "trajectory" and isinstance(detail.get("state"), str):
             states.add(detail["state"])
+        if entry.kind == "trajectory" and "attempt" in detail:
+            attempts[entry.seq] = detail
         if entry.kind == "seal":
             sealed = True
             _check_seal(walk, entry, detail)
-    return paths, states, sealed
+    return paths, states, sealed, attempts
 
 
 def check_base_states(walk: Walk, store: Store, states: set[str]) -> None:
@@ -424,23 +445,26 @@ def _check_seal(walk: Walk, entry: LedgerEntry, detail: Mapping[str, Any]) -> No
 
 
 def _check_slots(walk: Walk, rows: Mapping[str, list[Row]]) -> None:
-    """Each trajectory slot once; each score row and score set names its own trajectory's
-    slot; a trajectory has one set, or one row per scorer, in each generation (the
-    database refuses otherwise, unless its guards were removed), never both."""
-    slot_of: dict[Any, tuple[str, int]] = {}
-    seen: Counter[tuple[str, int]] = Counter()
+    """Each attempt at a trajectory slot once; each score row and score set names its own
+    trajectory's slot and attempt; a trajectory has one set, or one row per scorer, in each
+    generation (the database refuses otherwise, unless its guards were removed), never
+    both."""
+    slot_of: dict[Any, tuple[Any, Any, Any]] = {}
+    seen: Counter[tuple[Any, Any, Any]] = Counter()
     for row in rows["trajectories"]:
-        slot = (row["item_id"], row["repetition"])
+        slot = (row["item_id"], row["repetition"], row["attempt"])
         slot_of[row["id"]] = slot
         seen[slot] += 1
-    for slot, n in sorted(seen.items()):
+    for (item, repetition, attempt), n in sorted(seen.items(), key=str):
         if n > 1:
-            walk.add(f"trajectory {slot[0]}/{slot[1]}", f"stored {n} times")
+            walk.add(f"trajectory {item}/{repetition}{_attempt_name(attempt)}",
+                     f"stored {n} times")
     per_key: Counter[tuple[Any, str, int]] = Counter()
     in_rows: set[tuple[Any, int]] = set()
     for table in chain.SCORE_TABLES:
         for row in rows[table]:
-            if slot_of.get(row["trajectory_id"]) != (row["item_id"], row["repetition"]):
+            named = (row["item_id"], row["repetition"], _attempt_of(row))
+            if slot_of.get(row["trajectory_id"]) != named:
                 walk.add(_row_name(table, row), "belongs to another trajectory than its slot says")
             if row["block"] is None:
                 continue
@@ -458,6 +482,91 @@ def _check_slots(walk: Walk, rows: Mapping[str, list[Row]]) -> None:
                 f"scores of trajectory row {trajectory_id}",
                 f"{n} rows for {scorer} in generation {generation}",
             )
+
+
+RETRY_EVENT = "retry"
+"""The event a retrying session appends before it runs any crashed slot again."""
+
+
+def _check_attempts(
+    walk: Walk,
+    rows: Mapping[str, list[Row]],
+    digests: Sequence[str | None],
+    recorded: Mapping[int, Mapping[str, Any]],
+) -> None:
+    """A slot's attempts are 1, 2, ... and each is the attempt its block records. Every one
+    after the first runs again the attempt before it: that one crashed, was stored first,
+    is the row its block names (by digest), and a retry event lies between the two. A
+    second trajectory for a slot with none of that is not a retry but an extra row."""
+    later: set[tuple[Any, Any]] = set()
+    for row in rows["trajectories"]:
+        attempt, block = row["attempt"], row["block"]
+        detail = recorded.get(block, {}) if isinstance(block, int) else {}
+        said = detail.get("attempt", 1)
+        if said != attempt:
+            walk.add(_row_name("trajectories", row),
+                     f"is attempt {attempt!r}, its ledger block {block} records {said!r}")
+        if attempt != 1:
+            later.add((row["item_id"], row["repetition"]))
+    if not later:
+        return  # the common case: one attempt per slot, nothing more is held
+    retries = sorted((row["block"], _retry_mode(row)) for row in rows["run_events"]
+                     if row["event"] == RETRY_EVENT and isinstance(row["block"], int))
+    by_slot: dict[tuple[Any, Any], dict[Any, tuple[Row, str | None]]] = defaultdict(dict)
+    for row, digest in zip(rows["trajectories"], digests, strict=True):
+        slot = (row["item_id"], row["repetition"])
+        if slot in later:
+            by_slot[slot][row["attempt"]] = (row, digest)
+    for (item, repetition), held in by_slot.items():
+        where = f"trajectory {item}/{repetition}"
+        numbers = sorted(held, key=str)
+        if numbers != list(range(1, len(held) + 1)):
+            walk.add(where, f"holds attempts {', '.join(map(str, numbers))}, not 1 to "
+                            f"{len(held)}")
+            continue
+        for number in numbers[1:]:
+            row, _ = held[number]
+            before, before_digest = held[number - 1]
+            _check_retry(walk, f"{where} attempt {number}", row, before, before_digest,
+                         recorded.get(row["block"], {}), retries)
+
+
+def _retry_mode(row: Row) -> object:
+    """The `--retry` mode a retry event records (None when its detail does not say)."""
+    try:
+        return json.loads(row["detail"]).get("retry")
+    except (TypeError, ValueError, AttributeError):
+        return None  # a changed row is already a digest finding
+
+
+def _check_retry(
+    walk: Walk,
+    where: str,
+    row: Row,
+    before: Row,
+    before_digest: str | None,
+    detail: Mapping[str, Any],
+    retries: Sequence[tuple[int, object]],
+) -> None:
+    """`row` runs `before` (the attempt before it at its slot) again, as a retry may: the
+    newest retry event between them asked for crashes of the cause its block records (the
+    cause itself is checked against `before`'s payload by `verify`)."""
+    if not before["crashed"]:
+        walk.add(where, f"runs again attempt {before['attempt']}, which did not crash")
+    if detail.get("retries") != before_digest:
+        walk.add(where, f"its ledger block {row['block']} names another trajectory than "
+                        f"attempt {before['attempt']} as the one it runs again")
+    first, then = before["block"], row["block"]
+    if not (isinstance(first, int) and isinstance(then, int) and first < then):
+        walk.add(where, f"is not stored after attempt {before['attempt']}")
+        return
+    modes = [mode for block, mode in retries if first < block < then]
+    if not modes:
+        walk.add(where, "has no retry event before it (a second trajectory for the slot "
+                        "that no `run --resume --retry` recorded)")
+    elif modes[-1] == "harness" and detail.get("cause") != "harness":
+        walk.add(where, f"was run again by `--retry harness`, but its block records the "
+                        f"{detail.get('cause')}'s crash")
 
 
 def check_terminal_heads(walk: Walk, digest_at: Mapping[int, str], events: list[Row]) -> None:

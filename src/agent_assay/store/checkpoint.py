@@ -13,6 +13,11 @@ run first completes, the writer walks the whole chain; if the walk is clean it a
 - what the walk found and a certificate binds to: the trajectory and score row sets,
   the scoring generation, the base states and the per-slot path digests.
 
+The attempt column (which attempt at its slot a row is, see `schema.attempt_columns`)
+is outside the rows' digests, so the stream covers it too: after the tables, the
+slot, attempt and digest of every covered row that is not a first attempt. A run
+without a retry has none, so its stream is what it was before attempts existed.
+
 The quick check (`run_check`) recomputes the stream (reading bytes, decoding nothing),
 compares it, and walks the blocks after the checkpoint in full. A covered row that was
 changed, added, moved or removed changes the stream.
@@ -52,8 +57,8 @@ _CHUNK = 1000
 driver hands rows over."""
 
 _SLOT_ORDER: Mapping[str, tuple[str, ...]] = {
-    "trajectories": ("item_id", "repetition"),
-    "score_sets": ("item_id", "repetition", "generation"),
+    "trajectories": ("item_id", "repetition", "attempt"),
+    "score_sets": ("item_id", "repetition", "generation", "attempt"),
     "scores": ("item_id", "repetition", "scorer", "generation"),
 }
 """The tables that grow with a run, read along their unique slot index (no sort)."""
@@ -118,10 +123,12 @@ def _query(table: str, run_id: str, through: int | None) -> _TableQuery:
     source: Any = t
     if table in chain.SCORE_TABLES:
         owner = schema.metadata.tables["trajectories"].alias("owner")
+        attempt = t.c.attempt if "attempt" in t.c else literal(1)
         source = t.outerjoin(owner, and_(owner.c.id == t.c.trajectory_id,
                                          owner.c.run_id == t.c.run_id,
                                          owner.c.item_id == t.c.item_id,
-                                         owner.c.repetition == t.c.repetition))
+                                         owner.c.repetition == t.c.repetition,
+                                         owner.c.attempt == attempt))
         small.append(owner.c.id.is_not(None))
     if table in _SLOT_ORDER:
         order = [t.c[c] for c in _SLOT_ORDER[table]]
@@ -137,6 +144,23 @@ def _query(table: str, run_id: str, through: int | None) -> _TableQuery:
     if through is not None:
         query = query.where(or_(t.c.block <= through, t.c.block.is_(None)))
     return _TableQuery(query, tuple(c for c in columns if c not in long))
+
+
+_ATTEMPT_SLOTS: Mapping[str, tuple[str, ...]] = {
+    "trajectories": ("item_id", "repetition", "attempt", "digest"),
+    "score_sets": ("item_id", "repetition", "generation", "attempt", "digest"),
+}
+"""The tables with an attempt column, and what the stream holds of a later attempt's row."""
+
+
+def _attempts_query(table: str, run_id: str, through: int | None) -> Select[Any]:
+    """The covered rows of `table` that are not a first attempt (see the module)."""
+    t = schema.metadata.tables[table]
+    columns = [t.c[c] for c in _ATTEMPT_SLOTS[table]]
+    query = select(*columns).where(t.c.run_id == run_id, t.c.attempt != 1).order_by(*columns)
+    if through is not None:
+        query = query.where(or_(t.c.block <= through, t.c.block.is_(None)))
+    return query
 
 
 def _bytes_of(column: Any) -> Any:
@@ -191,9 +215,11 @@ def _stream(
     through: int,
     ledger: Iterable[tuple[Any, ...]],
     table_rows: Callable[[str], Iterable[tuple[Any, ...]]],
+    attempt_rows: Callable[[str], Iterable[tuple[Any, ...]]],
     guard: Guard | None = None,
 ) -> Stream:
-    """The stream: the covered ledger entries, then each chained table's covered rows."""
+    """The stream: the covered ledger entries, then each chained table's covered rows, then
+    (only where there are any) the later attempts among them."""
     hasher = hashlib.sha256(f"{STREAM}\x1f{run_id}\x1f{through}\x1eledger".encode())
     digests: dict[int, str] = {}
     for columns in _hash_rows(hasher, ledger, 1):
@@ -203,6 +229,13 @@ def _stream(
         for columns in _hash_rows(hasher, table_rows(table), len(_long_columns(table))):
             if guard is not None:
                 guard(table, columns)
+    for table in _ATTEMPT_SLOTS:
+        rows = iter(attempt_rows(table))
+        first = next(rows, None)
+        if first is not None:
+            hasher.update(f"\x1eattempts of {table}".encode())
+            for _ in _hash_rows(hasher, itertools.chain([first], rows), 0):
+                pass
     return Stream(hasher.hexdigest(), digests)
 
 
@@ -216,6 +249,7 @@ def covered_stream(
         through,
         store.read_raw(ledger_query(run_id, through), conn),
         lambda table: store.read_raw(_query(table, run_id, through).query, conn),
+        lambda table: store.read_raw(_attempts_query(table, run_id, through), conn),
     )
 
 
@@ -249,7 +283,11 @@ def stream_from(
         if table == "trajectories":
             slots.extend(zip(columns[item_at], columns[repetition_at], strict=True))
 
-    stream = _stream(run_id, through, covered_ledger, rows, within)
+    def attempts(table: str) -> Iterable[tuple[Any, ...]]:
+        # read after the tables, which raise on a row beyond the checkpoint: all are covered
+        return store.read_raw(_attempts_query(table, run_id, None), conn)
+
+    stream = _stream(run_id, through, covered_ledger, rows, attempts, within)
     return Stream(stream.digest, stream.digests, tuple(slots))
 
 

@@ -10,18 +10,25 @@ rows as they stood at the upgrade (rows cannot be rewritten, so they keep a
 NULL block and are checked against the seal). Migration 4 adds score sets, with
 the same guards; the rows of runs written before stay where they are. Migration
 5 adds state blobs (see `state_blobs`); trajectories already stored keep their
-whole states, since their digests cover the payload as written.
+whole states, since their digests cover the payload as written. Migration 6 numbers
+the attempts at a slot (see `schema.attempt_columns`): every row stored so far is
+attempt 1, and a slot may hold a later attempt beside it. SQLite cannot change a
+table's constraint in place, so there the trajectories are copied whole into the new
+shape, row ids and all (every row and digest is as it was; foreign keys are off for
+the copy, as SQLite's own procedure for it asks).
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+import sqlite3
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from sqlalchemy import Connection, Engine, MetaData, Table, inspect, select, text
-from sqlalchemy.schema import CreateColumn
+from sqlalchemy.schema import CreateColumn, CreateIndex, CreateTable, DropIndex
 
 from agent_assay.errors import AssayError
 from agent_assay.hashing import canonical_json
@@ -176,11 +183,48 @@ def _step_5(conn: Connection) -> None:
     _create_tables(conn, 5)
 
 
+def _step_6(conn: Connection) -> None:
+    old, new = _era(5), _era(6)
+    trajectories = new.tables["trajectories"]
+    if _on_postgresql(conn):
+        _add_columns(conn, old.tables["trajectories"], trajectories)
+        conn.execute(text("ALTER TABLE trajectories DROP CONSTRAINT uq_trajectory_slot"))
+        conn.execute(text("ALTER TABLE trajectories ADD CONSTRAINT uq_trajectory_slot "
+                          "UNIQUE (run_id, item_id, repetition, attempt)"))
+    else:
+        _rebuild_sqlite(conn, old.tables["trajectories"], trajectories)
+    _add_columns(conn, old.tables["score_sets"], new.tables["score_sets"])
+    for index in old.tables["score_sets"].indexes:  # same name, one more column
+        conn.execute(DropIndex(index))
+    for index in new.tables["score_sets"].indexes:
+        conn.execute(CreateIndex(index))
+
+
+def _rebuild_sqlite(conn: Connection, old: Table, new: Table) -> None:
+    """`old` copied into the shape of `new` (same name), every row with its id, and its
+    guards put back: the new table is created beside it, filled, and renamed over it."""
+    rebuilt = f"{new.name}_rebuilt"
+    # the table's own DDL under the other name (a copied Table could list its constraints
+    # in another order, and the schema check compares the SQL to the byte)
+    ddl = str(CreateTable(new).compile(dialect=conn.dialect))
+    renamed = ddl.replace(f"CREATE TABLE {new.name} (", f"CREATE TABLE {rebuilt} (", 1)
+    assert renamed != ddl
+    conn.execute(text(renamed))
+    kept = ", ".join(c.name for c in old.columns)
+    conn.execute(text(f"INSERT INTO {rebuilt} ({kept}) SELECT {kept} FROM {old.name}"))
+    conn.execute(text(f"DROP TABLE {old.name}"))  # its triggers go with it
+    conn.execute(text(f"ALTER TABLE {rebuilt} RENAME TO {new.name}"))
+    guards = {**append_only_triggers(new.name), **chain_triggers(6)}
+    for name, ddl in guards.items():
+        if name.startswith(f"{new.name}_"):
+            conn.execute(text(ddl))
+
+
 def seal_run(conn: Connection, run_id: str) -> None:
     """Record, as block 1 of `run_id`'s chain, the digests of its rows as they stand now."""
     sealed: dict[str, dict[str, object]] = {}
     for name in chain_tables(3):  # the tables a store had when it was sealed
-        table = schema.metadata.tables[name]
+        table = _era(3).tables[name]  # the columns they had then
         rows = conn.execute(select(table).where(table.c.run_id == run_id)).mappings()
         digests = [chain.row_digest(name, chain.content_of(name, r)) for r in rows]
         if digests:
@@ -229,10 +273,32 @@ MIGRATIONS: tuple[Migration, ...] = (
         "state blobs: large final states stored once, trajectories holding edits from them",
         _step_5,
     ),
+    Migration(
+        6,
+        "attempts: a crashed slot run again keeps its earlier attempts beside the new one",
+        _step_6,
+    ),
 )
 
 LATEST = MIGRATIONS[-1].version
 assert LATEST == schema.LATEST_ERA
+
+
+@contextmanager
+def _foreign_keys_off(conn: Connection) -> Iterator[None]:
+    """On SQLite, foreign keys unenforced for the migrations (set before their transaction,
+    the only place SQLite takes the setting), then as they were: a table rebuilt in its
+    new shape is dropped and renamed over while rows still refer to it."""
+    raw = conn.connection.driver_connection if conn.dialect.name == "sqlite" else None
+    if not isinstance(raw, sqlite3.Connection):
+        yield
+        return
+    was = raw.execute("PRAGMA foreign_keys").fetchone()[0]
+    raw.execute("PRAGMA foreign_keys = OFF")
+    try:
+        yield
+    finally:
+        raw.execute(f"PRAGMA foreign_keys = {'ON' if was else 'OFF'}")
 
 
 def current_version(conn: Connection) -> int:
@@ -250,7 +316,7 @@ def apply(engine: Engine, target: int = LATEST) -> list[int]:
             f"append-only triggers exist for SQLite and PostgreSQL only, not {engine.dialect.name}"
         )
     applied: list[int] = []
-    with engine.begin() as conn:
+    with engine.connect() as conn, _foreign_keys_off(conn), conn.begin():
         have = current_version(conn)
         if have > LATEST:
             raise AssayError(

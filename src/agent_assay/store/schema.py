@@ -8,7 +8,8 @@ same schema.
 
 Era 3 chains every run-scoped row (see `chain`): each carries the ledger
 block it arrived in and the digest of its content, and score rows carry the
-scoring generation they belong to.
+scoring generation they belong to. Era 6 numbers the attempts at a slot: a crashed
+slot run again (`run --resume --retry`) keeps its earlier attempts beside the new one.
 """
 
 from typing import Any
@@ -31,7 +32,7 @@ from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.expression import ColumnElement
 from sqlalchemy.types import TypeEngine
 
-LATEST_ERA = 5
+LATEST_ERA = 6
 
 
 def Name(length: int) -> TypeEngine[str]:
@@ -80,6 +81,17 @@ def score_slot_columns() -> list[Column[object]]:
         Column("item_id", Name(300), nullable=False),
         Column("repetition", Integer, nullable=False),
     ]
+
+
+def attempt_columns(era: int) -> list[Column[object]]:
+    """The column era 6 adds to trajectories and score sets: which attempt at its slot a
+    row is (1 for every row written before, and for every slot never run again). It is
+    outside the row's digest, so rows written before keep theirs; the chain binds it
+    instead (`chain_check`: a trajectory's block records its attempt, a score set's
+    attempt is its trajectory's)."""
+    if era < 6:
+        return []
+    return [Column("attempt", Integer, nullable=False, server_default="1")]
 
 
 def define(metadata: MetaData, era: int = LATEST_ERA) -> MetaData:
@@ -162,7 +174,9 @@ def define(metadata: MetaData, era: int = LATEST_ERA) -> MetaData:
         Column("payload", Text, nullable=False),
         Column("created_at", Name(40), nullable=False),
         *chained(),
-        UniqueConstraint("run_id", "item_id", "repetition", name="uq_trajectory_slot"),
+        *attempt_columns(era),
+        UniqueConstraint("run_id", "item_id", "repetition",
+                         *(("attempt",) if era >= 6 else ()), name="uq_trajectory_slot"),
     )
     scores = Table(
         "scores",
@@ -253,15 +267,19 @@ def define(metadata: MetaData, era: int = LATEST_ERA) -> MetaData:
             Column("packed_values", Text, nullable=False),
             Column("details", Text, nullable=True),
             *chained(),
+            *attempt_columns(era),
         )
-        # one set per trajectory slot and scoring generation, in the order sets are written
-        # and read (a named index, like the score rows', so the schema check can name it)
+        # one set per trajectory slot (and attempt at it) and scoring generation, in the
+        # order sets are written and read (a named index, like the score rows', so the
+        # schema check can name it)
+        sets = metadata.tables["score_sets"]
         Index(
             "ux_score_sets_slot",
-            metadata.tables["score_sets"].c.run_id,
-            metadata.tables["score_sets"].c.item_id,
-            metadata.tables["score_sets"].c.repetition,
-            metadata.tables["score_sets"].c.generation,
+            sets.c.run_id,
+            sets.c.item_id,
+            sets.c.repetition,
+            sets.c.generation,
+            *((sets.c.attempt,) if era >= 6 else ()),
             unique=True,
         )
     if era >= 5:

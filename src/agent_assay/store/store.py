@@ -10,6 +10,11 @@ re-scoring that changes anything records generation g+1 and writes a full set
 of rows for it. The database refuses a second row for a (trajectory, scorer)
 inside one generation and any row of a generation never recorded, and readers
 take the run's current generation only: there is no "newest row wins".
+
+Attempts are the one exception, and a recorded one: a crashed slot run again
+(`run --resume --retry`) gets a second trajectory beside the first, numbered, whose
+block names the crashed row it runs again. Every reader takes the newest attempt of
+each slot (`_newest`); the earlier ones are read only when asked for by number.
 """
 
 from __future__ import annotations
@@ -27,8 +32,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Connection, Engine, Table, func, inspect, select
+from sqlalchemy import Connection, Engine, Table, exists, func, inspect, literal, select
 from sqlalchemy.exc import DatabaseError, DBAPIError
+from sqlalchemy.sql.expression import ColumnElement
 
 from agent_assay.errors import AssayError
 from agent_assay.exitcodes import ExitCode
@@ -100,6 +106,26 @@ class ScoreRecord:
             and (self.detail or None) == (other.detail or None)
             and self.imported == other.imported
         )
+
+
+@dataclass(frozen=True, slots=True)
+class Attempt:
+    """A trajectory that runs a crashed slot again: its number at the slot (2 or more),
+    and the attempt it runs again, as its block records them: that row's digest and whose
+    crash it was (`model.CrashCause`)."""
+
+    number: int
+    retries: str
+    cause: CrashCause
+
+
+@dataclass(frozen=True, slots=True)
+class RetriedSlot:
+    """A slot with more than one attempt: the newest attempt's number, and whose crash each
+    earlier attempt was, oldest first (an earlier attempt is always a crash)."""
+
+    newest: int
+    earlier: tuple[CrashCause, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -714,10 +740,13 @@ class Store:
         return self.write_trajectories(run_id, [(trajectory, scores)])[0]
 
     def write_trajectories(
-        self, run_id: str, scored: Sequence[tuple[Trajectory, Sequence[ScoreRecord]]]
+        self,
+        run_id: str,
+        scored: Sequence[tuple[Trajectory, Sequence[ScoreRecord]]],
+        attempts: Mapping[tuple[str, int], Attempt] | None = None,
     ) -> list[int]:
         """Append trajectories with their scores, each its own block, in one transaction
-        (see `write_prepared_group`); return their row ids.
+        (see `write_prepared_group`, and for `attempts` there); return their row ids.
 
         A row may name a base state an earlier row of the group brings: the encoder is
         told of each base as its row is prepared. If the group is refused, the encoder
@@ -729,13 +758,16 @@ class Store:
             self._states.stored(run_id, encoded)
             group.append(prepared)
         try:
-            return self.write_prepared_group(run_id, group)
+            return self.write_prepared_group(run_id, group, attempts)
         except BaseException:
             self._states = StateEncoder()
             raise
 
     def write_prepared_group(
-        self, run_id: str, group: Sequence[PreparedTrajectory]
+        self,
+        run_id: str,
+        group: Sequence[PreparedTrajectory],
+        attempts: Mapping[tuple[str, int], Attempt] | None = None,
     ) -> list[int]:
         """Append prepared trajectories, each with its scores as its own block, in one
         transaction; return their row ids. One commit serves the group, which is how the
@@ -747,22 +779,33 @@ class Store:
         SQLAlchemy transaction with fixed statements (no per-call compilation). The
         scores join the run's current scoring generation, read inside the transaction.
         A base state this store has not written yet is stored with the row (see
-        `_store_base`): no trajectory row names a base that is not stored.
+        `_store_base`): no trajectory row names a base that is not stored. A slot that
+        `attempts` names is stored as that attempt at it, the crashed one it runs again
+        staying where it is.
         """
         conn = self._writer_connection()
         sql = _hot_path_sql(conn.dialect.paramstyle)
+        again = attempts or {}
         with conn.begin():
             cursor = conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
-            ids = [self._append_prepared(cursor, sql, run_id, prepared) for prepared in group]
+            ids = [self._append_prepared(cursor, sql, run_id, prepared,
+                                         again.get((prepared.item_id, prepared.repetition)))
+                   for prepared in group]
             cursor.close()
         self._bases_written.update(p.state for p in group if p.state is not None)
         return ids
 
     def _append_prepared(
-        self, cursor: Any, sql: _HotPathSQL, run_id: str, prepared: PreparedTrajectory
+        self,
+        cursor: Any,
+        sql: _HotPathSQL,
+        run_id: str,
+        prepared: PreparedTrajectory,
+        attempt: Attempt | None,
     ) -> int:
         """One trajectory's block, rows and (first named) base, inside the caller's
-        transaction; its row id."""
+        transaction; its row id. An `attempt` after the first is recorded in the block:
+        its number, and the digest and crash cause of the row it runs again."""
         created = now()
         item_id, repetition = prepared.item_id, prepared.repetition
         t_content = (run_id, item_id, repetition, prepared.crashed, prepared.payload, created)
@@ -786,15 +829,19 @@ class Store:
         }
         if prepared.state is not None:  # the chain check finds the bases without payloads
             recorded["state"] = prepared.state
+        if attempt is not None:
+            recorded |= {"attempt": attempt.number, "retries": attempt.retries,
+                         "cause": attempt.cause}
+        number = 1 if attempt is None else attempt.number
         detail = canonical_json(recorded)
         digest = chain.block_digest(run_id, seq, "trajectory", prev, detail, digests)
         cursor.execute(sql.ledger, (run_id, seq, "trajectory", detail, prev, digest, created))
         if prepared.state is not None and prepared.state not in self._bases_written:
             self._store_base(cursor, sql, prepared)  # a repeat in one group is a no-op insert
-        cursor.execute(sql.trajectory, (*t_content, seq, t_digest))
+        cursor.execute(sql.trajectory, (*t_content, seq, t_digest, number))
         trajectory_id = int(cursor.fetchone()[0])
         if score_set is not None:
-            cursor.execute(sql.score_set, (trajectory_id, *score_set, seq, set_digest))
+            cursor.execute(sql.score_set, (trajectory_id, *score_set, seq, set_digest, number))
         return trajectory_id
 
     @staticmethod
@@ -813,11 +860,16 @@ class Store:
             raise AssayError(f"{where} names base state {digest[:16]}, which is not stored")
 
     def trajectories(
-        self, run_id: str, item_id: str | None = None, repetition: int | None = None
+        self,
+        run_id: str,
+        item_id: str | None = None,
+        repetition: int | None = None,
+        attempt: int | None = None,
     ) -> list[Trajectory]:
-        """The run's trajectories in (item, repetition) order; only `item_id`'s and only
-        repetition `repetition` if given."""
-        return [t for _, group in self.trajectories_by_item(run_id, item_id, repetition)
+        """The run's trajectories in (item, repetition) order, the newest attempt of each
+        slot; only `item_id`'s, only repetition `repetition` and that `attempt` if given."""
+        return [t for _, group in self.trajectories_by_item(run_id, item_id, repetition,
+                                                            attempt)
                 for t in group]
 
     def trajectories_by_item(
@@ -825,12 +877,15 @@ class Store:
         run_id: str,
         item_id: str | None = None,
         repetition: int | None = None,
+        attempt: int | None = None,
     ) -> Iterator[tuple[str, list[Trajectory]]]:
         """The run's trajectories an item at a time, items in id order, each item's in
         repetition order: a caller walking a large run holds one item's. No connection
-        stays open while the caller works on an item (it may write in between)."""
+        stays open while the caller works on an item (it may write in between). The
+        newest attempt of each slot, or with `attempt`, that attempt."""
         table = schema.trajectories
         where = [table.c.run_id == run_id]
+        where.append(_newest(table) if attempt is None else table.c.attempt == attempt)
         if repetition is not None:
             where.append(table.c.repetition == repetition)
         if item_id is not None:
@@ -851,20 +906,68 @@ class Store:
                 yield item, _rebuilt(decoded, bases)
 
     def trajectory_count(self, run_id: str) -> int:
-        """How many trajectories of `run_id` are stored (counted in the slot index alone)."""
+        """How many slots of `run_id` hold a trajectory (counted in the slot index alone)."""
         t = schema.trajectories
         with self.reading() as conn:
             return int(conn.execute(select(func.count()).select_from(t)
-                                    .where(t.c.run_id == run_id)).scalar_one())
+                                    .where(t.c.run_id == run_id, _newest(t))).scalar_one())
 
     def trajectory_counts(self, run_id: str) -> tuple[int, int]:
-        """How many trajectories of `run_id` are stored, and how many of them crashed."""
+        """How many slots of `run_id` hold a trajectory, and in how many the newest attempt
+        crashed."""
         t = schema.trajectories
         with self.reading() as conn:
             row = conn.execute(
-                select(func.count(), func.count().filter(t.c.crashed)).where(t.c.run_id == run_id)
+                select(func.count(), func.count().filter(t.c.crashed))
+                .where(t.c.run_id == run_id, _newest(t))
             ).one()
         return int(row[0]), int(row[1])
+
+    def retried_slots(self, run_id: str) -> dict[tuple[str, int], RetriedSlot]:
+        """Every slot of `run_id` with more than one attempt: its newest attempt's number and
+        whose crash each earlier one was (their payloads' meta is read, nothing else)."""
+        t = schema.trajectories
+        with self.reading() as conn:
+            rows = conn.execute(
+                select(t.c.id, t.c.item_id, t.c.repetition, t.c.attempt, t.c.payload)
+                .where(t.c.run_id == run_id, ~_newest(t))
+                .order_by(t.c.item_id, t.c.repetition, t.c.attempt)
+            ).all()
+        earlier: dict[tuple[str, int], list[CrashCause]] = {}
+        newest: dict[tuple[str, int], int] = {}
+        for row in rows:
+            slot = (row.item_id, row.repetition)
+            earlier.setdefault(slot, []).append(_cause_of(row.id, row.payload))
+            newest[slot] = max(newest.get(slot, 0), row.attempt + 1)
+        return {slot: RetriedSlot(newest[slot], tuple(causes))
+                for slot, causes in earlier.items()}
+
+    def newest_crashes(self, run_id: str) -> dict[tuple[str, int], Attempt]:
+        """Each slot of `run_id` whose newest attempt crashed, as the attempt that would run
+        it again: the next number, that row's digest and whose crash it was."""
+        t = schema.trajectories
+        content = [t.c[c] for c in chain.CONTENT_COLUMNS["trajectories"]]
+        with self.reading() as conn:
+            rows = conn.execute(
+                select(t.c.id, t.c.attempt, *content)
+                .where(t.c.run_id == run_id, t.c.crashed, _newest(t))
+            ).mappings().all()
+        # the digest of the row's content (a row sealed at migration has no digest column)
+        return {(row["item_id"], row["repetition"]): Attempt(
+                    row["attempt"] + 1,
+                    chain.row_digest("trajectories", chain.content_of("trajectories", row)),
+                    _cause_of(row["id"], row["payload"]))
+                for row in rows}
+
+    def attempt_count(self, run_id: str, item_id: str, repetition: int) -> int:
+        """How many attempts the slot holds (0: none stored)."""
+        t = schema.trajectories
+        with self.reading() as conn:
+            found = conn.execute(
+                select(func.max(t.c.attempt)).where(
+                    t.c.run_id == run_id, t.c.item_id == item_id, t.c.repetition == repetition)
+            ).scalar()
+        return int(found or 0)
 
     def crash_causes(self, run_id: str) -> dict[tuple[str, int], CrashCause]:
         """Each crashed slot of `run_id` and whose failure it was, as its payload records it
@@ -873,10 +976,11 @@ class Store:
             return _crash_causes(conn, run_id)
 
     def stored_per_item(self, run_id: str) -> dict[str, int]:
-        """How many trajectories of each item of `run_id` are stored."""
+        """How many repetitions of each item of `run_id` hold a trajectory."""
         t = schema.trajectories
         with self.reading() as conn:
-            rows = conn.execute(select(t.c.item_id, func.count()).where(t.c.run_id == run_id)
+            rows = conn.execute(select(t.c.item_id, func.count())
+                                .where(t.c.run_id == run_id, _newest(t))
                                 .group_by(t.c.item_id)).all()
         return {str(item_id): int(n) for item_id, n in rows}
 
@@ -907,15 +1011,20 @@ class Store:
             return None
         return list(decode_json("score_generations", f"{run_id}/{row.generation}", row.scorers))
 
-    def current_scores(self, run_id: str, item_id: str | None = None) -> list[ScoreRecord]:
+    def current_scores(
+        self, run_id: str, item_id: str | None = None, attempt: int | None = None
+    ) -> list[ScoreRecord]:
         """One record per (item, repetition, scorer) of the run's current scoring generation
         (only `item_id`'s if given), from its score sets and, for runs written before score
-        sets, its score rows; in (item, repetition, scorer) order."""
+        sets, its score rows; in (item, repetition, scorer) order. The newest attempt's at
+        each slot, or with `attempt` that attempt's (none when a re-scoring came after it:
+        a re-scoring scores newest attempts only)."""
         with self.reading() as conn:
             generation = _current_generation(conn, run_id)
-            records = _legacy_scores(conn, run_id, generation, item_id)
+            records = _legacy_scores(conn, run_id, generation, item_id, attempt)
             sets = schema.score_sets
-            where = [sets.c.run_id == run_id, sets.c.generation == generation]
+            which = _newest(sets) if attempt is None else sets.c.attempt == attempt
+            where = [sets.c.run_id == run_id, sets.c.generation == generation, which]
             if item_id is not None:
                 where.append(sets.c.item_id == item_id)
             rows = conn.execute(
@@ -937,9 +1046,10 @@ class Store:
             generation = _current_generation(conn, run_id)
             query = (select(sets.c.id, sets.c.item_id, sets.c.repetition, sets.c.scorers,
                             sets.c.packed_values)
-                     .where(sets.c.run_id == run_id, sets.c.generation == generation))
+                     .where(sets.c.run_id == run_id, sets.c.generation == generation,
+                            _newest(sets)))
             stored = StoredSets.of_batches(self._batches(conn, query))
-            legacy = _legacy_scores(conn, run_id, generation, None)
+            legacy = _legacy_scores(conn, run_id, generation, None, None)
             # after the sets: every crashed slot they hold
             crashed = _crash_causes(conn, run_id) if crashes else {}
         return score_columns(
@@ -956,17 +1066,16 @@ class Store:
         scorers: Sequence[Mapping[str, Any]],
         records: Sequence[ScoreRecord],
     ) -> int:
-        """Record a new scoring generation and its full set of rows as one block; return it."""
+        """Record a new scoring generation and its full set of rows as one block; return it.
+        The rows score each slot's newest attempt (the only one a figure reads)."""
+        t = schema.trajectories
         with self.engine.begin() as conn:
             generation = _current_generation(conn, run_id) + 1
             slots = {
-                (r.item_id, r.repetition): r.id
+                (r.item_id, r.repetition): (r.id, r.attempt)
                 for r in conn.execute(
-                    select(
-                        schema.trajectories.c.id,
-                        schema.trajectories.c.item_id,
-                        schema.trajectories.c.repetition,
-                    ).where(schema.trajectories.c.run_id == run_id)
+                    select(t.c.id, t.c.item_id, t.c.repetition, t.c.attempt)
+                    .where(t.c.run_id == run_id, _newest(t))
                 )
             }
             rows: list[tuple[Table, dict[str, Any]]] = [
@@ -992,9 +1101,10 @@ class Store:
                 content = _score_set_content(run_id, item_id, repetition, generation,
                                              pack_records(slot_records))
                 assert content is not None  # a slot is listed only with a record
+                trajectory_id, attempt = slots[(item_id, repetition)]
                 rows.append((
                     schema.score_sets,
-                    {"trajectory_id": slots[(item_id, repetition)],
+                    {"trajectory_id": trajectory_id, "attempt": attempt,
                      **dict(zip(chain.CONTENT_COLUMNS["score_sets"], content, strict=True))},
                 ))
             self._append_block(conn, run_id, "rescore", {"generation": generation}, rows)
@@ -1158,30 +1268,50 @@ def _head(conn: Connection, run_id: str) -> Head | None:
 
 
 def _crash_causes(conn: Connection, run_id: str) -> dict[tuple[str, int], CrashCause]:
-    """The cause of each crashed slot of `run_id`: only crashed rows are decoded, and only
-    their meta is read (a payload's final state may be stored as a delta; meta never is)."""
+    """The cause of each slot of `run_id` whose newest attempt crashed: only crashed rows
+    are decoded, and only their meta is read (a payload's final state may be stored as a
+    delta; meta never is)."""
     t = schema.trajectories
     rows = conn.execute(select(t.c.id, t.c.item_id, t.c.repetition, t.c.payload)
-                        .where(t.c.run_id == run_id, t.c.crashed)).all()
-    causes: dict[tuple[str, int], CrashCause] = {}
-    for row in rows:
-        data = decode_json("trajectories", row.id, row.payload)
-        meta = data.get("meta") if isinstance(data, dict) else None
-        causes[(row.item_id, row.repetition)] = crash_cause_in(
-            meta if isinstance(meta, dict) else {})
-    return causes
+                        .where(t.c.run_id == run_id, t.c.crashed, _newest(t))).all()
+    return {(row.item_id, row.repetition): _cause_of(row.id, row.payload) for row in rows}
+
+
+def _cause_of(row_id: int, payload: str) -> CrashCause:
+    """Whose crash the stored trajectory records (the agent's when it records none)."""
+    data = decode_json("trajectories", row_id, payload)
+    meta = data.get("meta") if isinstance(data, dict) else None
+    return crash_cause_in(meta if isinstance(meta, dict) else {})
+
+
+def _newest(table: Table) -> ColumnElement[bool]:
+    """Rows of `table` (trajectories, score sets or score rows) of the newest attempt at
+    their slot: no trajectory of the same slot has a later attempt. What every figure reads;
+    a score row (stored before attempts were numbered) is of attempt 1. A probe of the slot
+    index per row."""
+    later = schema.trajectories.alias("later")
+    attempt = table.c.attempt if "attempt" in table.c else literal(1)
+    return ~exists().where(later.c.run_id == table.c.run_id,
+                           later.c.item_id == table.c.item_id,
+                           later.c.repetition == table.c.repetition,
+                           later.c.attempt > attempt)
 
 
 def _legacy_scores(
-    conn: Connection, run_id: str, generation: int, item_id: str | None
+    conn: Connection, run_id: str, generation: int, item_id: str | None, attempt: int | None
 ) -> list[ScoreRecord]:
-    """The `generation` rows of a run stored a row per score (before schema 4).
+    """The `generation` rows of a run stored a row per score (before schema 4): of the
+    slots whose newest attempt they score, or with `attempt`, of that attempt (they all
+    score a first attempt).
 
     Inside a generation the database allows one row per (trajectory, scorer); rows sealed
     from an older store may repeat, and there the newest sealed row counts.
     """
     table = schema.scores
-    where = [table.c.run_id == run_id, table.c.generation == generation]
+    if attempt not in (None, 1):
+        return []
+    which = _newest(table) if attempt is None else literal(True)
+    where = [table.c.run_id == run_id, table.c.generation == generation, which]
     if item_id is not None:
         where.append(table.c.item_id == item_id)
     newest = (
@@ -1230,8 +1360,8 @@ _BASES_HELD = 64
 """Base states a trajectory reader holds at once (see BaseStates)."""
 _LEDGER_FIELDS = ("seq", "kind", "detail", "prev_digest", "digest", "at")
 _READ_ORDER: Mapping[str, tuple[str, ...]] = {
-    "trajectories": ("run_id", "item_id", "repetition"),
-    "score_sets": ("run_id", "item_id", "repetition", "generation"),
+    "trajectories": ("run_id", "item_id", "repetition", "attempt"),
+    "score_sets": ("run_id", "item_id", "repetition", "generation", "attempt"),
 }
 """Rows fetched at a time when a whole run is streamed (a server-side cursor on PostgreSQL)."""
 
@@ -1279,12 +1409,13 @@ def _hot_path_sql(paramstyle: str) -> _HotPathSQL:
         ),
         trajectory=insert(
             "trajectories",
-            (*chain.CONTENT_COLUMNS["trajectories"], "block", "digest"),
+            (*chain.CONTENT_COLUMNS["trajectories"], "block", "digest", "attempt"),
             " RETURNING id",
         ),
         score_set=insert(
             "score_sets",
-            ("trajectory_id", *chain.CONTENT_COLUMNS["score_sets"], "block", "digest"),
+            ("trajectory_id", *chain.CONTENT_COLUMNS["score_sets"], "block", "digest",
+             "attempt"),
         ),
         state_blob=insert("state_blobs", ("digest", "payload"), " ON CONFLICT DO NOTHING"),
         state_known=f"SELECT 1 FROM state_blobs WHERE digest = {mark}",

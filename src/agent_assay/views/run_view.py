@@ -4,23 +4,25 @@
 parameters, the suite, the recorded environment (keys that make runs incomparable
 starred), its status and every event in order (who wrote each session, why one
 stopped), the crashed items with the errors stored for them and whose failure each
-was (the agent's or the harness's), the newest outcome of each control with the verdict
-those outcomes add up to, and then the headline figures under that verdict (none when the
-run's evidence fails its checks, as in the report). `report` has every other figure.
+was (the agent's or the harness's), the slots run again after a crash (`run --resume
+--retry`, whose earlier attempts stay stored), the newest outcome of each control with
+the verdict those outcomes add up to, and then the headline figures under that verdict
+(none when the run's evidence fails its checks, as in the report). `report` has every
+other figure.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from agent_assay.aggregates import RunStatus, run_status
 from agent_assay.integrity.admissibility import Admissibility, assess
 from agent_assay.integrity.choices import JudgedChoices, judge_choices
 from agent_assay.model import AGENT_CRASH, Config, CrashCause, Run
-from agent_assay.store.store import RunEvent, Store
+from agent_assay.store.store import RetriedSlot, RunEvent, Store
 from agent_assay.views.gates import verdict_json
 from agent_assay.views.render import fmt, fmt_mean_ci, run_identity, status_json
 from agent_assay.views.summary import MetricSummary, metric_summaries
@@ -52,10 +54,13 @@ class RunView:
     verdict: Admissibility
     headline: tuple[MetricSummary, ...] | None
     """The headline metrics' figures; None when the evidence fails its checks."""
+    retried: Mapping[tuple[str, int], RetriedSlot] = field(default_factory=dict)
+    """The slots run again after a crash: the newest attempt and the earlier ones' causes."""
 
 
 def run_view(store: Store, run_id: str) -> RunView:
     run = store.get_run(run_id)
+    retried = store.retried_slots(run.run_id)
     suite = store.get_suite(run.suite_hash)
     events = tuple(store.events(run.run_id))
     outcomes = sorted(store.control_outcomes(run.run_id).values(), key=lambda o: o.row_id)
@@ -68,10 +73,11 @@ def run_view(store: Store, run_id: str) -> RunView:
         suite_source=suite.source,
         status=status,
         events=events,
-        crashes=_crashes(events, store.crash_causes(run.run_id)),
+        crashes=_crashes(events, store.crash_causes(run.run_id), retried),
         controls=tuple((o.kind, o.status) for o in outcomes),
         verdict=verdict,
         headline=None if verdict.tampered else _headline(store, run, status),
+        retried=retried,
     )
 
 
@@ -83,17 +89,42 @@ def _headline(store: Store, run: Run, status: RunStatus) -> tuple[MetricSummary,
 
 
 def _crashes(
-    events: Sequence[RunEvent], causes: Mapping[tuple[str, int], CrashCause]
+    events: Sequence[RunEvent],
+    causes: Mapping[tuple[str, int], CrashCause],
+    retried: Mapping[tuple[str, int], RetriedSlot],
 ) -> tuple[Crash, ...]:
     """The crashed slots as their `item_crashed` events recorded them (a slot resumed after
-    a crash is recorded once per crash), each with the cause its stored trajectory records."""
+    a crash is recorded once per crash), each with the cause its stored trajectory records;
+    of a slot run again, only its newest attempt's crash (the earlier are `retried`)."""
     crashes = []
     for e in events:
         if e.event == "item_crashed" and isinstance(e.detail, Mapping):
             slot = (str(e.detail.get("item_id")), int(e.detail.get("repetition") or 0))
+            if slot in retried and e.detail.get("attempt", 1) != retried[slot].newest:
+                continue
             crashes.append(Crash(*slot, str(e.detail.get("error")),
                                  causes.get(slot, AGENT_CRASH)))
     return tuple(crashes)
+
+
+def retried_lines(run_id: str, retried: Mapping[tuple[str, int], RetriedSlot],
+                  crashed: Mapping[tuple[str, int], CrashCause], shown: int) -> list[str]:
+    """The slots run again: each one's earlier attempts and how its newest went."""
+    if not retried:
+        return []
+    lines = [f"retried ({len(retried)} slot(s) run again after a crash; the earlier attempts "
+             "stay stored):"]
+    for (item, rep), slot in sorted(retried.items())[:shown]:
+        earlier = ", ".join(f"attempt {n} crashed (by the {cause})"
+                            for n, cause in enumerate(slot.earlier, start=1))
+        now = f"crashed (by the {crashed[(item, rep)]})" if (item, rep) in crashed else "ran"
+        lines.append(f"  item {item} rep {rep}: {earlier}; attempt {slot.newest} {now}")
+    if len(retried) > shown:
+        lines.append(f"  ... and {len(retried) - shown} more (--json lists all)")
+    (item, rep), _ = min(retried.items())
+    lines.append(f"  -> an earlier attempt: agent-assay trajectories show {run_id} {item} "
+                 f"--rep {rep} --attempt 1")
+    return lines
 
 
 def _event_note(event: RunEvent) -> str:
@@ -102,7 +133,8 @@ def _event_note(event: RunEvent) -> str:
     detail = event.detail if isinstance(event.detail, Mapping) else {}
     writer = recorded_writer(detail)
     parts = [f"by {writer.describe()}"] if writer is not None else []
-    for key in ("written", "skipped", "why", "executor", "scheduler"):
+    for key in ("retry", "slots", "written", "skipped", "retried", "why", "executor",
+                "scheduler"):
         if detail.get(key) not in (None, ""):
             parts.append(f"{key}: {detail[key]}")
     if event.event == "item_crashed":
@@ -140,11 +172,16 @@ def run_text(view: RunView, *, shown_crashes: int = 10) -> str:
         first = view.crashes[0]
         lines.append(f"  -> next: agent-assay trajectories show {run.run_id} {first.item_id} "
                      f"--rep {first.repetition}")
+    lines += retried_lines(run.run_id, view.retried,
+                           {(c.item_id, c.repetition): c.cause for c in view.crashes},
+                           shown_crashes)
     lines.append("controls: " + (", ".join(f"{k} {s}" for k, s in view.controls)
                                  if view.controls else "none run"))
     verdict = view.verdict
     lines.append(f"verdict: {verdict.statement}" + ("" if verdict.admissible else
                                                     f" ({'; '.join(verdict.reasons)})"))
+    if not verdict.admissible:  # an admissible verdict's statement names them already
+        lines += [f"  waived: {waiver}" for waiver in verdict.waivers]
     lines += [f"  {line}" for line in verdict.disclosures]
     lines += headline_lines(view)
     return "\n".join(lines) + "\n"
@@ -184,6 +221,9 @@ def run_json(view: RunView) -> dict[str, Any]:
         "events": [{"event": e.event, "at": e.at, "detail": e.detail} for e in view.events],
         "crashes": [{"item_id": c.item_id, "repetition": c.repetition, "error": c.error,
                      "cause": c.cause} for c in view.crashes],
+        "retried": [{"item_id": item, "repetition": rep, "attempts": slot.newest,
+                     "earlier": list(slot.earlier)}
+                    for (item, rep), slot in sorted(view.retried.items())],
         "controls": [{"kind": k, "status": s} for k, s in view.controls],
         "headline": None if view.headline is None else [
             {"metric": m.name, "kind": m.kind, "mean": m.mean_of_k, "n_items": m.n_items,
@@ -205,6 +245,7 @@ def run_result_json(result: RunResult, *, resumed: bool) -> dict[str, Any]:
         "skipped": result.skipped,
         "crashed": result.crashed,
         "crashed_by_harness": result.harness,
+        "retried": result.retried,
         "unreachable": result.unreachable,
         "first_crashes": list(result.first_crashes),
         "first_unreachable": result.first_unreachable,

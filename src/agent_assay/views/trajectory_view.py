@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from rich import box
@@ -70,6 +70,10 @@ class TrajectoryView:
     turns: tuple[Turn, ...]
     assertions: tuple[AssertionCheck, ...]
     scores: tuple[ScoreLine, ...]
+    attempt: int = 1
+    """Which attempt at the slot this is (a crashed slot run again holds more than one)."""
+    attempts: int = 1
+    """How many the slot holds; the newest is the one every figure reads."""
 
     @property
     def first_divergence(self) -> int | None:
@@ -77,7 +81,10 @@ class TrajectoryView:
         return next((t.number for t in self.turns if not t.matches), None)
 
 
-def trajectory_view(store: Store, run_id: str, item_id: str, repetition: int) -> TrajectoryView:
+def trajectory_view(
+    store: Store, run_id: str, item_id: str, repetition: int, attempt: int | None = None
+) -> TrajectoryView:
+    """The slot's newest attempt (the one the figures read), or `attempt`."""
     run = store.get_run(run_id)
     if item_id not in run.item_ids:
         shown = ", ".join(run.item_ids[:3]) + (", ..." if len(run.item_ids) > 3 else "")
@@ -88,16 +95,22 @@ def trajectory_view(store: Store, run_id: str, item_id: str, repetition: int) ->
         raise AssayError(
             f"--rep {repetition}: run {run.run_id} has repetitions 1 to {run.repeats}"
         )
-    stored = [t for t in store.trajectories(run.run_id, item_id) if t.repetition == repetition]
-    if not stored:
+    attempts = store.attempt_count(run.run_id, item_id, repetition)
+    if not attempts:
         raise AssayError(
             f"item {item_id} repetition {repetition} of run {run.run_id} is not stored "
             f"(`agent-assay runs list` shows whether the run is interrupted)"
         )
-    trajectory = stored[0]
+    if attempt is not None and not 1 <= attempt <= attempts:
+        raise AssayError(f"--attempt {attempt}: item {item_id} repetition {repetition} of run "
+                         f"{run.run_id} holds attempt(s) 1 to {attempts}")
+    chosen = attempts if attempt is None else attempt
+    trajectory = store.trajectories(run.run_id, item_id, repetition, chosen)[0]
     item = store.get_suite(run.suite_hash).by_id()[item_id]
-    rows = [r for r in store.current_scores(run.run_id, item_id) if r.repetition == repetition]
-    return build_view(run, item, trajectory, rows, scorer_definitions(store.manifest(run.run_id)))
+    rows = [r for r in store.current_scores(run.run_id, item_id, chosen)
+            if r.repetition == repetition]
+    view = build_view(run, item, trajectory, rows, scorer_definitions(store.manifest(run.run_id)))
+    return replace(view, attempt=chosen, attempts=attempts)
 
 
 def scorer_definitions(manifest: Mapping[str, Any]) -> dict[str, str]:
@@ -179,11 +192,24 @@ def path_line(view: TrajectoryView) -> str:
             f"first divergence at turn {first}")
 
 
+def attempt_line(view: TrajectoryView) -> list[str]:
+    """For a slot run again (`run --resume --retry`): which attempt this is, and which one
+    the figures read."""
+    if view.attempts == 1:
+        return []
+    if view.attempt == view.attempts:
+        return [f"attempt {view.attempt} of {view.attempts}: the one every figure reads "
+                f"(the crashed ones before it: --attempt 1 to {view.attempts - 1})"]
+    return [f"!!! attempt {view.attempt} of {view.attempts}: run again later, so no figure "
+            f"reads it (the newest is attempt {view.attempts})"]
+
+
 def trajectory_text(view: TrajectoryView) -> str:
     t, item, first = view.trajectory, view.item, view.first_divergence
     head = [
         f"run {view.run.run_id}  item {item.item_id}  repetition {t.repetition} of "
         f"{view.run.repeats}  ({view.run.adapter}/{view.run.config_name})",
+        *attempt_line(view),
         f"input: {_compact(dict(item.input), 200)}",
         *([f"!!! crashed: {t.error}", f"    {WHAT_IT_COUNTS_AS[t.crash_cause]}"]
           if t.crash_cause else []),
@@ -242,6 +268,8 @@ def trajectory_json(view: TrajectoryView) -> dict[str, Any]:
         "item_id": view.item.item_id,
         "repetition": view.trajectory.repetition,
         "repetitions": view.run.repeats,
+        "attempt": view.attempt,
+        "attempts": view.attempts,
         "crashed": view.trajectory.crashed,
         "crash_cause": view.trajectory.crash_cause,
         "error": view.trajectory.error,

@@ -33,15 +33,25 @@ class ReadOnce(Store):
         """Nothing to close: the engine belongs to the store this wraps."""
 
     def trajectories(
-        self, run_id: str, item_id: str | None = None, repetition: int | None = None
+        self,
+        run_id: str,
+        item_id: str | None = None,
+        repetition: int | None = None,
+        attempt: int | None = None,
     ) -> list[Trajectory]:
+        if attempt is not None:  # an earlier attempt: no figure reads it, nothing to cache
+            return super().trajectories(run_id, item_id, repetition, attempt)
         if run_id not in self._trajectories:
             self._trajectories[run_id] = super().trajectories(run_id)
         return [t for t in self._trajectories[run_id]
                 if (item_id is None or t.item_id == item_id)
                 and (repetition is None or t.repetition == repetition)]
 
-    def current_scores(self, run_id: str, item_id: str | None = None) -> list[ScoreRecord]:
+    def current_scores(
+        self, run_id: str, item_id: str | None = None, attempt: int | None = None
+    ) -> list[ScoreRecord]:
+        if attempt is not None:
+            return super().current_scores(run_id, item_id, attempt)
         if run_id not in self._scores:
             self._scores[run_id] = super().current_scores(run_id)
         every = self._scores[run_id]
