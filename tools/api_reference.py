@@ -23,6 +23,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from agent_assay.audit.generated_page import check_or_write
+
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "docs" / "api.md"
 FIX = "run python tools/api_reference.py"
@@ -213,18 +215,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=OUT, help="the page (default docs/api.md)")
     args = parser.parse_args(argv)
     expected = render()
-    if args.check:
-        if not args.out.is_file():
-            print(f"{args.out} does not exist: {FIX}", file=sys.stderr)
-            return 1
-        problem = drift(args.out.read_text(encoding="utf-8"), expected, str(args.out))
-        if problem:
-            print(problem, file=sys.stderr)
-            return 1
-        return 0
-    args.out.write_text(expected, encoding="utf-8")
-    print(f"wrote {args.out}: {expected.count(chr(10) + '### ')} names")
-    return 0
+    return check_or_write(
+        args.out, expected, lambda page: drift(page, expected, str(args.out)),
+        check=args.check, fix=FIX, wrote=f"{expected.count(chr(10) + '### ')} names",
+    )
 
 
 if __name__ == "__main__":

@@ -18,6 +18,8 @@ from pathlib import Path
 
 import click
 
+from agent_assay.audit.generated_page import check_or_write
+
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "docs" / "cli.md"
 PROGRAM = "agent-assay"
@@ -150,19 +152,11 @@ def main(argv: list[str] | None = None) -> int:
     from agent_assay.cli import cli
 
     expected = render(cli)
-    if args.check:
-        if not args.out.is_file():
-            print(f"{args.out} does not exist: run python tools/cli_reference.py", file=sys.stderr)
-            return 1
-        problem = drift(args.out.read_text(encoding="utf-8"), expected, display(args.out))
-        if problem:
-            print(problem, file=sys.stderr)
-            return 1
-        return 0
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(expected, encoding="utf-8")
-    print(f"wrote {args.out}: {len(leaf_paths(cli))} commands")
-    return 0
+    return check_or_write(
+        args.out, expected, lambda page: drift(page, expected, display(args.out)),
+        check=args.check, fix="run python tools/cli_reference.py",
+        wrote=f"{len(leaf_paths(cli))} commands",
+    )
 
 
 if __name__ == "__main__":

@@ -7,7 +7,6 @@ with govsim's own ``run_episode`` for every agent.
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 from statistics import mean
 from types import ModuleType
@@ -18,23 +17,14 @@ import pytest
 from agent_assay.store import open_store
 from govsim import generate_worlds, run_episode
 from tests.support.invoke import invoke
+from tests.support.tools import load_tool
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def load_tool() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "governance_baselines", ROOT / "tools" / "governance_baselines.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.fixture(scope="module")
 def tool() -> ModuleType:
-    return load_tool()
+    return load_tool("governance_baselines")
 
 
 @pytest.fixture(scope="module")

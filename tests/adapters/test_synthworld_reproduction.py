@@ -2,35 +2,22 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import shutil
-import sys
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
 from synthworld.agentic import export_agentic_benchmark, generate_asteria_agentic_v1
 
 from agent_assay.store import open_store
+from tests.support.tools import load_tool
 
 ROOT = Path(__file__).resolve().parents[2]
 CONFIGS = ("always_deny", "current_state", "reference", "auditor")
 
 
-def load_tool() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "compare_synthworld", ROOT / "tools" / "compare_synthworld.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-TOOL = load_tool()
+TOOL = load_tool("compare_synthworld")
 
 
 @pytest.fixture(scope="module")

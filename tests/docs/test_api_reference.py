@@ -4,31 +4,19 @@ signature, and the checker must go red on a page where one entry has drifted."""
 
 from __future__ import annotations
 
-import importlib.util
 import inspect
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
 import agent_assay
+from tests.support.tools import load_tool
 
 ROOT = Path(__file__).resolve().parents[2]
-TOOL = ROOT / "tools" / "api_reference.py"
 PAGE = ROOT / "docs" / "api.md"
 
 
-def _load() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("api_reference", TOOL)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-ref = _load()
+ref = load_tool("api_reference")
 
 
 def test_the_committed_page_is_the_generated_page() -> None:

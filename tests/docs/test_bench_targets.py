@@ -4,31 +4,20 @@ and refuses figures whose recorded verdict does not follow from them."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import shutil
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
+
+from tests.support.tools import load_tool
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _tool() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("bench_targets",
-                                                  ROOT / "tools" / "bench_targets.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclass looks its module up
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_the_committed_table_is_the_committed_figures() -> None:
     committed = (ROOT / "reports/bench/targets.txt").read_text(encoding="utf-8")
-    assert _tool().table(ROOT / "reports") == committed
+    assert load_tool("bench_targets").table(ROOT / "reports") == committed
 
 
 def test_a_figure_the_table_reads_moves_its_row(tmp_path: Path) -> None:
@@ -37,7 +26,7 @@ def test_a_figure_the_table_reads_moves_its_row(tmp_path: Path) -> None:
     figures = json.loads(floor.read_text())
     figures["ratio"], figures["meets_targets"]["ratio"] = 1.5, True
     floor.write_text(json.dumps(figures))
-    row = next(line for line in _tool().table(tmp_path).splitlines()
+    row = next(line for line in load_tool("bench_targets").table(tmp_path).splitlines()
                if line.startswith("harness CPU / raw-SQLite floor"))
     assert row.split()[5:9] == ["1.5", "<=", "2.0", "yes"]
 
@@ -49,4 +38,4 @@ def test_a_verdict_that_does_not_follow_from_its_figure_is_refused(tmp_path: Pat
     figures["meets_targets"]["speedup_at_2"] = not figures["meets_targets"]["speedup_at_2"]
     workers.write_text(json.dumps(figures))
     with pytest.raises(SystemExit, match=r"speedup_over_1\.2: the benchmark's verdict"):
-        _tool().table(tmp_path)
+        load_tool("bench_targets").table(tmp_path)

@@ -4,33 +4,23 @@ must go red on a page where one command's help has drifted (its own negative con
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 import sys
 from pathlib import Path
-from types import ModuleType
 
 import click
 import pytest
 from click.testing import CliRunner
 
 from agent_assay.cli import cli
+from tests.support.tools import load_tool
 
 ROOT = Path(__file__).resolve().parents[2]
 TOOL = ROOT / "tools" / "cli_reference.py"
 PAGE = ROOT / "docs" / "cli.md"
 
 
-def _load() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("cli_reference", TOOL)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-ref = _load()
+ref = load_tool("cli_reference")
 
 
 def leaves(command: click.Command, path: str) -> list[str]:

@@ -9,14 +9,12 @@ reason when there is no browser. Pages are rendered once per module and shared.
 from __future__ import annotations
 
 import dataclasses
-import importlib.util
 import re
 import sys
 from collections import Counter
 from collections.abc import Iterator, Mapping
 from html.parser import HTMLParser
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
@@ -48,6 +46,7 @@ from agent_assay.views.html import comparison_page, run_page
 from agent_assay.views.html.trajectories import trajectory_views
 from agent_assay.views.trajectory_view import trajectory_view
 from tests.support.tamper import tampered_copy
+from tests.support.tools import load_tool
 from tests.support.toy import ToyAdapter, toy_items
 from tests.support.toyrun import toy_run
 
@@ -524,22 +523,11 @@ def test_a_comparison_with_a_tampered_run_shows_no_number(tampered: tuple[Store,
 
 
 # ---- in a real browser ---------------------------------------------------------------------
-def report_check() -> ModuleType:
-    loaded = sys.modules.get("report_check")
-    if loaded is not None:
-        return loaded
-    spec = importlib.util.spec_from_file_location("report_check",
-                                                  ROOT / "tools" / "report_check.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 def test_the_pages_keep_the_browser_contract(demo: Rendered, planted: Rendered,
                                              tmp_path: Path) -> None:
-    rc = report_check()
+    rc = load_tool("report_check")
     why: list[str] = []
     browser = rc.ensure_browser(why=why)
     if browser is None:

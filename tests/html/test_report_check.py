@@ -4,31 +4,22 @@ checker's own negative controls). One browser serves the module; the pages are h
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
+
+from tests.support.tools import load_tool
 
 ROOT = Path(__file__).resolve().parents[2]
 TOOL = ROOT / "tools" / "report_check.py"
 
 
-def _load() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("report_check", TOOL)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up here
-    spec.loader.exec_module(module)
-    return module
-
-
-rc = _load()
+rc = load_tool("report_check")
 
 ITEMS = ("item-1", "item-2", "item-10")  # item-1 is in item-10: the filter probe is item-2
 PNG_DATA = "data:image/png;base64,iVBORw0KGgo="

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 from types import ModuleType
@@ -14,17 +13,14 @@ from agent_assay.store import Store
 from agent_assay_bundled.banking import BankingAdapter
 from tests.llm.fake_openai import fake_server
 from tests.llm.test_banking_model import model_run, polite_policy
+from tests.support.tools import load_tool
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
 def tool() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("llm_runs", ROOT / "tools" / "llm_runs.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_tool("llm_runs")
 
 
 def test_subset_is_twenty_items_adversarial_plus_common_tags(
