@@ -143,3 +143,25 @@ def test_a_refused_writer_leaves_no_new_store_behind(tmp_path: Path, args: tuple
         assert made.code == 0, made.err
         again = invoke(*args, "--db", str(db))
     assert again.code != 0 and runs_in(db) == 1  # a store that was there is never removed
+
+
+@pytest.mark.parametrize("planted, shown", [
+    ("\x1b[2J", "\\x1b[2J"),  # a terminal escape that would clear the screen
+    ("a\u2028b", "a\\u2028b"),  # a line separator some terminals and logs break at
+    ("a\x85b", "a\\x85b"),  # NEL, a line break to Python's splitlines
+    ("a\nerror: forged", "a\\nerror: forged"),
+    ("café", "café"),  # printable text is left as it is
+])
+def test_an_error_quoting_what_was_typed_stays_one_plain_line(
+    tmp_path: Path, planted: str, shown: str
+) -> None:
+    with on_path(write_toy_dist(tmp_path / "site")):
+        done = invoke("run", "--adapter", "toy", "--config", f"x{planted}",
+                      "--db", str(tmp_path / "a.db"))
+    assert done.traceback is None and done.code != 0
+    assert done.err.splitlines() == [done.err.rstrip("\n")] and "\x1b" not in done.err
+    assert f"x{shown}" in done.err, done.err
+    with on_path(write_toy_dist(tmp_path / "site")):  # click's own usage errors too
+        usage = invoke("trajectories", "show", "RUN", "ITEM", "--rep", f"x{planted}")
+    assert usage.err.splitlines() == [usage.err.rstrip("\n")] and "\x1b" not in usage.err
+    assert f"x{shown}" in usage.err, usage.err

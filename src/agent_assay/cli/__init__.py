@@ -96,7 +96,7 @@ def _run(args: Sequence[str] | None) -> int:
             return Terminated.exit_code
         return ExitCode.INTERRUPTED
     except click.ClickException as exc:
-        click.echo(f"error: {exc.format_message()}", err=True)
+        click.echo(f"error: {one_line(exc.format_message())}", err=True)
         # click's usage errors exit 2, which this table gives to tampered evidence
         return ExitCode.ERROR
     except Exception as exc:
@@ -115,10 +115,21 @@ def _run(args: Sequence[str] | None) -> int:
         return ExitCode.ERROR
 
 
-def one_line(exc: AssayError) -> str:
-    """The message on one line whatever it quotes (a key or a value holding a line break
-    must not split the error, or forge a second line)."""
-    return str(exc).replace("\r", "\\r").replace("\n", "\\n")
+def one_line(message: object) -> str:
+    """The message on one line whatever it quotes: a key or a value holding a line break
+    (\\n, \\r, U+2028, U+0085 ...) must not split the error or forge a second line, and
+    a terminal escape (ESC) must not repaint what the reader sees. Every character that is
+    not printable is shown escaped; printable text, accented letters included, is kept."""
+    return "".join(c if c.isprintable() else _escaped(c) for c in str(message))
+
+
+def _escaped(char: str) -> str:
+    named = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+    if char in named:
+        return named[char]
+    code = ord(char)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 \
+        else f"\\U{code:08x}"
 
 
 def terminate(signum: int, frame: FrameType | None) -> None:
