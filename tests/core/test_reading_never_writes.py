@@ -143,12 +143,7 @@ def test_a_reader_leaves_a_rollback_journal_store_exactly_as_it_was(
     db = copy_store(banking_db, tmp_path / "store")
     with sqlite3.connect(db) as conn:
         conn.execute("PRAGMA journal_mode = DELETE")
-    (tmp_path / "out").mkdir()
-    before = state(db)
-    done = invoke(*reading(command, banking_db[1], db, tmp_path / "out"))
-    assert done.traceback is None, done.traceback
-    gc.collect()
-    assert state(db) == before
+    read_leaving_it_as_it_was(db, banking_db[1], command, tmp_path)
     assert not any(Path(f"{db}{side}").exists() for side in SIDE_FILES)
 
 
@@ -185,9 +180,15 @@ def test_a_reader_leaves_no_side_file_beside_a_writable_wal_store(
     read-only one, and the side files it created are removed once it is done, as the last
     connection would: the directory is left as it was, and the file's bytes and mtime."""
     db = copy_store(banking_db, tmp_path / "store")
+    read_leaving_it_as_it_was(db, banking_db[1], command, tmp_path)
+
+
+def read_leaving_it_as_it_was(db: Path, run_id: str, command: tuple[str, ...],
+                              tmp_path: Path) -> None:
+    """Run `command` on `db`; the file, its mtime and its directory are as they were."""
     (tmp_path / "out").mkdir()
     before = state(db)
-    done = invoke(*reading(command, banking_db[1], db, tmp_path / "out"))
+    done = invoke(*reading(command, run_id, db, tmp_path / "out"))
     assert done.traceback is None, done.traceback
     gc.collect()
     assert state(db) == before

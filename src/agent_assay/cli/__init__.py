@@ -120,16 +120,8 @@ def one_line(message: object) -> str:
     (\\n, \\r, U+2028, U+0085 ...) must not split the error or forge a second line, and
     a terminal escape (ESC) must not repaint what the reader sees. Every character that is
     not printable is shown escaped; printable text, accented letters included, is kept."""
-    return "".join(c if c.isprintable() else _escaped(c) for c in str(message))
-
-
-def _escaped(char: str) -> str:
-    named = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
-    if char in named:
-        return named[char]
-    code = ord(char)
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 \
-        else f"\\U{code:08x}"
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii")
+                   for c in str(message))
 
 
 def terminate(signum: int, frame: FrameType | None) -> None:
