@@ -11,6 +11,7 @@ configs run the harness's model agent through the episodes.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from agent_assay.adapters.system import Facts, ModelPrompt, ToolSpec
@@ -77,11 +78,14 @@ class BfclSystem:
         return ground_truth(self.benchmark.category)
 
     # ---- suite and configs -----------------------------------------------------------
-    def build_suite(self, source: Any = None) -> Suite:
+    def build_suite(self, source: Path | None = None) -> Suite:
+        return self.build_suite_for(resolve(source))
+
+    def build_suite_for(self, benchmark: Benchmark) -> Suite:
+        """The suite of `benchmark` (what `--source` names, already read)."""
         from agent_assay_bundled.bfcl.episode import user_message
         from agent_assay_bundled.bfcl.gold import replay_gold
 
-        benchmark = resolve(source)
         loaded = self._load(benchmark)
         truth = self.truth()
         self.ids = tuple(benchmark.kept(list(loaded)))
