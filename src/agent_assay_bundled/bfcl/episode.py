@@ -26,7 +26,7 @@ def user_message(entry: Mapping[str, Any], turn: int) -> str:
     from bfcl_eval.constants.default_prompts import DEFAULT_USER_PROMPT_FOR_ADDITIONAL_FUNCTION_FC
 
     if str(turn) in (entry.get("missed_function") or {}):
-        return DEFAULT_USER_PROMPT_FOR_ADDITIONAL_FUNCTION_FC
+        return str(DEFAULT_USER_PROMPT_FOR_ADDITIONAL_FUNCTION_FC)
     return "\n".join(str(m["content"]) for m in entry["question"][turn])
 
 

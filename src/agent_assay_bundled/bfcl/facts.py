@@ -1,9 +1,10 @@
-"""The facts this adapter learns from the benchmark once a category is loaded.
+"""The facts this adapter learns from the benchmark once a suite is loaded.
 
-Mutating tools: the methods whose call changed an instance's public state when the
-ground truth of the suite's entries was replayed (`gold.replay_gold`). Which tools write is the environment classes' business, so it is learned from
-them rather than declared: a category whose gold never calls a writing method declares
-none, and a new release that adds one is learned without a change here.
+Mutating tools: the methods whose call changed an instance's public state when the ground
+truth of the suite's entries was replayed (`gold.replay_gold`). Which tools write is the
+environment classes' business, so it is learned from them rather than declared: a
+category whose gold never calls a writing method declares none, and a release that adds
+one is learned without a change here.
 """
 
 from __future__ import annotations

@@ -4,7 +4,8 @@ world, BFCL's checker as a scorer.
 `--source` chooses the category and release (see `source`). An item is one entry, its id
 the entry's; its public input is the user's first turn, and the later turns come from the
 episode when the agent stops calling tools (`episode`). Gold is the entry's possible
-answer, replayed (`gold`). Agents: `silent` answers every turn without a call; the model
+answer, replayed (`gold`). Agents: `silent` answers every turn without a call; `oracle`
+replays the possible answer (the run the controls certify the benchmark on); the model
 configs run the harness's model agent through the episodes.
 """
 
@@ -17,7 +18,15 @@ from typing import Any
 from agent_assay.adapters.system import Facts, ModelPrompt, ToolSpec
 from agent_assay.errors import AssayError
 from agent_assay.llm.configs import model_params
-from agent_assay.model import Config, Item, PublicItem, PublicSuite, Suite, Trajectory
+from agent_assay.model import (
+    Config,
+    Item,
+    PublicItem,
+    PublicSuite,
+    Suite,
+    ToolCall,
+    Trajectory,
+)
 from agent_assay_bundled.bands import BANDS
 from agent_assay_bundled.bfcl.entries import Entry, entries, ground_truth
 from agent_assay_bundled.bfcl.scoring import VALID, BfclValid
@@ -48,7 +57,7 @@ class BfclSystem:
         scorers=(BfclValid(),),
         bands=BANDS / "bfcl.yaml",
         affects_results=frozenset({"adapter_version", "bfcl_eval", "category"}),
-        deterministic_configs=frozenset({"silent"}),
+        deterministic_configs=frozenset({"silent", "oracle"}),
     )
 
     def __init__(self) -> None:
@@ -121,7 +130,14 @@ class BfclSystem:
         return learned(declared, self.benchmark.category, self.ids)
 
     def configs(self) -> Mapping[str, Mapping[str, Any]]:
-        return {"silent": {"agent": "silent"}, **MODEL_CONFIGS}
+        return {
+            "silent": {"agent": "silent"},
+            "oracle": {"agent": "oracle",
+                       "note": "replays each entry's possible answer, read from the package: "
+                               "the positive control's plan as a run, never a system under "
+                               "test"},
+            **MODEL_CONFIGS,
+        }
 
     def environment(self, config: Config) -> Mapping[str, Any]:
         from agent_assay_bundled.bfcl.source import installed_version
@@ -133,11 +149,16 @@ class BfclSystem:
     def run_item(self, item: PublicItem, config: Config, *, seed: int,
                  repetition: int) -> Trajectory:
         from agent_assay.adapters.loaded import run_calls
+        from agent_assay_bundled.bfcl.gold import replay_gold
 
-        if config.params.get("agent") != "silent":
-            raise AssayError(f"bfcl config {config.name}: unknown agent "
-                             f"{config.params.get('agent')!r}")
-        return run_calls(self, item, config, (), seed=seed, repetition=repetition)
+        agent = config.params.get("agent")
+        if agent == "silent":
+            plan: tuple[ToolCall, ...] = ()
+        elif agent == "oracle":
+            plan = replay_gold(self.entry(item.item_id), self.truth()[item.item_id]).gold.path
+        else:
+            raise AssayError(f"bfcl config {config.name}: unknown agent {agent!r}")
+        return run_calls(self, item, config, plan, seed=seed, repetition=repetition)
 
     def open_episode(self, item: PublicItem, config: Config | None, *, seed: int) -> Any:
         from agent_assay_bundled.bfcl.episode import BfclEpisode
