@@ -1,0 +1,117 @@
+"""What the harness finds on BFCL multi-turn, entry by entry, for the case study.
+
+For each category: the entries a do-nothing agent passes (with the checker's words),
+the ground truth that fails BFCL's own check, and, for each of the harness's default
+mutation operators applied to gold's path (mutating tools as learned from the source,
+see agent_assay_bundled.bfcl.facts), the mutants `bfcl.valid` still accepts: a changed
+path the checker lets through, with what changed.
+
+Usage: python tools/bfcl_case.py [CATEGORY ...] [--examples N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from agent_assay.adapters.loaded import run_calls
+from agent_assay.hashing import stable_seed
+from agent_assay.model import USER_TURN, Item, ToolCall
+from agent_assay.mutation.operators import CLASSIC, OperatorContext, SkipState
+from agent_assay_bundled.bfcl.entries import call_text
+from agent_assay_bundled.bfcl.facts import changing_methods
+from agent_assay_bundled.bfcl.scoring import BfclValid
+from agent_assay_bundled.bfcl.source import parse
+from agent_assay_bundled.bfcl.system import BfclSystem
+
+DEFAULT = ("multi_turn_base", "multi_turn_miss_func", "multi_turn_miss_param",
+           "multi_turn_long_context")
+SEED = 38
+
+
+def shown(path: Sequence[ToolCall]) -> str:
+    return " ".join("|" if c.tool == USER_TURN else call_text(c) for c in path)
+
+
+def difference(gold: Sequence[ToolCall], mutant: Sequence[ToolCall]) -> str:
+    """The first position where the mutant's path leaves gold's."""
+    for index, (a, b) in enumerate(zip(gold, mutant, strict=False)):
+        if a != b:
+            return f"at call {index}: gold {shown([a])}, mutant {shown([b])}"
+    return f"length {len(gold)} -> {len(mutant)}"
+
+
+def category_findings(category: str, examples: int) -> list[str]:
+    system = BfclSystem()
+    suite = system.build_suite_for(parse(category))
+    scorer = BfclValid()
+    ids = tuple(i.item_id for i in suite.items)
+    octx = OperatorContext(frozenset(changing_methods(category, ids)), system.argument_pools())
+    lines = [f"== {category}: {len(suite.items)} entries; mutating tools learned from gold's "
+             f"replay: {', '.join(sorted(octx.mutating_tools)) or 'none'}"]
+    lines += null_findings(system, suite.items, scorer, examples)
+    lines += truth_findings(system, suite.items, scorer)
+    for op in CLASSIC:
+        if isinstance(op, SkipState):
+            continue  # replayed by the mutation engine only (proposed, not applied)
+        lines += mutant_findings(system, suite.items, scorer, op, octx, examples)
+    return lines
+
+
+def null_findings(system: BfclSystem, items: Sequence[Item], scorer: BfclValid,
+                  examples: int) -> list[str]:
+    passed = []
+    for item in items:
+        verdict = scorer.verdict(item.gold, run_calls(system, item.public(), None, (), seed=0,
+                                                      repetition=1))
+        if verdict and verdict["valid"]:
+            passed.append(item.item_id)
+    out = [f"do-nothing agent: bfcl.valid on {len(passed)} of {len(items)} entries"]
+    out += [f"  passes: {entry_id}" for entry_id in passed[:examples]]
+    return out
+
+
+def truth_findings(system: BfclSystem, items: Sequence[Item], scorer: BfclValid) -> list[str]:
+    failing = []
+    for item in items:
+        verdict = scorer.verdict(item.gold, run_calls(system, item.public(), None,
+                                                      item.gold.path, seed=0, repetition=1))
+        if not (verdict and verdict["valid"]):
+            failing.append(f"  {item.item_id}: {(verdict or {}).get('error_type')}")
+    return [f"ground truth failing BFCL's own check: {len(failing)} of {len(items)}",
+            *failing]
+
+
+def mutant_findings(system: BfclSystem, items: Sequence[Item], scorer: BfclValid, op: Any,
+                    octx: OperatorContext, examples: int) -> list[str]:
+    altered, survivors = 0, []
+    for item in items:
+        rng = random.Random(stable_seed(SEED, op.name, item.item_id, 1))
+        mutant = op.mutate(list(item.gold.path), rng, octx)
+        if mutant == list(item.gold.path):
+            continue
+        altered += 1
+        replayed = run_calls(system, item.public(), None, mutant, seed=0, repetition=1)
+        verdict = scorer.verdict(item.gold, replayed)
+        if verdict and verdict["valid"]:
+            survivors.append(f"  survives: {item.item_id} {difference(item.gold.path, mutant)}")
+    head = (f"mutation {op.name}: {altered} entries altered, bfcl.valid still 1 on "
+            f"{len(survivors)}")
+    return [head, *survivors[:examples]]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("categories", nargs="*", default=list(DEFAULT))
+    parser.add_argument("--examples", type=int, default=5)
+    args = parser.parse_args(argv)
+    for category in args.categories:
+        print("\n".join(category_findings(category, args.examples)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
