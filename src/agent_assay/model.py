@@ -294,6 +294,12 @@ class Trajectory:
         return tuple(s.call for s in self.steps if not is_turn_boundary(s))
 
     @property
+    def path(self) -> tuple[ToolCall, ...]:
+        """The proposals with the turn boundaries granted: what a replay of this trajectory
+        takes, so a replayed or mutated path splits into the same turns."""
+        return tuple(s.call for s in self.steps if s.call.tool != USER_TURN or s.ok)
+
+    @property
     def crash_cause(self) -> CrashCause | None:
         """Whose failure the crash is (see `crash_cause_in`); None when it did not crash."""
         return crash_cause_in(self.meta) if self.crashed else None

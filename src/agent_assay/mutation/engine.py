@@ -126,7 +126,7 @@ def _apply(
     seed: int,
 ) -> tuple[Trajectory, bool]:
     op = OPERATORS[spec.name]
-    calls = list(base.calls)
+    calls = list(base.path)
     rng = random.Random(stable_seed(seed, spec.name, item.item_id, base.repetition))
     if isinstance(op, SkipState):
         flags = op.skipped(calls, octx)
@@ -153,7 +153,7 @@ def would_alter(
     op = OPERATORS[spec.name]
     count = 0
     for t in trajectories:
-        calls = list(t.calls)
+        calls = list(t.path)
         if isinstance(op, SkipState):
             count += any(op.skipped(calls, octx))
         else:

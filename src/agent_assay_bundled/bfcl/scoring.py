@@ -72,6 +72,9 @@ class BfclValid:
                   "against the entry's ground truth (state and execution results after every "
                   "turn), else 0; the checker's error type and message in the detail")
     kind: ScoreKind = "binary"
+    refines = "state.assertions"
+    """BFCL compares every instance after every turn that expects calls, and the calls'
+    results too: a sharper check of the world gold leaves than the final state alone."""
 
     def entry(self, entry_id: str) -> Entry:
         return entry_of(entry_id)
