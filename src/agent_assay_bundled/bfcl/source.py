@@ -84,9 +84,9 @@ class Benchmark:
 
 def checked(category: str, wanted: str | None, sample: tuple[int, int] | None) -> Benchmark:
     """A benchmark this adapter covers, at the installed release; one-line errors else."""
-    family = category.removeprefix("multi_turn_")
     if category not in COVERED:
-        why = LEFT_OUT.get(family) or LEFT_OUT.get(category)
+        why = next((text for name, text in LEFT_OUT.items() if category.startswith(name)),
+                   None)
         reason = f" ({category} is left out: {why})" if why else ""
         raise AssayError(f"bfcl: unknown category {category!r}{reason}; covered: "
                          f"{', '.join(COVERED)}; left out: " +
