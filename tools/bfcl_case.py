@@ -3,8 +3,9 @@
 For each category: the entries a do-nothing agent passes (with the checker's words),
 the ground truth that fails BFCL's own check, and, for each of the harness's default
 mutation operators applied to gold's path (mutating tools as learned from the source,
-see agent_assay_bundled.bfcl.facts), the mutants `bfcl.valid` still accepts: a changed
-path the checker lets through, with what changed.
+see agent_assay_bundled.bfcl.facts), the mutants `bfcl.valid` still accepts (a changed
+path the checker lets through, with what changed) and those it refuses although the
+world they leave is gold's (with the checker's error types).
 
 Usage: python tools/bfcl_case.py [CATEGORY ...] [--examples N]
 """
@@ -14,6 +15,7 @@ from __future__ import annotations
 import argparse
 import random
 import sys
+from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
@@ -21,6 +23,8 @@ from agent_assay.adapters.loaded import run_calls
 from agent_assay.hashing import stable_seed
 from agent_assay.model import USER_TURN, Item, ToolCall
 from agent_assay.mutation.operators import CLASSIC, OperatorContext, SkipState
+from agent_assay.scoring.base import ScoringContext
+from agent_assay.scoring.state import StateAssertions
 from agent_assay_bundled.bfcl.entries import call_text
 from agent_assay_bundled.bfcl.facts import changing_methods
 from agent_assay_bundled.bfcl.scoring import BfclValid
@@ -30,6 +34,7 @@ from agent_assay_bundled.bfcl.system import BfclSystem
 DEFAULT = ("multi_turn_base", "multi_turn_miss_func", "multi_turn_miss_param",
            "multi_turn_long_context")
 SEED = 38
+STATE, CONTEXT = StateAssertions(), ScoringContext()
 
 
 def shown(path: Sequence[ToolCall]) -> str:
@@ -87,7 +92,7 @@ def truth_findings(system: BfclSystem, items: Sequence[Item], scorer: BfclValid)
 
 def mutant_findings(system: BfclSystem, items: Sequence[Item], scorer: BfclValid, op: Any,
                     octx: OperatorContext, examples: int) -> list[str]:
-    altered, survivors = 0, []
+    altered, survivors, stricter = 0, [], Counter[str]()
     for item in items:
         rng = random.Random(stable_seed(SEED, op.name, item.item_id, 1))
         mutant = op.mutate(list(item.gold.path), rng, octx)
@@ -95,11 +100,16 @@ def mutant_findings(system: BfclSystem, items: Sequence[Item], scorer: BfclValid
             continue
         altered += 1
         replayed = run_calls(system, item.public(), None, mutant, seed=0, repetition=1)
-        verdict = scorer.verdict(item.gold, replayed)
-        if verdict and verdict["valid"]:
+        verdict = scorer.verdict(item.gold, replayed) or {}
+        if verdict.get("valid"):
             survivors.append(f"  survives: {item.item_id} {difference(item.gold.path, mutant)}")
+        elif STATE.score(item.gold, replayed, CONTEXT).value == 1.0:
+            stricter[str(verdict.get("error_type"))] += 1
     head = (f"mutation {op.name}: {altered} entries altered, bfcl.valid still 1 on "
-            f"{len(survivors)}")
+            f"{len(survivors)}; refused though the final state is gold's on "
+            f"{sum(stricter.values())}"
+            + (f" ({', '.join(f'{k} {v}' for k, v in sorted(stricter.items()))})"
+               if stricter else ""))
     return [head, *survivors[:examples]]
 
 
