@@ -41,9 +41,11 @@ PROMPT = ModelPrompt(
     "{request}",
 )
 MODEL_CONFIGS: dict[str, dict[str, Any]] = {
-    "smollm2-t0": model_params("SmolLM2-135M-Instruct.Q4_1", 0.0, prompt=PROMPT,
-                               terminal_tools=()),
+    "smollm2-t0": {**model_params("SmolLM2-135M-Instruct.Q4_1", 0.0, prompt=PROMPT,
+                                  terminal_tools=()), "max_turns": 60},
 }
+"""The harness's model agent; its request budget covers a whole conversation (BFCL allows
+20 steps per turn, and entries have up to 8 turns), so it is raised from the default."""
 
 
 class BfclSystem:
