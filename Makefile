@@ -87,6 +87,11 @@ artifacts: $(STAMP)
 	$(PY) -m agent_assay.audit.readme_check --write
 
 # valid-action through its rollout path and its core functions: the case study's artifacts.
+# BFCL multi-turn certified as it ships: reports/bfcl/*, then the documents refreshed.
+bench-case-bfcl: $(STAMP)
+	$(PY) tools/artifacts.py --only bfcl --db run/bfcl.db
+	$(PY) -m agent_assay.audit.readme_check --write
+
 verifiers-case: $(STAMP)
 	$(PY) tools/artifacts.py --only verifiers --db run/verifiers.db
 	$(PY) -m agent_assay.audit.readme_check --write

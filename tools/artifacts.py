@@ -6,7 +6,7 @@ command, its exit code, the run id and suite hash it concerns and the package
 version. README.md quotes these files; `make readme-check` re-renders the README
 from them, so a documented number is always the output of a command.
 
-Usage: python tools/artifacts.py [--db run/artifacts.db] [--only verifiers]
+Usage: python tools/artifacts.py [--db run/artifacts.db] [--only verifiers|bfcl]
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ import shutil
 import subprocess
 import sys
 from importlib.metadata import version
+from importlib.util import find_spec
 from pathlib import Path
 
 REPORTS = Path("reports")
@@ -262,6 +263,23 @@ def verifiers(rec: Recorder) -> None:
         )
 
 
+BFCL_CATEGORIES = ("multi_turn_base", "multi_turn_miss_func", "multi_turn_miss_param",
+                   "multi_turn_long_context")
+
+
+def bfcl(rec: Recorder) -> None:
+    """BFCL multi-turn as it ships: its own check reproduced entry by entry, every control
+    per category on the oracle config, and what the case study lists entry by entry."""
+    rec.run("bfcl/reproduction",
+            f"{PY} tools/reproduce_bfcl.py --detail reports/bfcl/reproduction_detail.txt")
+    rec.run("bfcl/findings", f"{PY} tools/bfcl_case.py")
+    rec.run("bfcl/check_adapter", f"{CLI} check-adapter bfcl")
+    for category in BFCL_CATEGORIES:
+        rec.run(f"bfcl/controls_{category}",
+                f"{CLI} controls run --adapter bfcl --source configs/bfcl/{category}.yaml "
+                "--config oracle --db $DB")
+
+
 def check_pages(rec: Recorder) -> None:
     """Open every page in headless Chromium (tools/report_check.py): verdict, plots, rows,
     links, filter, console and network; writes the screenshots beside the pages."""
@@ -273,7 +291,7 @@ def check_pages(rec: Recorder) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--db", default="run/artifacts.db")
-    parser.add_argument("--only", choices=["verifiers"], default=None,
+    parser.add_argument("--only", choices=["verifiers", "bfcl"], default=None,
                         help="Rebuild one group's artifacts (no HTML pages).")
     args = parser.parse_args()
     db = Path(args.db)
@@ -283,6 +301,9 @@ def main() -> int:
     recorder = Recorder(str(db))
     if args.only == "verifiers":
         verifiers(recorder)
+        return 0
+    if args.only == "bfcl":
+        bfcl(recorder)
         return 0
     banking(recorder)
     synthworld(recorder)
@@ -295,6 +316,10 @@ def main() -> int:
         verifiers(recorder)
     else:
         print(f"  verifiers: skipped, {VALID_ACTION} is absent", file=sys.stderr)
+    if find_spec("bfcl_eval") is not None:
+        bfcl(recorder)
+    else:
+        print("  bfcl: skipped, bfcl-eval is not installed (make bfcl-eval)", file=sys.stderr)
     recorder.write_manifest()
     check_pages(recorder)
     return 0

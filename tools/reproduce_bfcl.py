@@ -8,13 +8,14 @@ hands a model's decoded calls (one step per turn holding the turn's calls, an em
 as no step). Each entry's verdicts (valid, error type) are compared with `==`; a category
 is "reproduced to the digit" only when every entry matches.
 
-Usage: python tools/reproduce_bfcl.py [CATEGORY ...]
+Usage: python tools/reproduce_bfcl.py [CATEGORY ...] [--detail FILE]
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -95,12 +96,21 @@ def report(category: str, rows: Iterable[Row]) -> tuple[list[str], bool]:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("categories", nargs="*", default=list(DEFAULT))
+    parser.add_argument("--detail", type=Path, default=None,
+                        help="Write the per-entry comparison here; print only each "
+                             "category's verdict and the entries that differ.")
     args = parser.parse_args(argv)
-    every = True
+    every, detail = True, []
     for category in args.categories:
         lines, matched = report(category, rows_for(category))
-        print("\n".join(lines))
+        detail += lines
+        shown = lines if args.detail is None else [
+            line for line in lines if "MISMATCH" in line or not line.startswith(category + "_")]
+        print("\n".join(shown))
         every &= matched
+    if args.detail is not None:
+        args.detail.parent.mkdir(parents=True, exist_ok=True)
+        args.detail.write_text("\n".join(detail) + "\n")
     return 0 if every else 1
 
 
