@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 DEFAULT = ("multi_turn_base", "multi_turn_miss_func", "multi_turn_miss_param",
