@@ -1,7 +1,9 @@
 """What the harness finds on BFCL multi-turn, entry by entry, for the case study.
 
 For each category: the entries a do-nothing agent passes (with the checker's words),
-the ground truth that fails BFCL's own check, and, for each of the harness's default
+the ground truth that fails BFCL's own check, what BFCL makes of an agent that acts in a
+turn whose ground truth is empty (the turn where a function is withheld or a parameter is
+missing), and, for each of the harness's default
 mutation operators applied to gold's path (mutating tools as learned from the source,
 see agent_assay_bundled.bfcl.facts), the mutants `bfcl.valid` still accepts (a changed
 path the checker lets through, with what changed) and those it refuses although the
@@ -59,6 +61,7 @@ def category_findings(category: str, examples: int) -> list[str]:
              f"replay: {', '.join(sorted(octx.mutating_tools)) or 'none'}"]
     lines += null_findings(system, suite.items, scorer, examples)
     lines += truth_findings(system, suite.items, scorer)
+    lines += early_findings(system, suite.items, scorer, examples)
     for op in CLASSIC:
         if isinstance(op, SkipState):
             continue  # replayed by the mutation engine only (proposed, not applied)
@@ -88,6 +91,48 @@ def truth_findings(system: BfclSystem, items: Sequence[Item], scorer: BfclValid)
             failing.append(f"  {item.item_id}: {(verdict or {}).get('error_type')}")
     return [f"ground truth failing BFCL's own check: {len(failing)} of {len(items)}",
             *failing]
+
+
+def turns(path: Sequence[ToolCall]) -> list[list[ToolCall]]:
+    split: list[list[ToolCall]] = [[]]
+    for call in path:
+        if call.tool == USER_TURN:
+            split.append([])
+        else:
+            split[-1].append(call)
+    return split
+
+
+def joined(split: Sequence[Sequence[ToolCall]]) -> list[ToolCall]:
+    path: list[ToolCall] = []
+    for index, turn in enumerate(split):
+        if index:
+            path.append(ToolCall(USER_TURN, {}))
+        path.extend(turn)
+    return path
+
+
+def early_findings(system: BfclSystem, items: Sequence[Item], scorer: BfclValid,
+                   examples: int) -> list[str]:
+    """Acting in the first turn gold leaves empty (a function withheld, a parameter
+    missing): the next turn's calls made there, and again in their own turn."""
+    probed, accepted = 0, []
+    for item in items:
+        split = turns(item.gold.path)
+        empty = [i for i, turn in enumerate(split) if not turn and i + 1 < len(split)]
+        if not empty:
+            continue
+        probed += 1
+        split[empty[0]] = list(split[empty[0] + 1])
+        replayed = run_calls(system, item.public(), None, joined(split), seed=0, repetition=1)
+        if (scorer.verdict(item.gold, replayed) or {}).get("valid"):
+            accepted.append(f"  accepted: {item.item_id} turn {empty[0]}: "
+                            f"{shown(split[empty[0]])}")
+    if not probed:
+        return ["acting where gold does nothing: no entry has a turn gold leaves empty"]
+    return [f"acting where gold does nothing (the next turn's calls made in the turn gold "
+            f"leaves empty, then again): bfcl.valid 1 on {len(accepted)} of {probed} entries",
+            *accepted[:examples]]
 
 
 def mutant_findings(system: BfclSystem, items: Sequence[Item], scorer: BfclValid, op: Any,
