@@ -19,17 +19,18 @@ import random
 import sys
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from agent_assay.adapters.loaded import run_calls
 from agent_assay.hashing import stable_seed
-from agent_assay.model import USER_TURN, Item, ToolCall
+from agent_assay.model import USER_TURN, Item, Step, ToolCall, turns_of
 from agent_assay.mutation.operators import CLASSIC, OperatorContext, SkipState
 from agent_assay.scoring.base import ScoringContext
 from agent_assay.scoring.state import StateAssertions
 from agent_assay_bundled.bfcl.entries import call_text
 from agent_assay_bundled.bfcl.facts import changing_methods
-from agent_assay_bundled.bfcl.scoring import BfclValid
+from agent_assay_bundled.bfcl.scoring import BfclValid, check, entry_of
 from agent_assay_bundled.bfcl.source import parse
 from agent_assay_bundled.bfcl.system import BfclSystem
 
@@ -64,9 +65,39 @@ def category_findings(category: str, examples: int) -> list[str]:
     lines += early_findings(system, suite.items, scorer, examples)
     for op in CLASSIC:
         if isinstance(op, SkipState):
-            continue  # replayed by the mutation engine only (proposed, not applied)
-        lines += mutant_findings(system, suite.items, scorer, op, octx, examples)
+            lines += unapplied_findings(system, suite.items, octx)
+        else:
+            lines += mutant_findings(system, suite.items, scorer, op, octx, examples)
     return lines
+
+
+def unapplied_findings(system: BfclSystem, items: Sequence[Item],
+                       octx: OperatorContext) -> list[str]:
+    """skip_state: the mutating calls proposed but never applied (the other calls replayed).
+    BFCL's checker executes the calls again; fed every proposed call, as BFCL's pipeline
+    feeds it (where proposed and executed are the same calls), it cannot tell."""
+    probed = fed_all = fed_executed = 0
+    for item in items:
+        calls = list(item.gold.path)
+        flags = [c.tool in octx.mutating_tools for c in calls]
+        if not any(flags):
+            continue
+        probed += 1
+        applied = run_calls(system, item.public(), None,
+                            [c for c, skip in zip(calls, flags, strict=True) if not skip],
+                            seed=0, repetition=1)
+        steps = iter(applied.steps)
+        merged = [Step(c, False, None, "proposed, not applied") if skip else next(steps)
+                  for c, skip in zip(calls, flags, strict=True)]
+        merged += list(steps)  # turns the replay reached after the path
+        trajectory = replace(applied, steps=tuple(merged))
+        truth = item.gold.truth["ground_truth"]
+        every = [[[call_text(s.call)] for s in turn] for turn in turns_of(trajectory.steps)]
+        fed_all += bool(check(entry_of(item.item_id), every, truth).get("valid"))
+        fed_executed += bool((BfclValid().verdict(item.gold, trajectory) or {}).get("valid"))
+    return [f"mutation skip_state: {probed} entries altered (mutating calls proposed, never "
+            f"applied); BFCL's checker fed every proposed call accepts {fed_all}, fed the "
+            f"calls executed (bfcl.valid) {fed_executed}"]
 
 
 def null_findings(system: BfclSystem, items: Sequence[Item], scorer: BfclValid,

@@ -1,9 +1,9 @@
 """`bfcl.valid`: BFCL's own multi-turn checker on a trajectory, as a system scorer.
 
-The trajectory is split at its turn boundaries; each turn's calls are written as the
-call strings BFCL's decoders produce, one step per call, and handed with the item's
-ground truth and entry to `multi_turn_checker` under a model name of its own (released
-afterwards, see `execution`). Before the checker BFCL's runner refuses a result whose
+The trajectory is split at its turn boundaries; each turn's executed calls (see
+`decodable`) are written as the call strings BFCL's decoders produce, one step per call,
+and handed with the item's ground truth and entry to `multi_turn_checker` under a model
+name of its own (released afterwards, see `execution`). Before the checker BFCL's runner refuses a result whose
 number of turns is not the ground truth's ("force_terminated"); that one comparison is
 made here too, since the checker itself would index past the end. The checker's error
 type and message are kept in the score's detail.
@@ -28,11 +28,16 @@ FORCE_TERMINATED = "multi_turn:force_terminated"
 
 
 def decodable(step: Step) -> bool:
-    """What BFCL's decoder would have returned as a call: not a turn boundary, and not a
-    call the harness kept only as raw text (a dunder argument: malformed arguments)."""
+    """A call BFCL's pipeline would have decoded and executed: not a turn boundary, not a
+    call the harness kept only as raw text (a dunder argument: malformed arguments), and
+    one the environment executed (it answered, even with an error). BFCL's checker judges
+    by executing the calls again on fresh instances, which in BFCL's pipeline are the calls
+    its inference executed; a call refused before execution (a tool not offered, a call
+    proposed but never applied) is left out, so the verdict is on what happened."""
     call = step.call
     return (call.tool != USER_TURN and safe_to_write(call) is None
-            and not any(str(k).startswith("__") for k in call.args))
+            and not any(str(k).startswith("__") for k in call.args)
+            and (step.ok or step.result is not None))
 
 
 def decoded_turns(trajectory: Trajectory) -> list[list[list[str]]]:
