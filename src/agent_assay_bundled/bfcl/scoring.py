@@ -3,10 +3,10 @@
 The trajectory is split at its turn boundaries; each turn's executed calls (see
 `decodable`) are written as the call strings BFCL's decoders produce, one step per call,
 and handed with the item's ground truth and entry to `multi_turn_checker` under a model
-name of its own (released afterwards, see `execution`). Before the checker BFCL's runner refuses a result whose
-number of turns is not the ground truth's ("force_terminated"); that one comparison is
-made here too, since the checker itself would index past the end. The checker's error
-type and message are kept in the score's detail.
+name of its own (released afterwards, see `execution`). Before the checker, BFCL's runner
+refuses a result whose number of turns is not the ground truth's ("force_terminated");
+that one comparison is made here too, since the checker itself would index past the end.
+The checker's error type and message are kept in the score's detail.
 """
 
 from __future__ import annotations
