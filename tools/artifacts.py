@@ -263,21 +263,24 @@ def verifiers(rec: Recorder) -> None:
         )
 
 
-BFCL_CATEGORIES = ("multi_turn_base", "multi_turn_miss_func", "multi_turn_miss_param",
-                   "multi_turn_long_context")
+BFCL_CONTROLS_EXIT = {"multi_turn_base": 0, "multi_turn_miss_func": 3,
+                      "multi_turn_miss_param": 0, "multi_turn_long_context": 0}
+"""Each category's controls verdict as published (3: inadmissible; see the case study)."""
 
 
 def bfcl(rec: Recorder) -> None:
-    """BFCL multi-turn as it ships: its own check reproduced entry by entry, every control
-    per category on the oracle config, and what the case study lists entry by entry."""
+    """BFCL multi-turn as it ships: its own check reproduced entry by entry (miss_func is
+    not, exit 1), every control per category on the oracle config, and what the case study
+    lists entry by entry."""
     rec.run("bfcl/reproduction",
-            f"{PY} tools/reproduce_bfcl.py --detail reports/bfcl/reproduction_detail.txt")
+            f"{PY} tools/reproduce_bfcl.py --detail reports/bfcl/reproduction_detail.txt",
+            expect=1)
     rec.run("bfcl/findings", f"{PY} tools/bfcl_case.py")
     rec.run("bfcl/check_adapter", f"{CLI} check-adapter bfcl")
-    for category in BFCL_CATEGORIES:
+    for category, expect in BFCL_CONTROLS_EXIT.items():
         rec.run(f"bfcl/controls_{category}",
                 f"{CLI} controls run --adapter bfcl --source configs/bfcl/{category}.yaml "
-                "--config oracle --db $DB")
+                "--config oracle --db $DB", expect=expect)
 
 
 def check_pages(rec: Recorder) -> None:
