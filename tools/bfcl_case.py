@@ -24,7 +24,7 @@ from typing import Any
 
 from agent_assay.adapters.loaded import run_calls
 from agent_assay.hashing import stable_seed
-from agent_assay.model import USER_TURN, Item, Step, ToolCall, turns_of
+from agent_assay.model import USER_TURN, Item, Step, ToolCall, Trajectory, turns_of
 from agent_assay.mutation.operators import CLASSIC, OperatorContext, SkipState
 from agent_assay.scoring.base import ScoringContext
 from agent_assay.scoring.state import StateAssertions
@@ -91,9 +91,7 @@ def unapplied_findings(system: BfclSystem, items: Sequence[Item],
                   for c, skip in zip(calls, flags, strict=True)]
         merged += list(steps)  # turns the replay reached after the path
         trajectory = replace(applied, steps=tuple(merged))
-        truth = item.gold.truth["ground_truth"]
-        every = [[[call_text(s.call)] for s in turn] for turn in turns_of(trajectory.steps)]
-        fed_all += bool(check(entry_of(item.item_id), every, truth).get("valid"))
+        fed_all += fed_every_call(item, trajectory)
         fed_executed += bool((BfclValid().verdict(item.gold, trajectory) or {}).get("valid"))
     return [f"mutation skip_state: {probed} entries altered (mutating calls proposed, never "
             f"applied); BFCL's checker fed every proposed call accepts {fed_all}, fed the "
@@ -150,20 +148,30 @@ def early_findings(system: BfclSystem, items: Sequence[Item], scorer: BfclValid,
     probed, accepted = 0, []
     for item in items:
         split = turns(item.gold.path)
-        empty = [i for i, turn in enumerate(split) if not turn and i + 1 < len(split)]
+        empty = [i for i, turn in enumerate(split)
+                 if not turn and i + 1 < len(split) and split[i + 1]]
         if not empty:
             continue
         probed += 1
         split[empty[0]] = list(split[empty[0] + 1])
         replayed = run_calls(system, item.public(), None, joined(split), seed=0, repetition=1)
-        if (scorer.verdict(item.gold, replayed) or {}).get("valid"):
+        if fed_every_call(item, replayed):
             accepted.append(f"  accepted: {item.item_id} turn {empty[0]}: "
                             f"{shown(split[empty[0]])}")
     if not probed:
         return ["acting where gold does nothing: no entry has a turn gold leaves empty"]
     return [f"acting where gold does nothing (the next turn's calls made in the turn gold "
-            f"leaves empty, then again): bfcl.valid 1 on {len(accepted)} of {probed} entries",
+            f"leaves empty, then again): BFCL's checker, fed every call as its pipeline "
+            f"feeds a model's, accepts {len(accepted)} of {probed} entries",
             *accepted[:examples]]
+
+
+def fed_every_call(item: Item, trajectory: Trajectory) -> bool:
+    """BFCL's verdict on every call the trajectory proposes, executed or not: what its
+    pipeline decides for a model whose every call its inference executed."""
+    every = [[[call_text(s.call)] for s in turn] for turn in turns_of(trajectory.steps)]
+    return bool(check(entry_of(item.item_id), every, item.gold.truth["ground_truth"])
+                .get("valid"))
 
 
 def mutant_findings(system: BfclSystem, items: Sequence[Item], scorer: BfclValid, op: Any,
