@@ -24,7 +24,7 @@ from agent_assay_bundled.bfcl.scoring import BfclValid
 from agent_assay_bundled.bfcl.source import Benchmark
 from agent_assay_bundled.bfcl.system import BfclSystem
 
-KEPT = tuple(f"multi_turn_base_{n}" for n in range(5))
+KEPT = ("multi_turn_base_0", "multi_turn_base_4")
 BLIND_ENTRY = "multi_turn_base_4"
 WRONG_ENTRY = "multi_turn_base_0"
 CHECKER = "bfcl_eval.eval_checker.multi_turn_eval.multi_turn_checker.state_checker"
