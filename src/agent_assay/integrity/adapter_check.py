@@ -104,7 +104,7 @@ def _facts(system: LoadedSystem, out: AdapterCheck, *, learned: bool = False) ->
     except AssayError as exc:
         out.add("FAIL", prefix + "bands", str(exc))
         return
-    source = shown(facts.bands) if facts.bands else "the harness's defaults"
+    source = facts.bands or "the harness's defaults"
     declared = ", ".join(sorted(bands.not_applicable)) or "none"
     out.add("ok", prefix + "bands", f"{source}; declared not applicable: {declared}")
 
@@ -219,12 +219,3 @@ def _mutation_power(system: LoadedSystem, suite: Suite, out: AdapterCheck) -> No
                 "want of evidence")
     else:
         out.add("ok", "mutation", detail)
-
-
-def shown(path: Path) -> str:
-    """`path` relative to the working directory when it lies under it (a checkout's own
-    bands file reads the same on every machine), else as it is."""
-    try:
-        return str(Path(path).resolve().relative_to(Path.cwd().resolve()))
-    except ValueError:
-        return str(path)
