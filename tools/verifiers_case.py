@@ -267,7 +267,7 @@ def text(result: Mapping[str, Any]) -> str:
     for path in ("offline", "framework"):
         ignored = muts[path]["reward_orders_ignored"]
         lines += ["", f"{path}: orders env.reward ignored in the {muts[path]['swaps']} swap "
-                      "mutants (earlier tool -> later tool, ignored/swapped)"]
+                      "mutants (earlier tool -> later tool: not worse / could have been worse)"]
         lines += [f"  {p['earlier']} -> {p['later']} {p['ignored']}/{p['swapped']}"
                   for p in ignored] or ["  none: the reward fell on every swap"]
     return "\n".join(line.rstrip() for line in lines) + "\n"

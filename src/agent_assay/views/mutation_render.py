@@ -30,8 +30,8 @@ def orders_lines(rows: Sequence[Mapping[str, Any]]) -> list[str]:
     if not any(op.get("swaps") for op in operators):
         return []
     ignored = merged(operators)
-    lines = ["orders each metric ignored (swap mutants it was not worse on: earlier tool -> "
-             "later tool, ignored/swapped):"]
+    lines = ["orders each metric ignored (earlier tool -> later tool: the swap mutants it was "
+             "not worse on / those it could have been worse on):"]
     for metric in rows[-1].get("detector_metrics", []):
         if metric in ignored:
             lines.append(f"  {metric}: " + "; ".join(
@@ -135,7 +135,7 @@ def mutation_json(
                 "killed_by_threshold": list(op["killed_by_threshold"]),
                 "verdicts": list(op.get("verdicts", [])),
                 "swaps": list(op.get("swaps", [])),
-                "orders_ignored": dict(op.get("orders_ignored", {})),
+                "orders_ignored": merged([op]),
             }
             for op in rows[:-1]
         ],
