@@ -32,13 +32,16 @@ def orders_lines(rows: Sequence[Mapping[str, Any]]) -> list[str]:
     ignored = merged(operators)
     lines = ["orders each metric ignored (earlier tool -> later tool: the swap mutants it was "
              "not worse on / those it could have been worse on):"]
-    for metric in rows[-1].get("detector_metrics", []):
+    metrics = rows[-1].get("detector_metrics", [])
+    for metric in metrics:
         if metric in ignored:
             lines.append(f"  {metric}: " + "; ".join(
                 f"{p['earlier']} -> {p['later']} {p['ignored']}/{p['swapped']}"
                 for p in ignored[metric]))
-    lines.append("  every other detector metric was worse on every swap" if len(lines) > 1
-                 else "  none: every detector metric was worse on every swap")
+    if not ignored:
+        lines.append("  none: every detector metric was worse on every swap it could see")
+    elif len(ignored) < len(metrics):
+        lines.append("  every other detector metric was worse on every swap it could see")
     return lines
 
 
