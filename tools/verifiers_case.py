@@ -192,6 +192,8 @@ def mutation(folder: Path, db: Path) -> dict[str, Any]:
                           for r in done.results},
             "reward_orders_ignored": merged(r.orders for r in done.results).get(REWARD, []),
             "swaps": sum(s["swapped"] for r in done.results for s in r.orders.get("swaps", [])),
+            "reward_could_fall": sum(p["swapped"] for r in done.results
+                                     for p in r.orders.get("swap_tally", {}).get(REWARD, [])),
         }
     return table
 
@@ -265,11 +267,15 @@ def text(result: Mapping[str, Any]) -> str:
         lines.append(f"{op:<18}{_f(off['reward']):>9}  {off['status']:<11}"
                      f"{_f(fw['reward']):>10}  {fw['status']:<11}")
     for path in ("offline", "framework"):
-        ignored = muts[path]["reward_orders_ignored"]
-        lines += ["", f"{path}: orders env.reward ignored in the {muts[path]['swaps']} swap "
-                      "mutants (earlier tool -> later tool: not worse / could have been worse)"]
-        lines += [f"  {p['earlier']} -> {p['later']} {p['ignored']}/{p['swapped']}"
-                  for p in ignored] or ["  none: the reward fell on every swap"]
+        done, ignored = muts[path], muts[path]["reward_orders_ignored"]
+        lines += ["", f"{path}: orders env.reward ignored in the {done['swaps']} swap mutants, "
+                      f"{done['reward_could_fall']} of them where it could fall (earlier tool "
+                      "-> later tool: not worse / could have been worse)"]
+        if not done["reward_could_fall"]:
+            lines.append("  none counted: the reward is at its floor on every baseline")
+        else:
+            lines += [f"  {p['earlier']} -> {p['later']} {p['ignored']}/{p['swapped']}"
+                      for p in ignored] or ["  none: the reward fell on every swap it could"]
     return "\n".join(line.rstrip() for line in lines) + "\n"
 
 
