@@ -237,7 +237,7 @@ def _dotted(keys: tuple[Any, ...]) -> str:
     for key in keys:
         if type(key) is int:
             out += f"[{key}]"
-        elif isinstance(key, str) and "." not in key:
+        elif isinstance(key, str) and "." not in key and key.isprintable():
             out += f".{key}" if out else key
         else:
             out += f"[{key!r}]"
