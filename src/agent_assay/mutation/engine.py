@@ -52,7 +52,8 @@ class OperatorResult:
     verdicts: tuple[MetricVerdict, ...] = ()
     mutants: Mapping[str, Any] = field(default_factory=dict)
     orders: Mapping[str, Any] = field(default_factory=dict)
-    """The swaps its mutants made and the orders each metric ignored (`OrderTally.to_json`)."""
+    """The pairs its mutants swapped and, per metric, those it could see and ignored
+    (`OrderTally.to_json`)."""
 
     @property
     def killed_by_threshold(self) -> list[str]:
