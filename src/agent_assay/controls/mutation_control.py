@@ -43,8 +43,9 @@ class MutationControl:
             summary += f"; survived: {', '.join(survived)}"
         ignored = merged(r.orders for r in result.results)
         if ignored:
-            summary += "; orders ignored (mutation score RUN lists them): " + ", ".join(
-                f"{metric} {len(pairs)}" for metric, pairs in ignored.items()
+            summary += (
+                f"; tool orders ignored, pairs per metric (mutation score {ctx.run.run_id} "
+                "lists them): " + ", ".join(f"{m} {len(pairs)}" for m, pairs in ignored.items())
             )
         passed = score is not None and score >= float(band["min_score"])
         measured = {
