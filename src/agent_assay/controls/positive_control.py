@@ -14,6 +14,7 @@ from typing import Any
 from agent_assay.aggregates import direction, score_means
 from agent_assay.controls.base import ControlContext, ControlOutcome, Requirement, outcome
 from agent_assay.controls.oracle import oracle_trajectories
+from agent_assay.hashing import canonical_json
 from agent_assay.model import Trajectory
 
 
@@ -48,6 +49,10 @@ class PositiveControl:
                 + (f"; first failing step: {cause}" if cause else
                    "; every step of gold's path succeeded, so what scores it did not credit it")
             )
+            below = first_below_ceiling(ctx, trajectories)
+            if below:
+                measured["first_below_ceiling"] = below
+                summary += f"; first item below ceiling: {below}"
         return outcome(self, not short, summary, measured, band)
 
 
@@ -61,4 +66,25 @@ def first_failing_step(trajectories: Sequence[Trajectory]) -> str | None:
             if not step.ok:
                 return (f"item {trajectory.item_id}, step {number} ({step.call.tool}): "
                         f"{step.error or 'failed'}")
+    return None
+
+
+def first_below_ceiling(ctx: ControlContext, trajectories: Sequence[Trajectory]) -> str | None:
+    """The first item, in item order, whose gold replay a headline scorer does not score at
+    its ceiling, with what that scorer said: the item and the reason to read first."""
+    gold = ctx.gold_of()
+    by_name = {s.name: s for s in ctx.scorers}
+    for trajectory in sorted(trajectories, key=lambda t: t.item_id):
+        item = gold.get(trajectory.item_id)
+        if item is None:
+            continue
+        for metric in ctx.headline:
+            scorer = by_name.get(metric)
+            if scorer is None:
+                continue
+            value = scorer.score(item.gold, trajectory, ctx.scoring)
+            ceiling = 1.0 if direction(scorer.kind) > 0 else 0.0
+            if value.value is not None and value.value != ceiling:
+                detail = f" ({canonical_json(dict(value.detail))})" if value.detail else ""
+                return f"item {trajectory.item_id}: {metric} {value.value!r}{detail}"
     return None
