@@ -67,7 +67,10 @@ class AgentDojoAdapter:
 
     # ---- the suite ---------------------------------------------------------------------------
     def build_suite(self, source: Path | None = None) -> Suite:
-        spec = default_source() if source is None else load_source(Path(source))
+        return self.suite_from(default_source() if source is None else load_source(Path(source)))
+
+    def suite_from(self, spec: DojoSource) -> Suite:
+        """The suite `spec` names, loaded into this system."""
         suite = self._load(spec)
         return Suite(adapter=self.name, items=tuple(items(spec, suite)), source=spec.describe())
 
