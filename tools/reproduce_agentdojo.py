@@ -81,8 +81,8 @@ def ours(system: LoadedSystem, item: Item) -> tuple[float | None, float | None]:
     return values[0], values[1]
 
 
-def compare(name: str, version: str) -> list[Row]:
-    source = DojoSource(name, version)
+def compare(name: str, version: str, tasks: Sequence[str] = ()) -> list[Row]:
+    source = DojoSource(name, version, tasks=tuple(tasks))
     adapter = AgentDojoAdapter()
     built = adapter.suite_from(source)
     system = load_system(adapter)

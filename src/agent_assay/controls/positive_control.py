@@ -11,10 +11,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from agent_assay.aggregates import direction, score_means
+from agent_assay.aggregates import direction, means, score_table
 from agent_assay.controls.base import ControlContext, ControlOutcome, Requirement, outcome
 from agent_assay.controls.oracle import oracle_trajectories
 from agent_assay.model import Trajectory
+
+
+SHOWN = 5
+"""Items named per metric below its ceiling (the first, by id)."""
 
 
 class PositiveControl:
@@ -24,14 +28,18 @@ class PositiveControl:
 
     def run(self, ctx: ControlContext, band: Mapping[str, Any]) -> ControlOutcome:
         trajectories = oracle_trajectories(ctx, ctx.items)
-        got = score_means(ctx.scorers, ctx.gold_of(), trajectories, ctx.scoring)
+        table = score_table(ctx.scorers, ctx.gold_of(), trajectories, ctx.scoring)
+        got = means(table)
         failed_steps = sum(not s.ok for t in trajectories for s in t.steps)
         short: list[str] = []
         for metric in ctx.headline:
             ceiling = 1.0 if direction(ctx.kind_of(metric)) > 0 else 0.0
             value = got.get(metric)
             if value is None or value != ceiling:
-                short.append(f"{metric}={value!r} (ceiling {ceiling})")
+                below = [i for i, v in table.get(metric, {}).items()
+                         if any(x != ceiling for x in v)]
+                where = f" on {', '.join(sorted(below)[:SHOWN])}" if below else ""
+                short.append(f"{metric}={value!r} (ceiling {ceiling}){where}")
         measured = {
             "scores": {m: got.get(m) for m in ctx.headline},
             "failed_tool_calls": failed_steps,

@@ -6,7 +6,11 @@ line naming it, and the entry point loads (``adapters list``) without the packag
 
 from __future__ import annotations
 
+import hashlib
 import importlib
+import importlib.util
+import sys
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -71,10 +75,30 @@ def task_suite(name: str, version: str) -> Any:
 
 def import_modules(modules: tuple[str, ...]) -> None:
     """What agentdojo's own scripts do with ``--module-to-load``: import modules that
-    register further suites (``register_suite``) before any suite is looked up."""
+    register further suites (``register_suite``) before any suite is looked up. An entry
+    ending in ``.py`` is a file (absolute: `source` resolves it), imported once."""
     for module in modules:
         try:
-            importlib.import_module(module)
-        except ImportError as exc:
+            if module.endswith(".py"):
+                _import_file(Path(module))
+            else:
+                importlib.import_module(module)
+        except (ImportError, OSError) as exc:
             raise AssayError(f"cannot import module {module!r} named in the AgentDojo source: "
                              f"{exc}") from exc
+
+
+def _import_file(path: Path) -> None:
+    name = "agentdojo_source_" + hashlib.sha256(str(path).encode()).hexdigest()[:12]
+    if name in sys.modules:
+        return
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"{path} is not a Python file")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[name]
+        raise

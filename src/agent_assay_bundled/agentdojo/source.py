@@ -6,7 +6,8 @@
     variant: utility            # utility (default): one item per user task;
                                 # security: one item per (user task, injection task)
     modules: []                 # imported first, like agentdojo's --module-to-load, so a
-                                # module that calls register_suite can add suites
+                                # module that calls register_suite can add suites (a name,
+                                # or a .py file relative to this one)
     tasks: []                   # user task ids to keep (default: every one)
 
 Without ``--source`` the suite is ``workspace`` at the newest version. The suite's source
@@ -96,7 +97,8 @@ def load_source(path: Path) -> DojoSource:
     if variant not in VARIANTS:
         raise AssayError(f"{doc.at('variant')}: field 'variant' must be one of "
                          f"{', '.join(VARIANTS)}, got {variant!r}")
-    modules = strings("modules")
+    modules = tuple(str((path.parent / m).resolve()) if m.endswith(".py") else m
+                    for m in strings("modules"))
     dojo.load_suites_module()
     dojo.import_modules(modules)
     name, version = parse_suite(data["suite"])
