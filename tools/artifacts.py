@@ -6,7 +6,7 @@ command, its exit code, the run id and suite hash it concerns and the package
 version. README.md quotes these files; `make readme-check` re-renders the README
 from them, so a documented number is always the output of a command.
 
-Usage: python tools/artifacts.py [--db run/artifacts.db] [--only verifiers]
+Usage: python tools/artifacts.py [--db run/artifacts.db] [--only verifiers|agentdojo]
 """
 
 from __future__ import annotations
@@ -262,6 +262,21 @@ def verifiers(rec: Recorder) -> None:
         )
 
 
+AGENTDOJO_SUITES = ("workspace", "travel", "banking", "slack")
+
+
+def agentdojo(rec: Recorder) -> None:
+    """AgentDojo as it ships: our scoring against its own, what doing nothing earns, and
+    every control on each suite (exit 3 where the verdict is INADMISSIBLE)."""
+    rec.run("agentdojo/reproduction", f"{PY} tools/reproduce_agentdojo.py")
+    rec.run("agentdojo/findings", f"{PY} tools/agentdojo_findings.py")
+    rec.run("agentdojo/check_adapter", f"{CLI} check-adapter agentdojo")
+    for suite in (*AGENTDOJO_SUITES, "banking-security"):
+        rec.run(f"agentdojo/controls_{suite.replace('-', '_')}",
+                f"{CLI} controls run --adapter agentdojo --source configs/agentdojo/{suite}.yaml "
+                "--config ground_truth --workers 2 --db $DB", expect=3)
+
+
 def check_pages(rec: Recorder) -> None:
     """Open every page in headless Chromium (tools/report_check.py): verdict, plots, rows,
     links, filter, console and network; writes the screenshots beside the pages."""
@@ -273,7 +288,7 @@ def check_pages(rec: Recorder) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--db", default="run/artifacts.db")
-    parser.add_argument("--only", choices=["verifiers"], default=None,
+    parser.add_argument("--only", choices=["verifiers", "agentdojo"], default=None,
                         help="Rebuild one group's artifacts (no HTML pages).")
     args = parser.parse_args()
     db = Path(args.db)
@@ -283,6 +298,9 @@ def main() -> int:
     recorder = Recorder(str(db))
     if args.only == "verifiers":
         verifiers(recorder)
+        return 0
+    if args.only == "agentdojo":
+        agentdojo(recorder)
         return 0
     banking(recorder)
     synthworld(recorder)

@@ -16,7 +16,6 @@ from agent_assay.controls.base import ControlContext, ControlOutcome, Requiremen
 from agent_assay.controls.oracle import oracle_trajectories
 from agent_assay.model import Trajectory
 
-
 SHOWN = 5
 """Items named per metric below its ceiling (the first, by id)."""
 

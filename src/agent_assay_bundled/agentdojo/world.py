@@ -79,6 +79,21 @@ def _canonical(value: Any, key: str, since: str) -> Any:
     return value
 
 
+def _steadied(value: Any, key: str, since: datetime) -> Any:
+    """A result's python dump with set-built lists sorted and each wall-clock stamp
+    replaced, as `_canonical` does for the state."""
+    if isinstance(value, dict):
+        return {k: _steadied(v, k, since) for k, v in value.items()}
+    if isinstance(value, list):
+        items = [_steadied(v, "", since) for v in value]
+        if key in SET_VALUED and all(isinstance(v, str) for v in items):
+            return sorted(items)
+        return items
+    if key in STAMPED and isinstance(value, datetime) and value >= since:
+        return WALL_CLOCK
+    return value
+
+
 def now() -> str:
     return datetime.now().isoformat()
 
@@ -121,7 +136,14 @@ class DojoEpisode:
         result, error = self.runtime.run_function(self.environment, tool, dict(args))
         if error is not None:
             return ToolOutcome(False, None, error)
-        return ToolOutcome(True, tool_result_to_str(result))
+        return ToolOutcome(True, tool_result_to_str(result, dump_fn=self._yaml))
+
+    def _yaml(self, dumped: Any) -> str:
+        """agentdojo's YAML of a result, steadied as the state is."""
+        import yaml
+
+        text: str = yaml.safe_dump(_steadied(dumped, "", datetime.fromisoformat(self.started)))
+        return text
 
     def finish(self) -> Ending:
         meta = {} if self.answer is None else {"final_answer": self.answer}
