@@ -28,6 +28,7 @@ _EXPORTS: dict[str, str] = {
     "RecordsWithoutExecuting": "agent_assay.adapters.system",
     "DescribesEnvironment": "agent_assay.adapters.system",
     "ModelAgentFacts": "agent_assay.adapters.system",
+    "LearnsFacts": "agent_assay.adapters.system",
     "LoadedSystem": "agent_assay.adapters.loaded",
     "load_system": "agent_assay.adapters.loaded",
     # the vocabulary
@@ -89,6 +90,7 @@ __all__ = [
     "Facts",
     "Gold",
     "Item",
+    "LearnsFacts",
     "LoadedSystem",
     "ModelAgentFacts",
     "ModelPrompt",
@@ -151,6 +153,7 @@ if TYPE_CHECKING:
         Episode,
         Episodes,
         Facts,
+        LearnsFacts,
         ModelAgentFacts,
         ModelPrompt,
         NullAgents,

@@ -4,7 +4,9 @@
 missing or mistyped in one line. A `LoadedSystem` then answers every question the core
 asks, with the system's answer where it has one and the harness's default where it does
 not. A capability that only follows from another is derived: a system with episodes can
-replay a path, has a do-nothing agent, and can be driven by a model.
+replay a path, has a do-nothing agent, and can be driven by a model. A system that learns
+facts from its source is asked for them again whenever it loads one, and what it returns is
+checked as declared facts are.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from agent_assay.adapters.system import (
     DescribesEnvironment,
     Episodes,
     Facts,
+    LearnsFacts,
     ModelAgentFacts,
     ModelPrompt,
     NullAgent,
@@ -66,15 +69,32 @@ def member_problems(raw: object, label: str) -> list[str]:
                 problems.append(f"adapter {label}: {member} must be a non-empty string")
         elif not callable(getattr(raw, member)):
             problems.append(f"adapter {label}: {member} must be a method")
-    facts = getattr(raw, "facts", DEFAULT_FACTS)
+    return problems + facts_problems(getattr(raw, "facts", DEFAULT_FACTS), label)
+
+
+def facts_problems(facts: object, label: str) -> list[str]:
+    """What is wrong with a facts object, declared or learned, one line each."""
     if not isinstance(facts, Facts):
-        problems.append(
-            f"adapter {label}: facts must be an agent_assay.Facts, not {type(facts).__name__}"
-        )
-    else:
-        problems += scorer_problems(facts, label) + nondeterminism_problems(facts, label)
-        problems += [f"adapter {label}: {why}" for key, kind in facts.settings.items()
-                     if (why := type_problem(key, kind)) is not None]
+        return [f"adapter {label}: facts must be an agent_assay.Facts, not {type(facts).__name__}"]
+    problems = scorer_problems(facts, label) + nondeterminism_problems(facts, label)
+    return problems + [f"adapter {label}: {why}" for key, kind in facts.settings.items()
+                       if (why := type_problem(key, kind)) is not None]
+
+
+FIXED_BEFORE_LOADING = ("settings", "nondeterministic_fields")
+"""Facts read before any source is loaded (resolving a config, checking nondeterminism),
+which a system may therefore not change by learning."""
+
+
+def learned_problems(learned: object, declared: Facts, label: str) -> list[str]:
+    """`facts_problems`, and a learned fact that may only be declared."""
+    problems = facts_problems(learned, f"{label} (learned facts)")
+    if isinstance(learned, Facts):
+        problems += [
+            f"adapter {label}: learned facts change {name}, which is fixed before a source "
+            "is loaded; declare it on the class instead"
+            for name in FIXED_BEFORE_LOADING if getattr(learned, name) != getattr(declared, name)
+        ]
     return problems
 
 
@@ -148,8 +168,23 @@ class ReplayView:
 class LoadedSystem:
     raw: System
     facts: Facts = field(default=DEFAULT_FACTS)
+    """The facts in force: declared, then as learned from the source last loaded."""
     entry_point: str | None = None
     _prepared: str | None = field(default=None, repr=False, compare=False)
+    declared: Facts = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        self.declared = self.facts
+
+    def _learn(self) -> None:
+        """Ask a system that learns its facts for them, now that it holds a source."""
+        if not isinstance(self.raw, LearnsFacts):
+            return
+        learned = self.raw.learned_facts(self.declared)
+        problems = learned_problems(learned, self.declared, self.name)
+        if problems:
+            raise AssayError(problems[0])
+        self.facts = learned
 
     # ---- identity and the required members ------------------------------------------
     @property
@@ -177,6 +212,7 @@ class LoadedSystem:
             )
         for item in suite.items:
             self._check_storable(item)
+        self._learn()
         return suite
 
     def _check_storable(self, item: Item) -> None:
@@ -204,9 +240,11 @@ class LoadedSystem:
     def prepare(self, suite: Suite | PublicSuite) -> None:
         """Hand the system the stored suite's public items, once per suite per process."""
         public = suite.public() if isinstance(suite, Suite) else suite
-        if isinstance(self.raw, Preparing) and self._prepared != public.suite_hash:
-            self.raw.prepare(public)
+        if self._prepared != public.suite_hash:
+            if isinstance(self.raw, Preparing):
+                self.raw.prepare(public)
             self._prepared = public.suite_hash
+            self._learn()
 
     def environment(self, config: Config) -> dict[str, Any]:
         facts: dict[str, Any] = {"adapter": self.name, "adapter_version": self.version}

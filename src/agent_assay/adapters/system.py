@@ -24,6 +24,9 @@ NOT_RUN with that capability's name.
 - `DescribesEnvironment`: ``environment(config)``, facts recorded with a run
   beside the adapter name and version.
 - `ModelAgentFacts`: the prompt the harness's model agent uses on this system.
+- `LearnsFacts`: ``learned_facts(declared)``, for a system whose facts depend on the
+  source it loaded (a benchmark's suite decides which tools change its world): asked
+  again after every ``build_suite`` and ``prepare``.
 
 Scorer-side hooks (planting defects, judges) are declared in `scoring.base`.
 This module imports no system under test.
@@ -214,6 +217,17 @@ class ModelPrompt:
 
     instructions: str
     request: str = "{request}"
+
+
+@runtime_checkable
+class LearnsFacts(Protocol):
+    def learned_facts(self, declared: Facts) -> Facts:
+        """The facts that hold for the source now loaded: `declared` (the class's own
+        ``facts``) with what the source adds, such as its mutating tools, order anchors,
+        argument normalisers, scorers, headline metrics or bands. ``settings`` and
+        ``nondeterministic_fields`` are fixed before a source is loaded, so they must be
+        returned as declared."""
+        ...
 
 
 @runtime_checkable

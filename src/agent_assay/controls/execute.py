@@ -129,6 +129,7 @@ def run_controls(
     # appended later, so every report's quick check stands on what this walk found
     evidence = require_intact(store, run.run_id, "certified", check_run_chain)
     write_checkpoint(store, run.run_id)
+    adapter.prepare(store.get_suite(run.suite_hash))  # a system may learn its bands from it
     bands = effective_bands(adapter, bands_file, random_seeds)
     declared, declared_allowed = bands.not_applicable, bands.allow_not_applicable
     ctx = control_context(store, adapter, run, bands.get("random_agent")["seeds"], workers)

@@ -17,6 +17,7 @@ from typing import Literal
 
 from agent_assay.adapters.loaded import LoadedSystem, load_system, member_problems
 from agent_assay.adapters.pure_suite import drift
+from agent_assay.adapters.system import LearnsFacts
 from agent_assay.controls.bands import load_bands
 from agent_assay.errors import AssayError
 from agent_assay.executors import Task, act
@@ -70,6 +71,8 @@ def check_adapter(
     if suite is None:
         return out
     system.prepare(suite)
+    if isinstance(system.raw, LearnsFacts):
+        _facts(system, out, learned=True)
     chosen = _config(system, config, out)
     _oracle(system, suite, out)
     if chosen is not None:
@@ -78,29 +81,32 @@ def check_adapter(
     return out
 
 
-def _facts(system: LoadedSystem, out: AdapterCheck) -> None:
+def _facts(system: LoadedSystem, out: AdapterCheck, *, learned: bool = False) -> None:
+    """The facts in force, checked; `learned`: those a system learned from its suite, which
+    the controls will use."""
     facts = system.facts
     names = Counter(s.name for s in system.scorers())
     clashes = sorted(n for n, count in names.items() if count > 1)
+    prefix = "learned " if learned else ""
     if clashes:
-        out.add("FAIL", "scorers", f"names used twice: {', '.join(clashes)} (a system's scorer "
-                "may not shadow a generic one)")
+        out.add("FAIL", prefix + "scorers", f"names used twice: {', '.join(clashes)} (a "
+                "system's scorer may not shadow a generic one)")
     unknown = sorted(set(facts.headline_metrics) - set(names))
     if unknown:
-        out.add("FAIL", "headline", f"no scorer produces {', '.join(unknown)}")
+        out.add("FAIL", prefix + "headline", f"no scorer produces {', '.join(unknown)}")
     else:
         deterministic = ", ".join(sorted(facts.deterministic_configs)) or "none"
-        out.add("ok", "facts", f"headline {', '.join(facts.headline_metrics)}; "
+        out.add("ok", prefix + "facts", f"headline {', '.join(facts.headline_metrics)}; "
                 f"{len(facts.mutating_tools)} mutating tool(s); {len(names)} scorers; "
                 f"deterministic configs: {deterministic}")
     try:
         bands = load_bands(facts.bands)
     except AssayError as exc:
-        out.add("FAIL", "bands", str(exc))
+        out.add("FAIL", prefix + "bands", str(exc))
         return
     source = facts.bands or "the harness's defaults"
     declared = ", ".join(sorted(bands.not_applicable)) or "none"
-    out.add("ok", "bands", f"{source}; declared not applicable: {declared}")
+    out.add("ok", prefix + "bands", f"{source}; declared not applicable: {declared}")
 
 
 def _capabilities(system: LoadedSystem, out: AdapterCheck) -> None:
