@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
+from functools import cache
 from pathlib import Path
 from time import perf_counter
 from typing import Any
@@ -44,6 +45,13 @@ MODEL_CONFIGS: dict[str, dict[str, Any]] = {
     for name, temperature in (("smollm2-t0", 0.0), ("smollm2-t07", 0.7))
 }
 GROUND_TRUTH = "ground_truth"
+
+
+@cache
+def learned_mutating(spec: DojoSource) -> tuple[str, ...]:
+    """`learned.mutating_tools` for a source, once per process."""
+    suite = spec.task_suite()
+    return mutating_tools(suite, user_tasks(spec, suite))
 
 
 class AgentDojoAdapter:
@@ -85,10 +93,9 @@ class AgentDojoAdapter:
     def learned_facts(self, declared: Facts) -> Facts:
         """The loaded suite's mutating tools (see `learned`); the security variant adds
         agentdojo's security check to the headline."""
-        spec, suite = self._loaded()
+        spec, _ = self._loaded()
         headline = (UTILITY, SECURITY) if spec.variant == "security" else (UTILITY,)
-        return replace(declared, mutating_tools=mutating_tools(suite, user_tasks(spec, suite)),
-                       headline_metrics=headline)
+        return replace(declared, mutating_tools=learned_mutating(spec), headline_metrics=headline)
 
     def configs(self) -> Mapping[str, Mapping[str, Any]]:
         scripted = {GROUND_TRUTH: {"agent": GROUND_TRUTH, "positive_control": True,

@@ -54,9 +54,19 @@ STAMPED = frozenset({"timestamp", "last_modified"})
 WALL_CLOCK = "(the wall clock during the episode)"
 
 
+_BUILT: dict[tuple[int, str], tuple[Any, Any]] = {}
+"""(id of a suite, task id) -> (the suite, its task's world as built): agentdojo parses
+the suite's YAML for every world it builds, so each is built once and deep-copied, as
+agentdojo's own suite check copies one environment for every task."""
+
+
 def fresh_environment(suite: Any, user_task: Any) -> Any:
     """The world agentdojo's utility run starts from for `user_task`."""
-    return user_task.init_environment(suite.load_and_inject_default_environment({}))
+    key = (id(suite), str(user_task.ID))
+    if key not in _BUILT or _BUILT[key][0] is not suite:
+        built = user_task.init_environment(suite.load_and_inject_default_environment({}))
+        _BUILT[key] = (suite, built)
+    return _BUILT[key][1].model_copy(deep=True)
 
 
 def state_of(environment: Any, since: str = "9999") -> dict[str, Any]:
