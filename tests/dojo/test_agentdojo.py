@@ -160,3 +160,16 @@ def test_the_model_agent_answers_in_text_or_by_the_answer_tool_and_the_check_rea
     assert done[1].meta["final_answer"] == "1810.0"
     assert [s.detail["model_output"] for s in scores if s.detail] == ["I paid nothing.", "1810.0"]
     assert [s.value for s in scores] == [0.0, 0.0]
+
+
+def test_mutating_tools_are_learned_from_the_suites_own_ground_truths(tmp_path: Path) -> None:
+    system = load_system(AgentDojoAdapter())
+    assert system.facts.mutating_tools == ()
+    system.build_suite(source(tmp_path, "banking", ["user_task_0"]))
+    assert system.facts.mutating_tools == ("schedule_transaction", "send_money",
+                                           "update_password", "update_scheduled_transaction",
+                                           "update_user_info")
+    # a tool named like a read that changes the world: slack logs every page fetched
+    system.build_suite(source(tmp_path, "slack", ["user_task_0"], "slack"))
+    assert "get_webpage" in system.facts.mutating_tools
+    assert "read_channel_messages" not in system.facts.mutating_tools

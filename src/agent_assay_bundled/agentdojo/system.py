@@ -49,9 +49,10 @@ GROUND_TRUTH = "ground_truth"
 
 @cache
 def learned_mutating(spec: DojoSource) -> tuple[str, ...]:
-    """`learned.mutating_tools` for a source, once per process."""
+    """`learned.mutating_tools` for a source's whole suite (a task subset changes no tool),
+    once per process."""
     suite = spec.task_suite()
-    return mutating_tools(suite, user_tasks(spec, suite))
+    return mutating_tools(suite, suite.user_tasks.values())
 
 
 class AgentDojoAdapter:
