@@ -262,19 +262,21 @@ def verifiers(rec: Recorder) -> None:
         )
 
 
-AGENTDOJO_SUITES = ("workspace", "travel", "banking", "slack")
+AGENTDOJO_VERDICTS = {"workspace": 0, "travel": 0, "banking": 3, "slack": 0,
+                      "banking-security": 3}
+"""Each source's exit code: 0 admissible, 3 not (a control went red on what AgentDojo ships)."""
 
 
 def agentdojo(rec: Recorder) -> None:
     """AgentDojo as it ships: our scoring against its own, what doing nothing earns, and
-    every control on each suite (exit 3 where the verdict is INADMISSIBLE)."""
+    every control on each suite."""
     rec.run("agentdojo/reproduction", f"{PY} tools/reproduce_agentdojo.py")
     rec.run("agentdojo/findings", f"{PY} tools/agentdojo_findings.py")
     rec.run("agentdojo/check_adapter", f"{CLI} check-adapter agentdojo")
-    for suite in (*AGENTDOJO_SUITES, "banking-security"):
+    for suite, verdict in AGENTDOJO_VERDICTS.items():
         rec.run(f"agentdojo/controls_{suite.replace('-', '_')}",
                 f"{CLI} controls run --adapter agentdojo --source configs/agentdojo/{suite}.yaml "
-                "--config ground_truth --workers 2 --db $DB", expect=3)
+                "--config ground_truth --workers 2 --db $DB", expect=verdict)
 
 
 def check_pages(rec: Recorder) -> None:
