@@ -262,7 +262,7 @@ def verifiers(rec: Recorder) -> None:
         )
 
 
-AGENTDOJO_VERDICTS = {"workspace": 0, "travel": 0, "banking": 3, "slack": 0,
+AGENTDOJO_VERDICTS = {"workspace": 0, "travel": 3, "banking": 3, "slack": 0,
                       "banking-security": 3}
 """Each source's exit code: 0 admissible, 3 not (a control went red on what AgentDojo ships)."""
 
@@ -274,9 +274,13 @@ def agentdojo(rec: Recorder) -> None:
     rec.run("agentdojo/findings", f"{PY} tools/agentdojo_findings.py")
     rec.run("agentdojo/check_adapter", f"{CLI} check-adapter agentdojo")
     for suite, verdict in AGENTDOJO_VERDICTS.items():
-        rec.run(f"agentdojo/controls_{suite.replace('-', '_')}",
-                f"{CLI} controls run --adapter agentdojo --source configs/agentdojo/{suite}.yaml "
-                "--config ground_truth --workers 2 --db $DB", expect=verdict)
+        name = suite.replace("-", "_")
+        output = rec.run(f"agentdojo/controls_{name}",
+                         f"{CLI} controls run --adapter agentdojo --source "
+                         f"configs/agentdojo/{suite}.yaml --config ground_truth --workers 2 "
+                         "--db $DB", expect=verdict)
+        run_id = RUN_ID.findall(output)[0]
+        rec.run(f"agentdojo/mutation_{name}", f"{CLI} mutation score {run_id} --db $DB")
 
 
 def check_pages(rec: Recorder) -> None:
