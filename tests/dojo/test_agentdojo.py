@@ -23,6 +23,7 @@ from agent_assay.controls.null_agent import NullAgentControl
 from agent_assay.controls.positive_control import PositiveControl
 from agent_assay.controls.random_agent import RandomAgentControl
 from agent_assay.executors import Task, act
+from agent_assay.model import ToolCall
 from agent_assay.runner import resolve_config
 from agent_assay_bundled.agentdojo.checks import UtilityCheck
 from agent_assay_bundled.agentdojo.system import AgentDojoAdapter
@@ -173,3 +174,21 @@ def test_mutating_tools_are_learned_from_the_suites_own_ground_truths(tmp_path: 
     system.build_suite(source(tmp_path, "slack", ["user_task_0"], "slack"))
     assert "get_webpage" in system.facts.mutating_tools
     assert "read_channel_messages" not in system.facts.mutating_tools
+
+
+def test_a_check_that_raises_on_the_world_left_is_a_failed_task_with_the_exception_kept(
+    tmp_path: Path,
+) -> None:
+    """Slack's user_task_1 check reads Alice's inbox; an agent that removed Alice leaves a
+    world it cannot read (agentdojo's own benchmark would stop on the KeyError)."""
+    adapter = AgentDojoAdapter()
+    suite = adapter.build_suite(source(tmp_path, "slack", ["user_task_1"]))
+    system = load_system(adapter)
+    view = system.replay_view()
+    assert view is not None
+    [item] = suite.items
+    left = view.replay(item.public(), [ToolCall("remove_user_from_slack", {"user": "Alice"})],
+                       seed=0)
+    got = UtilityCheck().score(item.gold, left, system.scoring_context())
+    assert got.value == 0.0
+    assert got.detail is not None and got.detail["raised"].startswith("KeyError: 'Alice' at ")
