@@ -6,7 +6,7 @@ command, its exit code, the run id and suite hash it concerns and the package
 version. README.md quotes these files; `make readme-check` re-renders the README
 from them, so a documented number is always the output of a command.
 
-Usage: python tools/artifacts.py [--db run/artifacts.db] [--only verifiers|agentdojo]
+Usage: python tools/artifacts.py [--db run/artifacts.db] [--only GROUP]
 """
 
 from __future__ import annotations
@@ -291,22 +291,24 @@ def check_pages(rec: Recorder) -> None:
     shutil.copyfile(HTML / "banking_mock_top.png", DOC_SCREENSHOT)
 
 
+GROUPS = {"banking": banking, "synthworld": synthworld, "governance": governance,
+          "verifiers": verifiers, "agentdojo": agentdojo}
+"""What `--only` rebuilds alone, each group's commands in its own database."""
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--db", default="run/artifacts.db")
-    parser.add_argument("--only", choices=["verifiers", "agentdojo"], default=None,
-                        help="Rebuild one group's artifacts (no HTML pages).")
+    parser.add_argument("--only", choices=sorted(GROUPS), default=None,
+                        help="Rebuild one group's artifacts (no browser check of the pages).")
     args = parser.parse_args()
     db = Path(args.db)
     db.parent.mkdir(parents=True, exist_ok=True)
     for suffix in ("", "-wal", "-shm"):
         Path(f"{db}{suffix}").unlink(missing_ok=True)
     recorder = Recorder(str(db))
-    if args.only == "verifiers":
-        verifiers(recorder)
-        return 0
-    if args.only == "agentdojo":
-        agentdojo(recorder)
+    if args.only is not None:
+        GROUPS[args.only](recorder)
         return 0
     banking(recorder)
     synthworld(recorder)

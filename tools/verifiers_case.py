@@ -12,7 +12,8 @@ well, which must reproduce the published column exactly: that is what makes the 
 column the environment's own measure, not agent-assay's.
 
 The mutation table runs the harness's mutation pass (its default operators) over an oracle
-run on each path and reports the environment's reward under each operator.
+run on each path and reports the environment's reward under each operator, and which
+orders of calls the reward ignored in the swap mutants.
 
 Usage: python tools/verifiers_case.py [--source ../shared/data/valid-action]
        [--out reports/verifiers]
@@ -33,6 +34,7 @@ from agent_assay.adapters.loaded import LoadedSystem, load_system
 from agent_assay.model import ToolCall
 from agent_assay.mutation.config import DEFAULT
 from agent_assay.mutation.engine import run_pass
+from agent_assay.mutation.orders import merged
 from agent_assay.runner import (
     build_and_store_suite,
     execute_run,
@@ -188,6 +190,10 @@ def mutation(folder: Path, db: Path) -> dict[str, Any]:
                                        "reward": r.means.get(REWARD),
                                        "killed_by": r.killed_by_test}
                           for r in done.results},
+            "reward_orders_ignored": merged(r.orders for r in done.results).get(REWARD, []),
+            "swaps": sum(s["swapped"] for r in done.results for s in r.orders.get("swaps", [])),
+            "reward_could_fall": sum(p["swapped"] for r in done.results
+                                     for p in r.orders.get("swap_tally", {}).get(REWARD, [])),
         }
     return table
 
@@ -260,6 +266,16 @@ def text(result: Mapping[str, Any]) -> str:
         fw = muts["framework"]["operators"][op]
         lines.append(f"{op:<18}{_f(off['reward']):>9}  {off['status']:<11}"
                      f"{_f(fw['reward']):>10}  {fw['status']:<11}")
+    for path in ("offline", "framework"):
+        done, ignored = muts[path], muts[path]["reward_orders_ignored"]
+        lines += ["", f"{path}: orders env.reward ignored in the {done['swaps']} swap mutants, "
+                      f"{done['reward_could_fall']} of them where it could fall (earlier tool "
+                      "-> later tool: not worse / could have been worse)"]
+        if not done["reward_could_fall"]:
+            lines.append("  none counted: the reward is at its floor on every baseline")
+        else:
+            lines += [f"  {p['earlier']} -> {p['later']} {p['ignored']}/{p['swapped']}"
+                      for p in ignored] or ["  none: the reward fell on every swap it could"]
     return "\n".join(line.rstrip() for line in lines) + "\n"
 
 

@@ -33,7 +33,7 @@ from agent_assay.mutation.config import (
     MutantSet,
     load_mutants,
 )
-from agent_assay.mutation.operators import OPERATORS, TARGETS
+from agent_assay.mutation.operators import DISTANCES, OPERATORS, TARGETS
 from agent_assay_bundled.governance import (
     DIFFICULTIES,
     MAX_WORLDS,
@@ -49,7 +49,8 @@ BANDS_WORDS = sorted(
      "allow_not_applicable", "adapters"}
 )
 MUTANT_WORDS = sorted(
-    {*TOP_KEYS, *ENTRY_KEYS, *DETECTOR_KEYS, *OPERATORS, *PARAMS, *TARGETS, "tools.redundant"}
+    {*TOP_KEYS, *ENTRY_KEYS, *DETECTOR_KEYS, *OPERATORS, *PARAMS, *TARGETS, *DISTANCES,
+     "tools.redundant"}
 )
 TOKENS = [
     "a", "b", ":", ": ", " ", "  ", "\n", "- ", "[", "]", "{", "}", ",", "&x ", "*x", "&y ",
@@ -120,7 +121,7 @@ def plausible() -> st.SearchStrategy[Any]:
     """Values near the valid ones, so that shaped documents reach the later checks."""
     return st.one_of(
         st.floats(min_value=0, max_value=1.5), st.integers(min_value=-1, max_value=12),
-        st.sampled_from([*TARGETS, "why", "decision"]),
+        st.sampled_from([*TARGETS, *DISTANCES, "why", "decision"]),
         st.lists(st.sampled_from(["on", "off", "a", "lamp"]), max_size=3), scalars(),
     )
 

@@ -9,6 +9,7 @@ reason when there is no browser. Pages are rendered once per module and shared.
 from __future__ import annotations
 
 import dataclasses
+import html
 import re
 import sys
 from collections import Counter
@@ -314,6 +315,16 @@ def test_the_demo_page_draws_each_plot_once_as_inline_svg(demo: Rendered) -> Non
     assert page.tags["link"] == 1 and 'rel="icon" href="data:,"' in demo.html  # no favicon fetch
     assert not re.search(r"""(src|href)=["']?(https?:|//)""", demo.html)
     assert "url(http" not in demo.html and "@import" not in demo.html
+
+
+def test_the_demo_page_names_the_orders_each_metric_ignored(demo: Rendered) -> None:
+    """outcome.match cannot tell a lookup after the action from one before it; the path
+    metrics can, so they are not listed for that pair."""
+    start = demo.html.index("orders each metric ignored")
+    orders = html.unescape(demo.html[start:demo.html.index("</pre>", start)])
+    outcome = next(line for line in orders.splitlines() if "outcome.match:" in line)
+    assert "get_customer -> get_card" in outcome
+    assert "trajectory.exact: get_customer -> get_card" not in orders
 
 
 def test_the_forest_plot_sets_each_control_beside_the_mean(demo: Rendered) -> None:

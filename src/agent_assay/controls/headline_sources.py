@@ -100,9 +100,9 @@ def mutants_of(ctx: ControlContext, item: Item, gold: Trajectory) -> list[Trajec
     made = []
     for spec in DEFAULT.operators:
         replays = Replays(ctx.environment(), seed, spec.name)
-        mutant, changed = _apply(replays, item, gold, spec,
-                                 OperatorContext(mutating, pools, spec.params), seed)
-        if changed:
+        mutant, proposed = _apply(replays, item, gold, spec,
+                                  OperatorContext(mutating, pools, spec.params), seed)
+        if proposed is not None:
             made.append(mutant)
     return made
 

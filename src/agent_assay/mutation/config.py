@@ -18,7 +18,13 @@ from pathlib import Path
 from typing import Any
 
 from agent_assay.errors import AssayError
-from agent_assay.mutation.operators import CLASSIC, OPERATORS, REQUIRED_PARAMS, TARGETS
+from agent_assay.mutation.operators import (
+    CLASSIC,
+    DISTANCES,
+    OPERATORS,
+    REQUIRED_PARAMS,
+    TARGETS,
+)
 from agent_assay.yamlfile import (
     Check,
     Located,
@@ -71,7 +77,7 @@ DEFAULT = MutantSet(
     thresholds={},
     default_threshold=0.05,
     alpha=0.05,
-    source="built-in default (the five parameter-free operators)",
+    source="built-in default (the parameter-free operators)",
 )
 
 
@@ -118,8 +124,14 @@ def target(value: Any) -> str | None:
     return None if ok else f"must be one of {', '.join(TARGETS)}, got {value!r}"
 
 
+def distance(value: Any) -> str | None:
+    ok = isinstance(value, str) and value in DISTANCES
+    return None if ok else f"must be one of {', '.join(DISTANCES)}, got {value!r}"
+
+
 PARAMS: Mapping[str, Check] = {
     "target": target,
+    "distance": distance,
     "args": names,
     "arg": text,
     "value": plain,
@@ -225,7 +237,7 @@ def _dotted(keys: tuple[Any, ...]) -> str:
     for key in keys:
         if type(key) is int:
             out += f"[{key}]"
-        elif isinstance(key, str) and "." not in key:
+        elif isinstance(key, str) and "." not in key and key.isprintable():
             out += f".{key}" if out else key
         else:
             out += f"[{key!r}]"

@@ -24,7 +24,13 @@ from agent_assay.hosting.replays import EnvironmentReplays
 from agent_assay.model import Item, Run, Step, ToolCall, Trajectory
 from agent_assay.mutation.config import MutantSet, OperatorSpec
 from agent_assay.mutation.detectors import MetricVerdict, judge_metric, noise_floor
-from agent_assay.mutation.operators import OPERATORS, OperatorContext, SkipState
+from agent_assay.mutation.operators import (
+    OPERATORS,
+    OperatorContext,
+    SkipState,
+    transposition,
+)
+from agent_assay.mutation.orders import OrderTally
 from agent_assay.runner import RunContext, run_context
 from agent_assay.scoring.base import Scorer
 from agent_assay.selection import EVERY, Selection
@@ -45,6 +51,9 @@ class OperatorResult:
     means: Mapping[str, float | None]
     verdicts: tuple[MetricVerdict, ...] = ()
     mutants: Mapping[str, Any] = field(default_factory=dict)
+    orders: Mapping[str, Any] = field(default_factory=dict)
+    """The pairs its mutants swapped and, per metric, those it could see and ignored
+    (`OrderTally.to_json`)."""
 
     @property
     def killed_by_threshold(self) -> list[str]:
@@ -124,14 +133,15 @@ def _apply(
     spec: OperatorSpec,
     octx: OperatorContext,
     seed: int,
-) -> tuple[Trajectory, bool]:
+) -> tuple[Trajectory, list[ToolCall] | None]:
+    """The mutant of `base` and the calls it proposed, or `base` and None when unaltered."""
     op = OPERATORS[spec.name]
     calls = list(base.calls)
     rng = random.Random(stable_seed(seed, spec.name, item.item_id, base.repetition))
     if isinstance(op, SkipState):
         flags = op.skipped(calls, octx)
         if not any(flags):
-            return base, False
+            return base, None
         applied = [c for c, skip in zip(calls, flags, strict=True) if not skip]
         replayed = replays.replay(item, applied)
         steps = iter(replayed.steps)
@@ -139,11 +149,11 @@ def _apply(
             Step(c, ok=False, error="proposed, not applied (skip_state)") if skip else next(steps)
             for c, skip in zip(calls, flags, strict=True)
         )
-        return replace(replayed, steps=merged, repetition=base.repetition), True
+        return replace(replayed, steps=merged, repetition=base.repetition), calls
     mutated = op.mutate(calls, rng, octx)
     if mutated == calls:
-        return base, False
-    return replace(replays.replay(item, mutated), repetition=base.repetition), True
+        return base, None
+    return replace(replays.replay(item, mutated), repetition=base.repetition), mutated
 
 
 def would_alter(
@@ -206,25 +216,36 @@ class _Column:
     altered: int = 0
     rows: list[ScoreRow] = field(default_factory=list)
     shown: dict[str, Any] = field(default_factory=dict)
+    orders: OrderTally = field(default_factory=OrderTally)
 
     def take(self, item: Item, group: Sequence[Trajectory], base_rows: Sequence[ScoreRow],
              context: RunContext, seed: int) -> None:
         """Plant the operator in one item's trajectories (if its tags fit), replay what it
-        altered, and add each trajectory's scores (the baseline's where nothing changed)."""
+        altered, and add each trajectory's scores (the baseline's where nothing changed); a
+        mutant that reversed two calls is tallied by the pair and the metrics that missed it."""
         if self.spec.tags and not set(self.spec.tags) & set(item.tags):
             self.rows.extend(base_rows)
             return
         self.would_alter += would_alter(self.spec, group, self.octx, seed)
         for base, base_row in zip(group, base_rows, strict=True):
-            mutant, changed = _apply(self.replays, item, base, self.spec, self.octx, seed)
-            self.altered += changed
-            # an unaltered trajectory is the baseline's own: its scores are already known
-            self.rows.append(score_rows(context.scorers, context.items, [mutant],
-                                        context.scoring)[0] if changed else base_row)
-            if changed and base.repetition == 1 and len(self.shown) < SHOWN_ITEMS:
+            mutant, proposed = _apply(self.replays, item, base, self.spec, self.octx, seed)
+            if proposed is None:
+                # an unaltered trajectory is the baseline's own: its scores are already known
+                self.rows.append(base_row)
+                continue
+            self.altered += 1
+            row = score_rows(context.scorers, context.items, [mutant], context.scoring)[0]
+            self.rows.append(row)
+            swap = transposition(base.calls, proposed)
+            if swap is not None:
+                pair = (base.calls[swap[0]].tool, base.calls[swap[1]].tool)
+                self.orders.add(pair, base_row, row, context.kinds, detector_metrics(
+                    context.scorers))
+            if base.repetition == 1 and len(self.shown) < SHOWN_ITEMS:
                 self.shown[base.item_id] = {
                     "baseline": [s.to_json() for s in base.steps],
                     "mutant": [s.to_json() for s in mutant.steps],
+                    "swapped": None if swap is None else list(swap),
                 }
 
 
@@ -323,6 +344,7 @@ def _mutated(
                 means(table),
                 verdicts,
                 column.shown,
+                column.orders.to_json(),
             )
         )
     return MutationPass(
@@ -356,6 +378,7 @@ def pass_payloads(p: MutationPass) -> list[tuple[str, dict[str, Any]]]:
                     "killed_by_test": r.killed_by_test,
                     "verdicts": [v.__dict__ for v in r.verdicts],
                     "mutants": dict(r.mutants),
+                    **r.orders,
                 },
             )
         )

@@ -93,6 +93,53 @@ class SwapCallOrder:
         return out
 
 
+DISTANCES = ("any", "adjacent")
+"""`params.distance` of swap_any_pair: any two calls, or only neighbours."""
+
+
+def swappable_pairs(calls: Sequence[ToolCall], distance: str = "any") -> list[tuple[int, int]]:
+    """Every pair (i, j), i < j, whose swap changes the path: the two calls differ in tool or
+    in arguments. Identical calls swapped leave the same path, an equivalent mutant, so they
+    are never offered."""
+    reach = 1 if distance == "adjacent" else len(calls)
+    return [
+        (i, j)
+        for i in range(len(calls))
+        for j in range(i + 1, min(i + reach + 1, len(calls)))
+        if calls[i] != calls[j]
+    ]
+
+
+def transposition(before: Sequence[ToolCall], after: Sequence[ToolCall]) -> tuple[int, int] | None:
+    """The two positions whose calls `after` swapped, when that is the only difference from
+    `before`; None for any other edit. How a pass learns which order a mutant reversed,
+    whichever operator made it."""
+    moved = [i for i, (b, a) in enumerate(zip(before, after, strict=False)) if b != a]
+    if len(before) != len(after) or len(moved) != 2:
+        return None
+    i, j = moved
+    return (i, j) if before[i] == after[j] and before[j] == after[i] else None
+
+
+class SwapAnyPair:
+    """Swap one pair of differing calls, chosen by the pass's seeded rng among every pair
+    (`distance: adjacent`: among neighbours only). Same-tool calls with different arguments
+    count, so every order the path implies can be reversed, not only the first."""
+
+    name = "swap_any_pair"
+    accepts: tuple[str, ...] = ("distance",)
+
+    def mutate(
+        self, calls: Sequence[ToolCall], rng: random.Random, ctx: OperatorContext
+    ) -> list[ToolCall]:
+        out = list(calls)
+        pairs = swappable_pairs(out, str(ctx.params.get("distance", "any")))
+        if pairs:
+            i, j = rng.choice(pairs)
+            out[i], out[j] = out[j], out[i]
+        return out
+
+
 class CorruptArg:
     """Replace one identifier argument with another valid identifier of the same kind.
 
@@ -206,10 +253,11 @@ CLASSIC: tuple[Operator, ...] = (
     DropToolCall(),
     CorruptArg(),
     SwapCallOrder(),
+    SwapAnyPair(),
     DuplicateCall(),
     SkipState(),
 )
-"""The five operators that need no parameters: the default mutant set."""
+"""The operators that need no parameters: the default mutant set."""
 
 OPERATORS: Mapping[str, Operator] = {
     op.name: op for op in (*CLASSIC, SetArg(), FlipArg(), DropListElement())

@@ -10,6 +10,7 @@ from rich.table import Table
 
 from agent_assay.errors import AssayError
 from agent_assay.model import Run
+from agent_assay.mutation.orders import merged
 from agent_assay.views.render import console_text, fmt
 
 MutationCommand = Literal["mutate", "mutation-score"]
@@ -20,6 +21,28 @@ def _table(*columns: str) -> Table:
     for column in columns:
         table.add_column(column, no_wrap=True)
     return table
+
+
+def orders_lines(rows: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Per detector metric, the orders it ignored in the pass's swap mutants (none when no
+    operator reversed two calls)."""
+    operators = rows[:-1]
+    if not any(op.get("swaps") for op in operators):
+        return []
+    ignored = merged(operators)
+    lines = ["orders each metric ignored (earlier tool -> later tool: the swap mutants it was "
+             "not worse on / those it could have been worse on):"]
+    metrics = rows[-1].get("detector_metrics", [])
+    for metric in metrics:
+        if metric in ignored:
+            lines.append(f"  {metric}: " + "; ".join(
+                f"{p['earlier']} -> {p['later']} {p['ignored']}/{p['swapped']}"
+                for p in ignored[metric]))
+    if not ignored:
+        lines.append("  none: every detector metric was worse on every swap it could see")
+    elif len(ignored) < len(metrics):
+        lines.append("  every other detector metric was worse on every swap it could see")
+    return lines
 
 
 def mutation_text(rows: Sequence[Mapping[str, Any]]) -> str:
@@ -77,6 +100,7 @@ def mutation_text(rows: Sequence[Mapping[str, Any]]) -> str:
         "",
         kills,
         "\n".join(seen),
+        *(["\n".join(orders)] if (orders := orders_lines(rows)) else []),
         notes,
         tail,
     )
@@ -91,7 +115,7 @@ def mutation_json(
         raise AssayError("no mutation pass is stored for this run")
     summary = rows[-1]
     return {
-        "schema": f"agent-assay/{command}/1",
+        "schema": f"agent-assay/{command}/2",
         "run_id": run.run_id,
         "adapter": run.adapter,
         "config_name": run.config_name,
@@ -113,9 +137,12 @@ def mutation_json(
                 "killed_by_test": list(op["killed_by_test"]),
                 "killed_by_threshold": list(op["killed_by_threshold"]),
                 "verdicts": list(op.get("verdicts", [])),
+                "swaps": list(op.get("swaps", [])),
+                "orders_ignored": merged([op]),
             }
             for op in rows[:-1]
         ],
+        "orders_ignored": merged(rows[:-1]),
         "killed": summary["killed"],
         "survived": summary["survived"],
         "equivalent": summary["equivalent"],
@@ -134,8 +161,9 @@ def _call(step: Mapping[str, Any] | None) -> str:
 
 def _stored_mutant(
     rows: Sequence[Mapping[str, Any]], item: str, operator: str
-) -> tuple[list[Any], list[Any]]:
-    """The baseline steps and the mutant's steps `operator` made of `item` in the pass."""
+) -> tuple[list[Any], list[Any], dict[str, Any] | None]:
+    """The baseline steps and the mutant's steps `operator` made of `item` in the pass, and
+    the two calls it swapped when it swapped two (turns count from 1)."""
     ops = {r["operator"]: r for r in rows[:-1]}
     if operator not in ops:
         raise AssayError(
@@ -144,11 +172,17 @@ def _stored_mutant(
     mutants = ops[operator]["mutants"]
     if item not in mutants:
         raise AssayError(f"operator {operator} did not alter item {item} (or it was not kept)")
-    return list(mutants[item]["baseline"]), list(mutants[item]["mutant"])
+    base = list(mutants[item]["baseline"])
+    swap = mutants[item].get("swapped")
+    swapped = None if swap is None else {
+        "earlier_turn": swap[0] + 1, "later_turn": swap[1] + 1,
+        "earlier": base[swap[0]]["call"]["tool"], "later": base[swap[1]]["call"]["tool"],
+    }
+    return base, list(mutants[item]["mutant"]), swapped
 
 
 def mutant_text(rows: Sequence[Mapping[str, Any]], item: str, operator: str) -> str:
-    base, mutant = _stored_mutant(rows, item, operator)
+    base, mutant, swapped = _stored_mutant(rows, item, operator)
     table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
     table.add_column("turn", no_wrap=True)
     table.add_column("baseline", overflow="fold")
@@ -159,14 +193,18 @@ def mutant_text(rows: Sequence[Mapping[str, Any]], item: str, operator: str) -> 
         right = mutant[turn] if turn < len(mutant) else None
         mark = "" if left == right else "<- differs"
         table.add_row(str(turn + 1), _call(left), _call(right), mark)
-    return console_text(f"item {item}, operator {operator}", table)
+    head = f"item {item}, operator {operator}"
+    if swapped is not None:
+        head += (f"; swapped turns {swapped['earlier_turn']} ({swapped['earlier']}) and "
+                 f"{swapped['later_turn']} ({swapped['later']})")
+    return console_text(head, table)
 
 
 def mutant_json(
     rows: Sequence[Mapping[str, Any]], run: Run, item: str, operator: str
 ) -> dict[str, Any]:
     """`mutation show --json`: the turns mutant_text sets side by side, each step as stored."""
-    base, mutant = _stored_mutant(rows, item, operator)
+    base, mutant, swapped = _stored_mutant(rows, item, operator)
     turns = []
     for turn in range(max(len(base), len(mutant))):
         left = base[turn] if turn < len(base) else None
@@ -174,10 +212,11 @@ def mutant_json(
         turns.append({"turn": turn + 1, "baseline": left, "mutant": right,
                       "differs": left != right})
     return {
-        "schema": "agent-assay/mutation-show/1",
+        "schema": "agent-assay/mutation-show/2",
         "run_id": run.run_id,
         "pass_id": rows[-1]["pass_id"],
         "item_id": item,
         "operator": operator,
         "turns": turns,
+        "swapped": swapped,
     }

@@ -50,6 +50,7 @@ from agent_assay.views.html import plots
 from agent_assay.views.html.levels import control_rows, levels
 from agent_assay.views.html.readonce import ReadOnce
 from agent_assay.views.html.trajectories import anchor, cards, definitions, trajectory_views
+from agent_assay.views.mutation_render import orders_lines
 from agent_assay.views.passk import PassKReport, passk_report, unmeasured_lines
 from agent_assay.views.render import (
     fmt,
@@ -283,6 +284,8 @@ class Mutation:
     head: str
     score: str
     operators: tuple[tuple[str, str, str, str, str], ...]
+    orders: str = ""
+    """Per metric, the orders its swap mutants showed it ignores, as the text report says."""
 
 
 def _mutation(rows: Sequence[Mapping[str, Any]]) -> Mutation | None:
@@ -307,7 +310,7 @@ def _mutation(rows: Sequence[Mapping[str, Any]]) -> Mutation | None:
         for op in rows[:-1]
     )
     figure = Figure("mutation", plots.kill_matrix(rows)) if rows[:-1] else None
-    return Mutation(figure, head, score, operators)
+    return Mutation(figure, head, score, operators, "\n".join(orders_lines(rows)))
 
 
 @dataclass(frozen=True)
