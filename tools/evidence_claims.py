@@ -373,4 +373,12 @@ CLAIMS = [
         "reason: failed control(s): scorer_selftest, shuffled_gold, null_agent, random_agent, "
         "headline_agreement",
     ),
+    Claim(
+        "AgentDojo banking: a gold call made twice (a payment included) leaves the utility "
+        "check at its baseline",
+        "agentdojo/mutation_banking.txt",
+        lambda t: next(line for line in t.splitlines()
+                       if line.startswith("agentdojo.utility")).split()[1:],
+        ["1.0000", "0.3125", "0.8750", "1.0000", "1.0000", "1.0000", "0.3125"],
+    ),
 ]
