@@ -10,7 +10,7 @@ PYTHON ?= $(shell for c in python3.12 python3.13 python3; do \
 	if PYENV_VERSION=3.12.1 $$c -c 'import sys; sys.exit(0 if sys.version_info >= (3, 12) else 1)' 2>/dev/null; \
 	then echo "env PYENV_VERSION=3.12.1 $$c"; break; fi; done)
 
-.PHONY: install verifiers-envs verifiers-case bench-case-agentdojo demo test bench-stats store-test verify lint typecheck bench bench-targets bench-chain bench-startup bench-html bench-report bench-floor bench-inspect bench-controls bench-controls-100 bench-workers bench-scale bench-tests rare-slip random-agent-flips coverage power crash-bias stats-agreement core-check clean artifacts readme-check number-audit evidence docs-check report-check docs docs-serve
+.PHONY: install verifiers-envs bfcl-eval bench-case-bfcl bench-case-agentdojo verifiers-case demo test bench-stats store-test verify lint typecheck bench bench-targets bench-chain bench-startup bench-html bench-report bench-floor bench-inspect bench-controls bench-controls-100 bench-workers bench-scale bench-tests rare-slip random-agent-flips coverage power crash-bias stats-agreement core-check clean artifacts readme-check number-audit evidence docs-check report-check docs docs-serve
 
 # The venv is (re)installed whenever pyproject.toml is newer than the last install, so a
 # new dependency or entry point reaches an existing checkout too.
@@ -20,8 +20,9 @@ $(STAMP): pyproject.toml
 	@test -n "$(PYTHON)" || { echo "error: no Python >= 3.12 found; set PYTHON=/path/to/python3.12" >&2; exit 1; }
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[dev,synthworld,llm,postgres,dask,verifiers,agentdojo]'
+	$(PY) -m pip install --quiet -e '.[dev,synthworld,llm,postgres,dask,verifiers,bfcl,agentdojo]'
 	$(MAKE) --no-print-directory verifiers-envs
+	$(MAKE) --no-print-directory bfcl-eval
 	touch $(STAMP)
 
 # The third-party verifiers environments the tests drive, installed as packages from the
@@ -30,6 +31,13 @@ VALID_ACTION := ../shared/data/valid-action
 verifiers-envs:
 	@if [ -d $(VALID_ACTION) ]; then $(PY) -m pip install --quiet $(VALID_ACTION); \
 	else echo "verifiers-envs: $(VALID_ACTION) is absent, so valid-action is not installed"; fi
+
+# BFCL's package, without its dependencies: it pins numpy, tree_sitter, faiss and others
+# against ours, and the multi-turn checker and environments need none of them beyond the
+# `bfcl` extra (see docs/bfcl.md).
+BFCL_EVAL := bfcl-eval==2026.3.23
+bfcl-eval:
+	$(PY) -m pip install --quiet --no-deps '$(BFCL_EVAL)'
 
 install: $(STAMP)
 
@@ -85,6 +93,11 @@ bench-case-agentdojo: $(STAMP)
 	$(PY) -m agent_assay.audit.readme_check --write
 
 # valid-action through its rollout path and its core functions: the case study's artifacts.
+# BFCL multi-turn certified as it ships: reports/bfcl/*, then the documents refreshed.
+bench-case-bfcl: $(STAMP)
+	$(PY) tools/artifacts.py --only bfcl --db run/bfcl.db
+	$(PY) -m agent_assay.audit.readme_check --write
+
 verifiers-case: $(STAMP)
 	$(PY) tools/artifacts.py --only verifiers --db run/verifiers.db
 	$(PY) -m agent_assay.audit.readme_check --write

@@ -20,6 +20,7 @@ import shutil
 import subprocess
 import sys
 from importlib.metadata import version
+from importlib.util import find_spec
 from pathlib import Path
 
 REPORTS = Path("reports")
@@ -262,6 +263,26 @@ def verifiers(rec: Recorder) -> None:
         )
 
 
+BFCL_CONTROLS_EXIT = {"multi_turn_base": 0, "multi_turn_miss_func": 3,
+                      "multi_turn_miss_param": 0, "multi_turn_long_context": 0}
+"""Each category's controls verdict as published (3: inadmissible; see the case study)."""
+
+
+def bfcl(rec: Recorder) -> None:
+    """BFCL multi-turn as it ships: its own check reproduced entry by entry (miss_func is
+    not, exit 1), every control per category on the oracle config, and what the case study
+    lists entry by entry."""
+    rec.run("bfcl/reproduction",
+            f"{PY} tools/reproduce_bfcl.py --detail reports/bfcl/reproduction_detail.txt",
+            expect=1)
+    rec.run("bfcl/findings", f"{PY} tools/bfcl_case.py")
+    rec.run("bfcl/check_adapter", f"{CLI} check-adapter bfcl")
+    for category, expect in BFCL_CONTROLS_EXIT.items():
+        rec.run(f"bfcl/controls_{category}",
+                f"{CLI} controls run --adapter bfcl --source configs/bfcl/{category}.yaml "
+                "--config oracle --db $DB", expect=expect)
+
+
 AGENTDOJO_VERDICTS = {"workspace": 0, "travel": 3, "banking": 3, "slack": 0,
                       "banking-security": 3}
 """Each source's exit code: 0 admissible, 3 not (a control went red on what AgentDojo ships)."""
@@ -292,7 +313,7 @@ def check_pages(rec: Recorder) -> None:
 
 
 GROUPS = {"banking": banking, "synthworld": synthworld, "governance": governance,
-          "verifiers": verifiers, "agentdojo": agentdojo}
+          "verifiers": verifiers, "bfcl": bfcl, "agentdojo": agentdojo}
 """What `--only` rebuilds alone, each group's commands in its own database."""
 
 
@@ -321,6 +342,10 @@ def main() -> int:
         verifiers(recorder)
     else:
         print(f"  verifiers: skipped, {VALID_ACTION} is absent", file=sys.stderr)
+    if find_spec("bfcl_eval") is not None:
+        bfcl(recorder)
+    else:
+        print("  bfcl: skipped, bfcl-eval is not installed (make bfcl-eval)", file=sys.stderr)
     recorder.write_manifest()
     check_pages(recorder)
     return 0

@@ -11,6 +11,11 @@ from typing import Any
 
 from agent_assay.audit.evidence import Claim
 
+BFCL_EARLY = [("0", "1"), ("145", "200"), ("128", "200"), ("0", "1")]
+"""Per category (base, miss_func, miss_param, long_context): entries where acting in the
+empty turn is accepted, of those with such a turn followed by calls."""
+
+
 
 def controls_statuses(payloads: dict[str, Any]) -> dict[str, str]:
     return {
@@ -311,6 +316,52 @@ CLAIMS = [
         lambda t: (next(line for line in t.splitlines() if ", run " in line),
                    "  waived: state_check_bites NOT_RUN (allowed by --allow-not-run)" in t),
         ("2 NOT_RUN, 8 PASSED, run ADMISSIBLE WITH WAIVERS", True),
+    ),
+    Claim(
+        "BFCL multi-turn: bfcl.valid on gold's replay equals multi_turn_checker's verdict on "
+        "every entry of base, miss_param and long_context; in miss_func one entry differs",
+        "bfcl/reproduction.txt",
+        lambda t: (sorted(line.split(":")[0] for line in t.splitlines()
+                          if "reproduced to the digit" in line),
+                   re.findall(r"NOT reproduced: .*?\(first: (\S+)\)", t)),
+        (["multi_turn_base", "multi_turn_long_context", "multi_turn_miss_param"],
+         ["multi_turn_miss_func_49"]),
+    ),
+    Claim(
+        "BFCL multi-turn: a do-nothing agent passes BFCL's check on no entry of any category",
+        "bfcl/findings.txt",
+        lambda t: re.findall(r"do-nothing agent: bfcl.valid on (\d+) of (\d+)", t),
+        [("0", "200")] * 4,
+    ),
+    Claim(
+        "BFCL multi-turn: acting in the turn whose possible answer is empty is accepted by "
+        "BFCL's checker on most miss_func and miss_param entries",
+        "bfcl/findings.txt",
+        lambda t: re.findall(r"accepts (\d+) of (\d+) entries", t),
+        BFCL_EARLY,
+    ),
+    Claim(
+        "BFCL multi-turn: fed every proposed call, BFCL's checker accepts every skip_state "
+        "mutant; bfcl.valid, fed the calls executed, accepts none",
+        "bfcl/findings.txt",
+        lambda t: re.findall(r"accepts (\d+), fed the calls executed \(bfcl.valid\) (\d+)", t),
+        [("194", "0")] * 4,
+    ),
+    *(Claim(
+        f"BFCL {category}: every control passes, the withheld-refusals band named as a waiver",
+        f"bfcl/controls_{category}.txt",
+        lambda t: (next(line for line in t.splitlines() if ", run " in line),
+                   "waived: headline_agreement max_withheld" in t),
+        ("1 NOT_RUN, 9 PASSED, run ADMISSIBLE WITH WAIVERS", True),
+    ) for category in ("multi_turn_base", "multi_turn_miss_param", "multi_turn_long_context")),
+    Claim(
+        "BFCL multi_turn_miss_func: the positive control fails on one possible answer, which "
+        "calls a function the entry withholds in that turn",
+        "bfcl/controls_multi_turn_miss_func.txt",
+        lambda t: (re.search(r"positive_control\s+FAILED", t) is not None,
+                   "first failing step: item multi_turn_miss_func_49, step 4 (tail): unknown "
+                   "tool: tail" in " ".join(t.split())),
+        (True, True),
     ),
     Claim(
         "AgentDojo: on every suite our utility scorer gives gold's replay and the do-nothing "

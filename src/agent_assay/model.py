@@ -18,6 +18,13 @@ from agent_assay import hashing
 
 JSON = Any
 
+USER_TURN = "__user_turn__"
+"""The reserved tool name of a turn boundary in a multi-turn path: the user speaks again.
+In a gold path it marks where one turn ends and the next begins (mutants move it like any
+call); in a trajectory it is a step whose result is the user's next message. `calls` and
+`Gold.calls` leave it out, so scorers that know nothing of turns see only tool calls;
+`turns_of` splits on it."""
+
 
 @dataclass(frozen=True, slots=True)
 class ToolCall:
@@ -104,6 +111,27 @@ class Gold:
             ),
             truth=dict(data.get("truth") or {}),
         )
+
+    @property
+    def calls(self) -> tuple[ToolCall, ...]:
+        """The path's tool calls, turn boundaries left out."""
+        return tuple(c for c in self.path if c.tool != USER_TURN)
+
+
+def is_turn_boundary(step: Step) -> bool:
+    """A boundary the environment granted (an agent's own call of that name fails)."""
+    return step.call.tool == USER_TURN and step.ok
+
+
+def turns_of(steps: Sequence[Step]) -> list[list[Step]]:
+    """`steps` split at each granted turn boundary: one list per user turn reached."""
+    turns: list[list[Step]] = [[]]
+    for step in steps:
+        if is_turn_boundary(step):
+            turns.append([])
+        else:
+            turns[-1].append(step)
+    return turns
 
 
 @dataclass(frozen=True, slots=True)
@@ -262,7 +290,14 @@ class Trajectory:
 
     @property
     def calls(self) -> tuple[ToolCall, ...]:
-        return tuple(s.call for s in self.steps)
+        """The proposed tool calls, granted turn boundaries left out."""
+        return tuple(s.call for s in self.steps if not is_turn_boundary(s))
+
+    @property
+    def path(self) -> tuple[ToolCall, ...]:
+        """The proposals with the turn boundaries granted: what a replay of this trajectory
+        takes, so a replayed or mutated path splits into the same turns."""
+        return tuple(s.call for s in self.steps if s.call.tool != USER_TURN or s.ok)
 
     @property
     def crash_cause(self) -> CrashCause | None:
@@ -271,11 +306,11 @@ class Trajectory:
 
     def path_key(self) -> str:
         """Canonical JSON of the proposals: equal strings mean byte-identical paths."""
-        return hashing.canonical_json([c.to_json() for c in self.calls])
+        return hashing.canonical_json([s.call.to_json() for s in self.steps])
 
     def path_digest(self) -> str:
         """The digest of `path_key`: what a trajectory's ledger block records of its path."""
-        return hashing.content_hash(hashing.PATH, [c.to_json() for c in self.calls])
+        return hashing.content_hash(hashing.PATH, [s.call.to_json() for s in self.steps])
 
     def to_json(self) -> dict[str, JSON]:
         return {

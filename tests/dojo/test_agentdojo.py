@@ -104,7 +104,7 @@ def test_planted_benchmark_defects_turn_the_controls_red_naming_the_tasks(
     store, system, run = certified(tmp_path, spec)
     positive = judged(PositiveControl(), store, system, run)
     assert positive.status == "FAILED"
-    assert "below ceiling: agentdojo.utility=0.6666666666666666 (ceiling 1.0) on user_task_0;" \
+    assert "first item below ceiling: item user_task_0: agentdojo.utility 0.0" \
         in positive.summary, positive.summary
     for control in (NullAgentControl(), RandomAgentControl()):
         got = judged(control, store, system, run)

@@ -34,11 +34,14 @@ from agent_assay.adapters.system import (
     RecordsWithoutExecuting,
     Replaying,
     System,
+    TakesTurns,
     ToolSpec,
+    UserTurn,
 )
 from agent_assay.errors import AssayError, described
 from agent_assay.hashing import canonical_json
 from agent_assay.model import (
+    USER_TURN,
     Config,
     Cost,
     Item,
@@ -344,14 +347,24 @@ def run_calls(
     seed: int,
     repetition: int,
 ) -> Trajectory:
-    """Execute `calls` in a fresh episode, in order: the replay every control relies on."""
+    """Execute `calls` in a fresh episode, in order: the replay every control relies on.
+
+    On an episode that takes turns, a turn boundary in `calls` asks for the user's next
+    turn, and once the calls are spent every turn left is asked for: what the model agent
+    does when a model stops calling tools (an agent that says nothing more still hears the
+    user out)."""
     started = perf_counter()
     episode = episodes.open_episode(item, config, seed=seed)
     steps = []
     for call in calls:
+        if call.tool == USER_TURN and isinstance(episode, TakesTurns):
+            steps.append(turn_step(episode.next_turn()))
+            continue
         outcome = episode.call(call.tool, dict(call.args))
         steps.append(Step(ToolCall(call.tool, dict(call.args)), outcome.ok, outcome.result,
                           outcome.error))
+    while isinstance(episode, TakesTurns) and (turn := episode.next_turn()) is not None:
+        steps.append(turn_step(turn))
     ending = episode.finish()
     return Trajectory(
         item_id=item.item_id,
@@ -363,3 +376,11 @@ def run_calls(
         cost=REPLAYED,
         meta=dict(ending.meta),
     )
+
+
+def turn_step(turn: UserTurn | None) -> Step:
+    """A turn boundary as a trajectory records it: granted with the user's message, or
+    failed when the user had nothing more to say."""
+    if turn is None:
+        return Step(ToolCall(USER_TURN, {}), False, None, "the user has no further turn")
+    return Step(ToolCall(USER_TURN, {}), True, turn.message)

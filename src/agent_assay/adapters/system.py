@@ -16,6 +16,9 @@ NOT_RUN with that capability's name.
   harness then replays paths through it, runs a do-nothing agent in it, and
   drives a model through it (the generic tool-calling loop), with no agent code
   in the system.
+- `TakesTurns` (on an episode): ``next_turn()``, for a multi-turn item whose user speaks
+  again once the agent stops calling tools. Replays and the model agent ask it at the same
+  points (see `model.USER_TURN`), so an episode cannot tell which drives it.
 - `Replaying`: ``replay``, ``baseline_snapshot``, ``tool_catalogue`` and
   ``argument_pools``, for a system that replays a path without exposing episodes.
 - `NullAgents`: named do-nothing agents (`Episodes` and `Replaying` imply one).
@@ -144,6 +147,24 @@ class Episode(Protocol):
     def call(self, tool: str, args: Mapping[str, Any]) -> ToolOutcome: ...
 
     def finish(self) -> Ending: ...
+
+
+@dataclass(frozen=True)
+class UserTurn:
+    """The user's next message in a multi-turn episode, and the tools offered from then
+    on (None: the same as before)."""
+
+    message: str
+    tools: tuple[ToolSpec, ...] | None = None
+
+
+@runtime_checkable
+class TakesTurns(Protocol):
+    """An episode whose user speaks more than once."""
+
+    def next_turn(self) -> UserTurn | None:
+        """The next user turn, or None when the user has nothing more to say."""
+        ...
 
 
 @runtime_checkable

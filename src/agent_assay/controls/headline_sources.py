@@ -68,7 +68,7 @@ def item_sources(ctx: ControlContext, item: Item, own: Sequence[Trajectory]) -> 
     got.by_source["mutated"] = mutants_of(ctx, item, gold)
     for t in own:
         seed = stable_seed(ctx.seed, "headline_agreement", "own", t.item_id, t.repetition)
-        twin = replace(replay(ctx, item, t.calls, seed % 2**31), repetition=t.repetition)
+        twin = replace(replay(ctx, item, t.path, seed % 2**31), repetition=t.repetition)
         if behaviour(twin) == behaviour(t):
             got.own_replayed.append((t, twin))
         else:

@@ -47,7 +47,7 @@ class NullAgentControl:
         for name in sorted(agents):
             trajectories = ctx.environment().null_runs(
                 name, [item.public() for item in ctx.items], ctx.config)
-            calls = sum(len(t.steps) for t in trajectories)
+            calls = sum(len(t.calls) for t in trajectories)  # turn boundaries are not calls
             table = score_table(ctx.scorers, ctx.gold_of(), trajectories, ctx.scoring)
             null_means = means(table)
             margins: dict[str, float | None] = {}

@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
-from agent_assay.model import Cost, Gold, Step, ToolCall, Trajectory
+from agent_assay.model import Cost, Gold, Step, ToolCall, Trajectory, is_turn_boundary
 from agent_assay.scoring.base import PlantsDefects, Scorer, ScoringContext
 
 Planter = Callable[[Gold, Trajectory, ScoringContext], Trajectory | None]
@@ -73,7 +73,12 @@ def _add_foreign_tool(gold: Gold, t: Trajectory, ctx: ScoringContext) -> Traject
 
 
 def _duplicate_first_call(gold: Gold, t: Trajectory, ctx: ScoringContext) -> Trajectory | None:
-    return replace(t, steps=(t.steps[0], *t.steps)) if t.steps else None
+    """The first call made twice (a turn boundary is no call: a turn that opens a
+    conversation without one is passed over)."""
+    for index, step in enumerate(t.steps):
+        if not is_turn_boundary(step):
+            return replace(t, steps=(*t.steps[:index], step, *t.steps[index:]))
+    return None
 
 
 def _mutate_before_anchor(gold: Gold, t: Trajectory, ctx: ScoringContext) -> Trajectory | None:

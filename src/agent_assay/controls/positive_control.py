@@ -11,13 +11,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from agent_assay.aggregates import direction, means, score_table
+from agent_assay.aggregates import direction, score_means
 from agent_assay.controls.base import ControlContext, ControlOutcome, Requirement, outcome
 from agent_assay.controls.oracle import oracle_trajectories
+from agent_assay.hashing import canonical_json
 from agent_assay.model import Trajectory
-
-SHOWN = 5
-"""Items named per metric below its ceiling (the first, by id)."""
 
 
 class PositiveControl:
@@ -27,18 +25,14 @@ class PositiveControl:
 
     def run(self, ctx: ControlContext, band: Mapping[str, Any]) -> ControlOutcome:
         trajectories = oracle_trajectories(ctx, ctx.items)
-        table = score_table(ctx.scorers, ctx.gold_of(), trajectories, ctx.scoring)
-        got = means(table)
+        got = score_means(ctx.scorers, ctx.gold_of(), trajectories, ctx.scoring)
         failed_steps = sum(not s.ok for t in trajectories for s in t.steps)
         short: list[str] = []
         for metric in ctx.headline:
             ceiling = 1.0 if direction(ctx.kind_of(metric)) > 0 else 0.0
             value = got.get(metric)
             if value is None or value != ceiling:
-                below = [i for i, v in table.get(metric, {}).items()
-                         if any(x != ceiling for x in v)]
-                where = f" on {', '.join(sorted(below)[:SHOWN])}" if below else ""
-                short.append(f"{metric}={value!r} (ceiling {ceiling}){where}")
+                short.append(f"{metric}={value!r} (ceiling {ceiling})")
         measured = {
             "scores": {m: got.get(m) for m in ctx.headline},
             "failed_tool_calls": failed_steps,
@@ -55,6 +49,10 @@ class PositiveControl:
                 + (f"; first failing step: {cause}" if cause else
                    "; every step of gold's path succeeded, so what scores it did not credit it")
             )
+            below = first_below_ceiling(ctx, trajectories)
+            if below:
+                measured["first_below_ceiling"] = below
+                summary += f"; first item below ceiling: {below}"
         return outcome(self, not short, summary, measured, band)
 
 
@@ -68,4 +66,25 @@ def first_failing_step(trajectories: Sequence[Trajectory]) -> str | None:
             if not step.ok:
                 return (f"item {trajectory.item_id}, step {number} ({step.call.tool}): "
                         f"{step.error or 'failed'}")
+    return None
+
+
+def first_below_ceiling(ctx: ControlContext, trajectories: Sequence[Trajectory]) -> str | None:
+    """The first item, in item order, whose gold replay a headline scorer does not score at
+    its ceiling, with what that scorer said: the item and the reason to read first."""
+    gold = ctx.gold_of()
+    by_name = {s.name: s for s in ctx.scorers}
+    for trajectory in sorted(trajectories, key=lambda t: t.item_id):
+        item = gold.get(trajectory.item_id)
+        if item is None:
+            continue
+        for metric in ctx.headline:
+            scorer = by_name.get(metric)
+            if scorer is None:
+                continue
+            value = scorer.score(item.gold, trajectory, ctx.scoring)
+            ceiling = 1.0 if direction(scorer.kind) > 0 else 0.0
+            if value.value is not None and value.value != ceiling:
+                detail = f" ({canonical_json(dict(value.detail))})" if value.detail else ""
+                return f"item {trajectory.item_id}: {metric} {value.value!r}{detail}"
     return None

@@ -104,9 +104,18 @@ def _facts(system: LoadedSystem, out: AdapterCheck, *, learned: bool = False) ->
     except AssayError as exc:
         out.add("FAIL", prefix + "bands", str(exc))
         return
-    source = facts.bands or "the harness's defaults"
+    source = _shown(facts.bands) if facts.bands else "the harness's defaults"
     declared = ", ".join(sorted(bands.not_applicable)) or "none"
     out.add("ok", prefix + "bands", f"{source}; declared not applicable: {declared}")
+
+
+def _shown(path: Path) -> str:
+    """A bands file under the working directory by its relative path, so a recorded check
+    reads the same on every checkout; anywhere else (an installed package), in full."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
 
 
 def _capabilities(system: LoadedSystem, out: AdapterCheck) -> None:

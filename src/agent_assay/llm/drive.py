@@ -19,7 +19,7 @@ from time import perf_counter
 from typing import Any
 
 from agent_assay.adapters.loaded import LoadedSystem
-from agent_assay.adapters.system import ToolOutcome
+from agent_assay.adapters.system import TakesTurns, ToolOutcome, UserTurn
 from agent_assay.errors import AssayError, EnvironmentFailed, described
 from agent_assay.llm.configs import loop_settings, prompt_sha256
 from agent_assay.llm.endpoint import resolve_endpoint
@@ -90,7 +90,15 @@ def model_episode(
             f"{item.item_id}'s input ({type(exc).__name__}: {exc})"
         ) from exc
     loop = AgentLoop(resolve_endpoint(config.params), loop_settings(config.params, seed))
-    result = loop.run(prompt.instructions, request, episodes.tools(item), execute)
+    takes_turns = episode if isinstance(episode, TakesTurns) else None
+
+    def next_turn() -> UserTurn | None:
+        assert takes_turns is not None
+        with environment_step("give the user's next turn"):
+            return takes_turns.next_turn()
+
+    result = loop.run(prompt.instructions, request, episodes.tools(item), execute,
+                      next_turn if takes_turns is not None else None)
     with environment_step("end the episode"):
         ending = episode.finish()
     return trajectory_of(

@@ -11,10 +11,13 @@ it knows nothing about banks, worlds or gold. One episode:
    raised; a tool name that was not offered is a failed step too; anything else goes to
    `execute`, and its outcome is recorded and fed back as a ``tool`` message (or, for
    servers whose chat template drops those, in one ``user`` message per turn);
-3. stop on a reply without tool calls (the final answer), after a successful call to a
-   terminal tool, when the turn budget (requests per episode) is spent, or when the
-   endpoint refuses a later turn (400/422, e.g. the conversation outgrew the context
-   window: stop "rejected", the steps so far stand).
+3. on a reply without tool calls, ask the episode for the user's next turn when it takes
+   turns (`next_turn`): a granted turn is recorded as a turn-boundary step (see
+   `model.USER_TURN`), its message sent, and its tools offered from then on;
+4. stop on a reply without tool calls and no further user turn (the final answer), after
+   a successful call to a terminal tool, when the turn budget (requests per episode) is
+   spent, or when the endpoint refuses a later turn (400/422, e.g. the conversation
+   outgrew the context window: stop "rejected", the steps so far stand).
 
 Every request is recorded: model, temperature, seed, tool_choice, token usage, latency,
 attempts. Timeouts, connection errors, 429 and 5xx answers are retried with exponential
@@ -35,11 +38,11 @@ from typing import Any, Literal
 
 import openai
 
-from agent_assay.adapters.system import ToolOutcome, ToolSpec
+from agent_assay.adapters.system import ToolOutcome, ToolSpec, UserTurn
 from agent_assay.errors import AgentUnreachable
 from agent_assay.llm.endpoint import Endpoint
 from agent_assay.llm.settings import LoopSettings
-from agent_assay.model import Cost, Step, ToolCall
+from agent_assay.model import USER_TURN, Cost, Step, ToolCall
 
 MALFORMED_KEY = "__malformed_arguments__"
 """A failed step's only argument when the model's arguments were not a JSON object: the
@@ -90,6 +93,7 @@ def bounded(schema: Mapping[str, Any], limit: int) -> dict[str, Any]:
 
 
 Execute = Callable[[str, dict[str, Any]], ToolOutcome]
+NextTurn = Callable[[], UserTurn | None]
 
 
 @dataclass(frozen=True)
@@ -240,7 +244,12 @@ class AgentLoop:
         self.sleep = sleep
 
     def run(
-        self, instructions: str, request: str, tools: Sequence[ToolSpec], execute: Execute
+        self,
+        instructions: str,
+        request: str,
+        tools: Sequence[ToolSpec],
+        execute: Execute,
+        next_turn: NextTurn | None = None,
     ) -> LoopResult:
         offered = {t.name for t in tools}
         messages: list[dict[str, Any]] = [
@@ -264,6 +273,15 @@ class AgentLoop:
                 return self._result(steps, "rejected", None, records, malformed, rejected=str(exc))
             records.append(record)
             calls = list(getattr(message, "tool_calls", None) or [])
+            user = next_turn() if not calls and next_turn is not None else None
+            if user is not None:
+                steps.append(Step(ToolCall(USER_TURN, {}), True, user.message))
+                messages.append({"role": "assistant", "content": message.content or ""})
+                messages.append({"role": "user", "content": user.message})
+                if user.tools is not None:
+                    offered = {t.name for t in user.tools}
+                    specs = [openai_tool(t, self.settings.max_string_length) for t in user.tools]
+                continue
             if not calls:
                 return self._result(steps, "final_answer", message.content, records, malformed)
             messages.append(assistant_message(message.content, calls, turn))

@@ -136,7 +136,7 @@ def _apply(
 ) -> tuple[Trajectory, list[ToolCall] | None]:
     """The mutant of `base` and the calls it proposed, or `base` and None when unaltered."""
     op = OPERATORS[spec.name]
-    calls = list(base.calls)
+    calls = list(base.path)
     rng = random.Random(stable_seed(seed, spec.name, item.item_id, base.repetition))
     if isinstance(op, SkipState):
         flags = op.skipped(calls, octx)
@@ -163,7 +163,7 @@ def would_alter(
     op = OPERATORS[spec.name]
     count = 0
     for t in trajectories:
-        calls = list(t.calls)
+        calls = list(t.path)
         if isinstance(op, SkipState):
             count += any(op.skipped(calls, octx))
         else:
@@ -236,9 +236,9 @@ class _Column:
             self.altered += 1
             row = score_rows(context.scorers, context.items, [mutant], context.scoring)[0]
             self.rows.append(row)
-            swap = transposition(base.calls, proposed)
+            swap = transposition(base.path, proposed)
             if swap is not None:
-                pair = (base.calls[swap[0]].tool, base.calls[swap[1]].tool)
+                pair = (base.path[swap[0]].tool, base.path[swap[1]].tool)
                 self.orders.add(pair, base_row, row, context.kinds, detector_metrics(
                     context.scorers))
             if base.repetition == 1 and len(self.shown) < SHOWN_ITEMS:

@@ -24,7 +24,7 @@ class ExactPath:
 
     def score(self, gold: Gold, trajectory: Trajectory, ctx: ScoringContext) -> ScoreValue:
         proposed = [c.tool for c in trajectory.calls]
-        expected = [c.tool for c in gold.path]
+        expected = [c.tool for c in gold.calls]
         return ScoreValue(1.0 if proposed == expected else 0.0)
 
 
@@ -36,7 +36,7 @@ class LcsRatio:
 
     def score(self, gold: Gold, trajectory: Trajectory, ctx: ScoringContext) -> ScoreValue:
         proposed = [c.tool for c in trajectory.calls]
-        expected = [c.tool for c in gold.path]
+        expected = [c.tool for c in gold.calls]
         total = len(proposed) + len(expected)
         if total == 0:
             return ScoreValue(1.0)

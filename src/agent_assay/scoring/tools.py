@@ -23,7 +23,7 @@ class ArgsMatch:
         proposed = list(trajectory.calls)
         used = [False] * len(proposed)
         aligned = matched = 0
-        for expected in gold.path:
+        for expected in gold.calls:
             for index, call in enumerate(proposed):
                 if not used[index] and call.tool == expected.tool:
                     used[index] = True
@@ -42,11 +42,11 @@ class ToolRecall:
     kind: ScoreKind = "fraction"
 
     def score(self, gold: Gold, trajectory: Trajectory, ctx: ScoringContext) -> ScoreValue:
-        if not gold.path:
+        if not gold.calls:
             return ScoreValue(None, {"reason": "gold expects no calls"})
-        expected = Counter(ctx.normalise(c) for c in gold.path)
+        expected = Counter(ctx.normalise(c) for c in gold.calls)
         proposed = Counter(ctx.normalise(c) for c in trajectory.calls)
-        return ScoreValue(sum((expected & proposed).values()) / len(gold.path))
+        return ScoreValue(sum((expected & proposed).values()) / len(gold.calls))
 
 
 class WrongTools:
@@ -56,7 +56,7 @@ class WrongTools:
     kind: ScoreKind = "count"
 
     def score(self, gold: Gold, trajectory: Trajectory, ctx: ScoringContext) -> ScoreValue:
-        allowed = {c.tool for c in gold.path}
+        allowed = {c.tool for c in gold.calls}
         return ScoreValue(float(sum(c.tool not in allowed for c in trajectory.calls)))
 
 
@@ -67,7 +67,7 @@ class MissingTools:
     kind: ScoreKind = "count"
 
     def score(self, gold: Gold, trajectory: Trajectory, ctx: ScoringContext) -> ScoreValue:
-        missing = Counter(c.tool for c in gold.path) - Counter(c.tool for c in trajectory.calls)
+        missing = Counter(c.tool for c in gold.calls) - Counter(c.tool for c in trajectory.calls)
         return ScoreValue(float(sum(missing.values())))
 
 
