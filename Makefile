@@ -10,7 +10,7 @@ PYTHON ?= $(shell for c in python3.12 python3.13 python3; do \
 	if PYENV_VERSION=3.12.1 $$c -c 'import sys; sys.exit(0 if sys.version_info >= (3, 12) else 1)' 2>/dev/null; \
 	then echo "env PYENV_VERSION=3.12.1 $$c"; break; fi; done)
 
-.PHONY: install verifiers-envs bfcl-eval bench-case-bfcl verifiers-case demo test bench-stats store-test verify lint typecheck bench bench-targets bench-chain bench-startup bench-html bench-report bench-floor bench-inspect bench-controls bench-controls-100 bench-workers bench-scale bench-tests rare-slip random-agent-flips coverage power crash-bias stats-agreement core-check clean artifacts readme-check number-audit evidence docs-check report-check docs docs-serve
+.PHONY: install verifiers-envs bfcl-eval bench-case-bfcl bench-case-agentdojo verifiers-case demo test bench-stats store-test verify lint typecheck bench bench-targets bench-chain bench-startup bench-html bench-report bench-floor bench-inspect bench-controls bench-controls-100 bench-workers bench-scale bench-tests rare-slip random-agent-flips coverage power crash-bias stats-agreement core-check clean artifacts readme-check number-audit evidence docs-check report-check docs docs-serve
 
 # The venv is (re)installed whenever pyproject.toml is newer than the last install, so a
 # new dependency or entry point reaches an existing checkout too.
@@ -20,7 +20,7 @@ $(STAMP): pyproject.toml
 	@test -n "$(PYTHON)" || { echo "error: no Python >= 3.12 found; set PYTHON=/path/to/python3.12" >&2; exit 1; }
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[dev,synthworld,llm,postgres,dask,verifiers,bfcl]'
+	$(PY) -m pip install --quiet -e '.[dev,synthworld,llm,postgres,dask,verifiers,bfcl,agentdojo]'
 	$(MAKE) --no-print-directory verifiers-envs
 	$(MAKE) --no-print-directory bfcl-eval
 	touch $(STAMP)
@@ -84,6 +84,12 @@ artifacts: $(STAMP)
 	$(PY) tools/bench_governance.py --out reports/bench/governance.json
 	$(PY) tools/cli_reference.py
 	$(PY) tools/api_reference.py
+	$(PY) -m agent_assay.audit.readme_check --write
+
+# AgentDojo as it ships (docs/case-studies/agentdojo.md): the reproduction, the findings and
+# every control on each suite, then the docs refreshed from them
+bench-case-agentdojo: $(STAMP)
+	$(PY) tools/artifacts.py --only agentdojo --db run/agentdojo.db
 	$(PY) -m agent_assay.audit.readme_check --write
 
 # valid-action through its rollout path and its core functions: the case study's artifacts.

@@ -283,6 +283,27 @@ def bfcl(rec: Recorder) -> None:
                 "--config oracle --db $DB", expect=expect)
 
 
+AGENTDOJO_VERDICTS = {"workspace": 0, "travel": 3, "banking": 3, "slack": 0,
+                      "banking-security": 3}
+"""Each source's exit code: 0 admissible, 3 not (a control went red on what AgentDojo ships)."""
+
+
+def agentdojo(rec: Recorder) -> None:
+    """AgentDojo as it ships: our scoring against its own, what doing nothing earns, and
+    every control on each suite."""
+    rec.run("agentdojo/reproduction", f"{PY} tools/reproduce_agentdojo.py")
+    rec.run("agentdojo/findings", f"{PY} tools/agentdojo_findings.py")
+    rec.run("agentdojo/check_adapter", f"{CLI} check-adapter agentdojo")
+    for suite, verdict in AGENTDOJO_VERDICTS.items():
+        name = suite.replace("-", "_")
+        output = rec.run(f"agentdojo/controls_{name}",
+                         f"{CLI} controls run --adapter agentdojo --source "
+                         f"configs/agentdojo/{suite}.yaml --config ground_truth --workers 2 "
+                         "--db $DB", expect=verdict)
+        run_id = RUN_ID.findall(output)[0]
+        rec.run(f"agentdojo/mutation_{name}", f"{CLI} mutation score {run_id} --db $DB")
+
+
 def check_pages(rec: Recorder) -> None:
     """Open every page in headless Chromium (tools/report_check.py): verdict, plots, rows,
     links, filter, console and network; writes the screenshots beside the pages."""
@@ -292,7 +313,7 @@ def check_pages(rec: Recorder) -> None:
 
 
 GROUPS = {"banking": banking, "synthworld": synthworld, "governance": governance,
-          "verifiers": verifiers, "bfcl": bfcl}
+          "verifiers": verifiers, "bfcl": bfcl, "agentdojo": agentdojo}
 """What `--only` rebuilds alone, each group's commands in its own database."""
 
 
