@@ -13,7 +13,7 @@ that hold numbers (bands, mutant sets).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -57,6 +57,19 @@ def read_located(path: Path, what: str) -> Located:
     """Like `read_yaml`, with key lines, refusing a key that appears twice in one mapping
     (YAML would silently keep the last)."""
     return parse_located(path, read_utf8(path, what), what)
+
+
+def read_mapping_of(path: Path, what: str, known: Sequence[str]) -> Located:
+    """`read_located` for a small file of named fields (a system's `--source`, say): a
+    mapping whose every key is one of `known`, or one line naming the file and the key."""
+    located = read_located(path, what)
+    if not isinstance(located.data, Mapping):
+        raise AssayError(f"{path}: {what} must be a mapping ({', '.join(known)})")
+    unknown = sorted(set(located.data) - set(known), key=str)
+    if unknown:
+        raise AssayError(f"{located.at(unknown[0])}: unknown key {unknown[0]!r} "
+                         f"(known: {', '.join(known)})")
+    return located
 
 
 def parse_located(path: Path, text: str, what: str) -> Located:

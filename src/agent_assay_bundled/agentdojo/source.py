@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_assay.errors import AssayError
-from agent_assay.yamlfile import read_located
+from agent_assay.yamlfile import read_mapping_of
 from agent_assay_bundled.agentdojo import dojo
 
 PREFIX = "agentdojo:"
@@ -77,13 +77,10 @@ def parse_suite(text: str) -> tuple[str, str | None]:
 
 def load_source(path: Path) -> DojoSource:
     """Read the YAML file; any fault names the file and the line."""
-    doc = read_located(path, "AgentDojo source file")
+    doc = read_mapping_of(path, "an AgentDojo source file", FIELDS)
     data = doc.data
-    if not isinstance(data, dict) or "suite" not in data:
+    if "suite" not in data:
         raise AssayError(f"{path}:1: expected a mapping with 'suite: SUITE[@VERSION]'")
-    for key in data:
-        if key not in FIELDS:
-            raise AssayError(f"{doc.at(key)}: unknown field {key!r}; expected {', '.join(FIELDS)}")
 
     def strings(key: str) -> tuple[str, ...]:
         value = data.get(key) or []

@@ -30,7 +30,7 @@ the suites' own data are dated years before any run.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -76,30 +76,28 @@ def state_of(environment: Any, since: str = "9999") -> dict[str, Any]:
 
 
 def _canonical(value: Any, key: str, since: str) -> Any:
-    if isinstance(value, dict):
-        return {k.replace("%", "%25").replace(".", "%2E"): _canonical(v, k, since)
-                for k, v in value.items()}
-    if isinstance(value, list):
-        items = [_canonical(v, "", since) for v in value]
-        if key in SET_VALUED and all(isinstance(v, str) for v in items):
-            return sorted(items)
-        return items
-    if key in STAMPED and isinstance(value, str) and value >= since:
-        return WALL_CLOCK
-    return value
+    """The state's JSON dump steadied; keys escaped where the store's paths would split."""
+    return _steady(value, key, lambda v: isinstance(v, str) and v >= since,
+                   lambda k: k.replace("%", "%25").replace(".", "%2E"))
 
 
 def _steadied(value: Any, key: str, since: datetime) -> Any:
-    """A result's python dump with set-built lists sorted and each wall-clock stamp
-    replaced, as `_canonical` does for the state."""
+    """A result's python dump steadied as `_canonical` steadies the state."""
+    return _steady(value, key, lambda v: isinstance(v, datetime) and v >= since, lambda k: k)
+
+
+def _steady(value: Any, key: str, stamped: Callable[[Any], bool],
+            rename: Callable[[Any], Any]) -> Any:
+    """`value` with set-built lists sorted and each wall-clock stamp made after the episode
+    began (`stamped`) replaced by a marker, keys passed through `rename`."""
     if isinstance(value, dict):
-        return {k: _steadied(v, k, since) for k, v in value.items()}
+        return {rename(k): _steady(v, k, stamped, rename) for k, v in value.items()}
     if isinstance(value, list):
-        items = [_steadied(v, "", since) for v in value]
+        items = [_steady(v, "", stamped, rename) for v in value]
         if key in SET_VALUED and all(isinstance(v, str) for v in items):
             return sorted(items)
         return items
-    if key in STAMPED and isinstance(value, datetime) and value >= since:
+    if key in STAMPED and stamped(value):
         return WALL_CLOCK
     return value
 

@@ -22,7 +22,7 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 from agent_assay.errors import AssayError
-from agent_assay.yamlfile import Located, read_located
+from agent_assay.yamlfile import Located, read_mapping_of
 
 PREFIX = "bfcl:"
 PACKAGE = "bfcl-eval"
@@ -108,14 +108,8 @@ def resolve(source: Path | None) -> Benchmark:
     """The benchmark `--source` names (see the module docstring)."""
     if source is None:
         return parse(DEFAULT)
-    located = read_located(Path(source), "bfcl source")
+    located = read_mapping_of(Path(source), "a bfcl source file", ("benchmark", "sample"))
     spec = located.data
-    if not isinstance(spec, dict):
-        raise AssayError(f"{source}: a bfcl source file is a mapping (benchmark, sample)")
-    unknown = sorted(set(spec) - {"benchmark", "sample"}, key=str)
-    if unknown:
-        raise AssayError(f"{located.at(unknown[0])}: unknown key {unknown[0]!r} "
-                         "(known: benchmark, sample)")
     named = spec.get("benchmark")
     if not isinstance(named, str) or not named:
         raise AssayError(f"{located.at('benchmark')}: 'benchmark' must be CATEGORY[@VERSION], "

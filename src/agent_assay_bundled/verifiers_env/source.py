@@ -25,7 +25,7 @@ from typing import Any
 
 from agent_assay.errors import AssayError
 from agent_assay.infiles import read_utf8
-from agent_assay.yamlfile import read_located
+from agent_assay.yamlfile import read_mapping_of
 
 PREFIX = "verifiers:"
 
@@ -79,14 +79,8 @@ def resolve(source: Path | None) -> EnvironmentSource:
 
 
 def _from_yaml(path: Path) -> EnvironmentSource:
-    located = read_located(path, "verifiers source")
+    located = read_mapping_of(path, "a verifiers source file", ("environment", "args"))
     spec = located.data
-    if not isinstance(spec, Mapping):
-        raise AssayError(f"{path}: a verifiers source file is a mapping (environment, args)")
-    unknown = sorted(set(spec) - {"environment", "args"}, key=str)
-    if unknown:
-        raise AssayError(f"{located.at(unknown[0])}: unknown key {unknown[0]!r} "
-                         "(known: environment, args)")
     named = spec.get("environment")
     if not isinstance(named, str) or not named:
         raise AssayError(f"{located.at('environment')}: 'environment' must name a folder, "
