@@ -346,6 +346,11 @@ def main() -> int:
         bfcl(recorder)
     else:
         print("  bfcl: skipped, bfcl-eval is not installed (make bfcl-eval)", file=sys.stderr)
+    if find_spec("agentdojo") is not None:
+        agentdojo(recorder)
+    else:
+        print("  agentdojo: skipped, agentdojo is not installed (the agentdojo extra)",
+              file=sys.stderr)
     recorder.write_manifest()
     check_pages(recorder)
     return 0
