@@ -236,8 +236,23 @@ def control_check(kind: str) -> Check:
         if o.get("allowed_not_run"):
             return "skipped", f"{said} (allowed)"
         hint = next_step(kind, o["status"], o.get("reason", ""))
-        return "failed", said + (f"\n-> next: {hint}" if hint else "")
+        return "failed", with_hint(said, hint)
     return check
+
+
+HEAD_LINE = 300
+"""How much of a long summary leads a failure, so the hint after it stays inside the part of
+the message a JUnit report keeps (pytest shortens the attribute to 500 characters)."""
+
+
+def with_hint(said: str, hint: str | None) -> str:
+    """A failed control's message: its summary, then what to do next; a long summary is cut
+    on the first line and given whole after the hint."""
+    if not hint:
+        return said
+    if len(said) <= HEAD_LINE:
+        return f"{said}\n-> next: {hint}"
+    return f"{said[:HEAD_LINE]}...\n-> next: {hint}\n{said}"
 
 
 def verdict_check(gate: Gate) -> tuple[str, str]:
