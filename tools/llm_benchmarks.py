@@ -23,7 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from llm_runs import CLI, Recorder, base_url, models_answer  # noqa: E402
+from llm_runs import CLI, Recorder, base_url, models_answer
 
 CONFIG = "smollm2-t0"
 SERVER_TRIES = 12
