@@ -112,14 +112,19 @@ def null_findings(system: BfclSystem, items: Sequence[Item], scorer: BfclValid,
 
 
 def truth_findings(system: BfclSystem, items: Sequence[Item], scorer: BfclValid) -> list[str]:
-    failing = []
+    """Gold failing BFCL's check, and gold whose replay has a failed call (BFCL's executor
+    ran it, but the episode flags it: a function its turn does not offer, say)."""
+    failing, flagged = [], []
     for item in items:
-        verdict = scorer.verdict(item.gold, run_calls(system, item.public(), None,
-                                                      item.gold.path, seed=0, repetition=1))
+        replayed = run_calls(system, item.public(), None, item.gold.path, seed=0, repetition=1)
+        verdict = scorer.verdict(item.gold, replayed)
         if not (verdict and verdict["valid"]):
             failing.append(f"  {item.item_id}: {(verdict or {}).get('error_type')}")
+        flagged += [f"  {item.item_id} step {number} ({step.call.tool}): {step.error}"
+                    for number, step in enumerate(replayed.steps, 1) if not step.ok]
     return [f"ground truth failing BFCL's own check: {len(failing)} of {len(items)}",
-            *failing]
+            *failing,
+            f"failed calls in gold's replay: {len(flagged)}", *flagged]
 
 
 def turns(path: Sequence[ToolCall]) -> list[list[ToolCall]]:
@@ -156,7 +161,7 @@ def early_findings(system: BfclSystem, items: Sequence[Item], scorer: BfclValid,
         split[empty[0]] = list(split[empty[0] + 1])
         replayed = run_calls(system, item.public(), None, joined(split), seed=0, repetition=1)
         if fed_every_call(item, replayed):
-            accepted.append(f"  accepted: {item.item_id} turn {empty[0]}: "
+            accepted.append(f"  accepted: {item.item_id} turn {empty[0] + 1}: "
                             f"{shown(split[empty[0]])}")
     if not probed:
         return ["acting where gold does nothing: no entry has a turn gold leaves empty"]

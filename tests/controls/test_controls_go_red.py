@@ -142,3 +142,33 @@ def test_a_scorer_that_applies_nowhere_is_idle_not_blind(store: Store) -> None:
     assert selftest.status == "PASSED"
     assert selftest.measured["scorers"]["tools.order_violations"]["red"] is None
     assert "not applicable on this suite: tools.order_violations" in selftest.summary
+
+
+class FlaggedLook(ToyWorld):
+    """`look` answers, but its step is flagged failed: a call the environment ran and refused."""
+
+    def call(self, tool: str, args: Mapping[str, Any]) -> Any:
+        step = super().call(tool, args)
+        if tool == "look" and step.ok:
+            self.steps[-1] = replace(step, ok=False, error="look is flagged")
+        return self.steps[-1]
+
+    def outcome(self) -> str:  # a flagged look still looked
+        return super().outcome() if any(s.ok for s in self.steps) else (
+            "looked" if self.steps else "nothing")
+
+
+class FlaggingEnvironment(RichToyAdapter):
+    def replay(self, item: PublicItem, calls: Sequence[ToolCall], *, seed: int) -> Trajectory:
+        world = FlaggedLook()
+        for call in calls:
+            world.call(call.tool, call.args)
+        return self._trajectory(item, 1, world, 0.0)
+
+
+def test_a_passing_positive_control_still_names_golds_first_failed_step(store: Store) -> None:
+    positive = certify(store, FlaggingEnvironment())["by_kind"]["positive_control"]
+    assert positive.status == "PASSED"
+    assert positive.measured["failed_tool_calls"] > 0
+    assert positive.measured["first_failing_step"].endswith("(look): look is flagged")
+    assert "first failing step: " in positive.summary

@@ -40,10 +40,10 @@ class PositiveControl:
         }
         summary = "oracle replay: " + ", ".join(f"{m} {got.get(m)!r}" for m in ctx.headline)
         summary += f"; {failed_steps} failed tool calls"
+        cause = first_failing_step(trajectories)
+        measured["first_failing_step"] = cause
         if short:
             summary += f"; below ceiling: {', '.join(short)}"
-            cause = first_failing_step(trajectories)
-            measured["first_failing_step"] = cause
             summary += (
                 "; no agent ran, so the environment, the adapter or a scorer is at fault"
                 + (f"; first failing step: {cause}" if cause else
@@ -53,6 +53,10 @@ class PositiveControl:
             if below:
                 measured["first_below_ceiling"] = below
                 summary += f"; first item below ceiling: {below}"
+        elif cause:
+            # gold's path reached the ceiling through a call that failed: a reader must see
+            # which, since the environment or the gold disagree about that call
+            summary += f"; first failing step: {cause}"
         return outcome(self, not short, summary, measured, band)
 
 
