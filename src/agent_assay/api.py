@@ -155,7 +155,8 @@ def evaluate(
     (`adapters.settings`). The agents run in `workers` agent processes (never in this one;
     see `hosting`), or with `executor` "dask" on the scheduler at `scheduler` (else a local
     cluster of `workers` processes), which is reached before the store is touched."""
-    from agent_assay.executors import ExecutorSpec, open_backend
+    from agent_assay.executors.processes import open_backend
+    from agent_assay.executors.spec import ExecutorSpec
     from agent_assay.runner import (
         build_and_store_suite,
         check_run_numbers,
@@ -205,7 +206,8 @@ def resume(
     are what the caller believes the run is: any that differs from the run's own is
     refused before anything is written (None: not said)."""
     from agent_assay.adapters.registry import load_adapter
-    from agent_assay.executors import ExecutorSpec, open_backend
+    from agent_assay.executors.processes import open_backend
+    from agent_assay.executors.spec import ExecutorSpec
     from agent_assay.resuming import differences, refuse_control_made, refuse_differences
     from agent_assay.runner import execute_run, retry_causes
     from agent_assay.writers import still_writing, this_process
@@ -251,7 +253,8 @@ def run_to_certify(
     asked for (see `evaluate`), which is reached only then. A config or settings given with
     a run must be the run's: silently certifying another config's run would report the
     wrong system."""
-    from agent_assay.executors import ExecutorSpec, open_backend
+    from agent_assay.executors.processes import open_backend
+    from agent_assay.executors.spec import ExecutorSpec
     from agent_assay.runner import (
         build_and_store_suite,
         certifiable_run,

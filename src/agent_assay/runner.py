@@ -33,8 +33,10 @@ from agent_assay.adapters.pure_suite import build_pure_suite
 from agent_assay.adapters.settings import applied
 from agent_assay.aggregates import scorer_versions
 from agent_assay.errors import AssayError, Terminated
-from agent_assay.executors import SEQUENTIAL, Arrival, Backend, ExecutorLost, ScoringJob, Task
+from agent_assay.executors.processes import SEQUENTIAL
+from agent_assay.executors.protocol import Arrival, Backend, ExecutorLost, ScoringJob
 from agent_assay.hashing import stable_seed
+from agent_assay.hosting.jobs import Task
 from agent_assay.llm.configs import MODEL_SETTINGS, is_model_config
 from agent_assay.llm.endpoint import resolve_endpoint
 from agent_assay.model import (
@@ -49,8 +51,8 @@ from agent_assay.model import (
     Trajectory,
     crash_cause_in,
 )
-from agent_assay.scoring.base import ScoreKind, Scorer, ScoringContext
-from agent_assay.scoring.registry import score_all
+from agent_assay.run_context import RunContext, SystemLike, run_context
+from agent_assay.scoring.base import Scorer
 from agent_assay.selection import Selection
 from agent_assay.store.chain_check import RETRY_EVENT
 from agent_assay.store.checkpoint import write_checkpoint
@@ -81,60 +83,6 @@ class RunResult:
     """Of the written, how many ran a crashed slot again (`retry`)."""
     crashes_left: Mapping[CrashCause, int] = field(default_factory=dict)
     """The slots whose newest attempt crashed once this session ended, by cause."""
-
-
-SystemLike = object
-"""A loaded system, or any object implementing the plugin surface (checked on use by
-`load_system`, so a script can hand its own system object to any of these functions)."""
-
-
-@dataclass(frozen=True)
-class RunContext:
-    """What scoring a run's trajectories needs, set up once: the system prepared for the
-    stored suite, its items by id, the scorer set, the scoring context, each scorer's kind.
-    The runner, re-scoring, mutation and the controls all start from one."""
-
-    system: LoadedSystem
-    suite: Suite
-    items: Mapping[str, Item]
-    scorers: tuple[Scorer, ...]
-    scoring: ScoringContext
-
-    @property
-    def kinds(self) -> dict[str, ScoreKind]:
-        return {s.name: s.kind for s in self.scorers}
-
-    def score(self, trajectory: Trajectory) -> list[ScoreRecord]:
-        return score_records(self.scorers, self.items[trajectory.item_id], trajectory, self.scoring)
-
-
-def run_context(store: Store, system: SystemLike, run: Run) -> RunContext:
-    return suite_context(system, store.get_suite(run.suite_hash))
-
-
-def suite_context(system: SystemLike, suite: Suite) -> RunContext:
-    """The scoring context of `suite` (with its gold): the system prepared for it, its
-    scorers. Where there is no store at hand, a scoring process say."""
-    loaded = load_system(system)
-    loaded.prepare(suite)
-    return RunContext(loaded, suite, suite.by_id(), loaded.scorers(), loaded.scoring_context())
-
-
-def score_records(
-    scorers: Sequence[Scorer], item: Item, trajectory: Trajectory, ctx: ScoringContext
-) -> list[ScoreRecord]:
-    return [
-        ScoreRecord(
-            item_id=trajectory.item_id,
-            repetition=trajectory.repetition,
-            scorer=scorer.name,
-            scorer_version=scorer.version,
-            value=result.value,
-            detail=result.detail,
-            imported=result.imported,
-        )
-        for scorer, result in score_all(scorers, item.gold, trajectory, ctx)
-    ]
 
 
 def resolve_config(

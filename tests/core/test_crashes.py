@@ -24,11 +24,11 @@ from agent_assay.hosting.jobs import Task, attributed, run_task
 from agent_assay.integrity.comparability import compare_runs
 from agent_assay.integrity.verify import verify_run
 from agent_assay.model import CRASH_CAUSE, Config, CrashCause, Run, Trajectory
+from agent_assay.run_context import run_context
 from agent_assay.runner import (
     build_and_store_suite,
     execute_run,
     resolve_config,
-    run_context,
     start_run,
 )
 from agent_assay.schemas import schema

@@ -19,7 +19,8 @@ import pytest
 
 from agent_assay import api
 from agent_assay.errors import AssayError
-from agent_assay.executors import SEQUENTIAL, ExecutorSpec, Processes, open_backend
+from agent_assay.executors.processes import SEQUENTIAL, Processes, open_backend
+from agent_assay.executors.spec import ExecutorSpec
 from agent_assay.runner import RunInterrupted, execute_run
 from agent_assay.store import Store, open_store
 from agent_assay.store.chain_check import check_run_chain

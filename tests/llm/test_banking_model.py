@@ -10,8 +10,8 @@ import pytest
 
 from agent_assay.adapters.loaded import load_system
 from agent_assay.controls.execute import run_controls
-from agent_assay.executors import Task, act
 from agent_assay.hashing import stable_seed
+from agent_assay.hosting.jobs import Task, act
 from agent_assay.model import Config
 from agent_assay.runner import (
     affects_results,
@@ -190,7 +190,7 @@ def test_an_environment_that_raises_under_the_model_agent_is_the_harness_crash(
     """The harness drives the model through the bank's episodes, so it sees whose code
     raised: the bank's, when setting up the world or executing a call, is not the model's
     failure (stats.crashes leaves the slot out rather than failing the model for it)."""
-    from agent_assay.executors import run_task
+    from agent_assay.hosting.jobs import run_task
     from agent_assay_bundled import banking
 
     def raises(*args: Any, **kwargs: Any) -> None:

@@ -109,7 +109,7 @@ def executor_options[F: Callable[..., Any]](function: F) -> F:
 
     @functools.wraps(function)
     def checked(*args: Any, **kwargs: Any) -> Any:
-        from agent_assay.executors import ExecutorSpec
+        from agent_assay.executors.spec import ExecutorSpec
 
         ExecutorSpec(kwargs["executor"], kwargs["workers"], kwargs["scheduler"])
         return function(*args, **kwargs)
