@@ -32,9 +32,10 @@ from agent_assay.adapters.loaded import LoadedSystem, load_system
 from agent_assay.adapters.pure_suite import build_pure_suite
 from agent_assay.adapters.settings import applied
 from agent_assay.aggregates import scorer_versions
-from agent_assay.errors import AssayError, Terminated
+from agent_assay.errors import AssayError, RunInterrupted, RunStopped, Terminated
 from agent_assay.executors.processes import SEQUENTIAL
 from agent_assay.executors.protocol import Arrival, Backend, ExecutorLost, ScoringJob
+from agent_assay.exitcodes import ExitCode
 from agent_assay.hashing import stable_seed
 from agent_assay.hosting.jobs import Task
 from agent_assay.llm.configs import MODEL_SETTINGS, is_model_config
@@ -56,7 +57,6 @@ from agent_assay.scoring.base import Scorer
 from agent_assay.selection import Selection
 from agent_assay.store.chain_check import RETRY_EVENT
 from agent_assay.store.checkpoint import write_checkpoint
-from agent_assay.store.engine import shown
 from agent_assay.store.prepared import PreparedTrajectory
 from agent_assay.store.run_check import require_intact
 from agent_assay.store.store import Attempt, ScoreRecord, Store
@@ -436,29 +436,6 @@ class _Tally:
                                                     "cause": cause, **numbered})
 
 
-class RunStopped(AssayError):
-    """A run that stopped early (Ctrl-C, a worker that died): what is stored stays stored,
-    and the message says how to go on."""
-
-    def __init__(self, run_id: str, what: str, *, exit_code: int = 1) -> None:
-        self.run_id, self.what = run_id, what
-        super().__init__(self.resume_line(None), exit_code=exit_code)
-
-    def resume_line(self, db: str | None) -> str:
-        where = f" --db {shown(db)}" if db else ""
-        return f"{self.what}; resume it with `agent-assay run --resume {self.run_id}{where}`"
-
-    def for_cli(self, db: str | None) -> AssayError:
-        """The one-line error `run` ends with, naming the `--db` to resume from (and a
-        plain AssayError, so the command line does not take it for a fresh Ctrl-C)."""
-        return AssayError(self.resume_line(db), exit_code=self.exit_code)
-
-
-class RunInterrupted(RunStopped, KeyboardInterrupt):
-    """Ctrl-C during a run. Still a KeyboardInterrupt, so code that stops on Ctrl-C keeps
-    stopping; also an AssayError, so the command line says how to resume."""
-
-
 def _why_stopped(run: Run, written: int, exc: BaseException) -> BaseException:
     """What a run that stopped early raises: Ctrl-C and an executor that went away (a worker
     process that died, a lost scheduler) become one line saying how to resume; anything
@@ -467,7 +444,8 @@ def _why_stopped(run: Run, written: int, exc: BaseException) -> BaseException:
         word = "terminated" if isinstance(exc, Terminated) else "interrupted"
         return RunInterrupted(
             run.run_id, f"{word}: run {run.run_id} stopped after {written} new "
-            "trajectories", exit_code=Terminated.exit_code if word == "terminated" else 130,
+            "trajectories",
+            exit_code=ExitCode.TERMINATED if word == "terminated" else ExitCode.INTERRUPTED,
         )
     if isinstance(exc, ExecutorLost):
         return RunStopped(

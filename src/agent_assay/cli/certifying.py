@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -26,6 +27,9 @@ from agent_assay.cli.options import (
 from agent_assay.cli.selecting import selection_options, settings_option
 from agent_assay.errors import AssayError
 from agent_assay.exitcodes import ExitCode
+
+if TYPE_CHECKING:
+    from agent_assay.api import ExecutorSpec, Selection
 
 RUN_HELP = (
     "The run to use (default: the newest complete run of the config over the same items; "
@@ -71,18 +75,13 @@ def controls_run(
     adapter: str | None,
     source: Path | None,
     run_id: str | None,
-    items: tuple[str, ...],
-    match: tuple[str, ...],
-    tags: tuple[str, ...],
-    limit: int | None,
+    selection: Selection,
     repeats: int,
     seed: int,
     allow: tuple[str, ...],
     random_seeds: int | None,
     bands_file: Path | None,
-    workers: int,
-    executor: str,
-    scheduler: str | None,
+    executor: ExecutorSpec,
     witness: Path | None,
     as_json: bool,
     db: str,
@@ -114,15 +113,14 @@ def controls_run(
             writable_file(witness, "--witness")
             writable_witness(witness)
         run = api.run_to_certify(
-            store, system, run=run_id, config=config_name, source=source, tags=tags,
-            limit=limit, items=items, match=match, settings=settings, repeats=repeats,
-            seed=seed, workers=workers, executor=executor, scheduler=scheduler, notice=stderr,
+            store, system, run=run_id, config=config_name, source=source,
+            selection=selection, settings=settings, repeats=repeats, seed=seed,
+            executor=executor, notice=stderr,
         )
         with control_progress() as watch:
             done = api.certify(
                 system, store=store, run=run.run_id, allow_not_run=allow,
-                random_seeds=random_seeds, bands=bands_file, workers=workers,
-                executor=executor, scheduler=scheduler,
+                random_seeds=random_seeds, bands=bands_file, executor=executor,
                 notice=stderr if as_json else click.echo, witness=witness, watch=watch,
             )
     if as_json:
@@ -208,10 +206,7 @@ def mutate_command(
     adapter: str | None,
     source: Path | None,
     run_id: str | None,
-    items: tuple[str, ...],
-    match: tuple[str, ...],
-    tags: tuple[str, ...],
-    limit: int | None,
+    selection: Selection,
     repeats: int,
     seed: int,
     as_json: bool,
@@ -224,7 +219,6 @@ def mutate_command(
     from agent_assay import api
     from agent_assay.mutation.config import BUILTIN, load_mutants
     from agent_assay.mutation.engine import check_thresholds, pass_payloads, run_pass
-    from agent_assay.selection import Selection
     from agent_assay.views.mutation_render import mutation_json, mutation_text
 
     mutants = load_mutants(operators or BUILTIN)
@@ -234,14 +228,13 @@ def mutate_command(
         named = store.get_run(run_id).adapter if run_id and adapter is None else None
         system = api.system_of(chosen_adapter(adapter, named))
         check_thresholds(mutants, system)  # before a run can be made for the pass
-        chosen = Selection.of(ids=items, patterns=match, tags=tags, limit=limit)
-        if run_id is None and chosen != Selection():  # refused before a run is made for it
-            chosen.choose(system.build_suite(source).items)
+        if run_id is None and selection != api.EVERY:  # refused before a run is made for it
+            selection.choose(system.build_suite(source).items)
         run = api.run_to_certify(
             store, system, run=run_id, config=config_name, source=source, repeats=repeats,
             seed=seed, notice=stderr,
         )
-        result = run_pass(store, system, run, mutants, selection=chosen)
+        result = run_pass(store, system, run, mutants, selection=selection)
         store.put_mutation_rows(run.run_id, pass_payloads(result))
     rows = store.latest_mutation_pass(run.run_id)
     if as_json:

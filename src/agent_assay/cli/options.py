@@ -104,14 +104,16 @@ seed_option = click.option(
 
 def executor_options[F: Callable[..., Any]](function: F) -> F:
     """--workers, --executor and --scheduler: where the agents run (the store is written in
-    this process whichever is chosen). A combination that cannot work (--scheduler without
-    --executor dask) is refused before the command does anything."""
+    this process whichever is chosen); the command receives one `executor`
+    (`api.ExecutorSpec`). A combination that cannot work (--scheduler without --executor
+    dask) is refused before the command does anything."""
 
     @functools.wraps(function)
     def checked(*args: Any, **kwargs: Any) -> Any:
-        from agent_assay.executors.spec import ExecutorSpec
+        from agent_assay.api import ExecutorSpec
 
-        ExecutorSpec(kwargs["executor"], kwargs["workers"], kwargs["scheduler"])
+        kwargs["executor"] = ExecutorSpec(kwargs.pop("executor"), kwargs.pop("workers"),
+                                          kwargs.pop("scheduler"))
         return function(*args, **kwargs)
 
     options = (
