@@ -58,8 +58,13 @@ class RunStopped(AssayError):
 
 
 class RunInterrupted(RunStopped, KeyboardInterrupt):
-    """Ctrl-C (or SIGTERM) during a run. Still a KeyboardInterrupt, so code that stops on
-    Ctrl-C keeps stopping; also an AssayError, so the command line says how to resume."""
+    """Ctrl-C (exit INTERRUPTED) or SIGTERM (`terminated`, exit TERMINATED) during a run.
+    Still a KeyboardInterrupt, so code that stops on Ctrl-C keeps stopping; also an
+    AssayError, so the command line says how to resume."""
+
+    def __init__(self, run_id: str, what: str, *, terminated: bool = False) -> None:
+        super().__init__(run_id, what, exit_code=ExitCode.TERMINATED if terminated
+                         else ExitCode.INTERRUPTED)
 
 
 class AgentUnreachable(Exception):

@@ -35,7 +35,6 @@ from agent_assay.aggregates import scorer_versions
 from agent_assay.errors import AssayError, RunInterrupted, RunStopped, Terminated
 from agent_assay.executors.processes import SEQUENTIAL
 from agent_assay.executors.protocol import Arrival, Backend, ExecutorLost, ScoringJob
-from agent_assay.exitcodes import ExitCode
 from agent_assay.hashing import stable_seed
 from agent_assay.hosting.jobs import Task
 from agent_assay.llm.configs import MODEL_SETTINGS, is_model_config
@@ -444,8 +443,7 @@ def _why_stopped(run: Run, written: int, exc: BaseException) -> BaseException:
         word = "terminated" if isinstance(exc, Terminated) else "interrupted"
         return RunInterrupted(
             run.run_id, f"{word}: run {run.run_id} stopped after {written} new "
-            "trajectories",
-            exit_code=ExitCode.TERMINATED if word == "terminated" else ExitCode.INTERRUPTED,
+            "trajectories", terminated=word == "terminated",
         )
     if isinstance(exc, ExecutorLost):
         return RunStopped(
