@@ -48,7 +48,8 @@ from agent_assay.integrity.admissibility import (
 )
 from agent_assay.integrity.comparability import Comparison, compare_runs
 from agent_assay.integrity.regression import RegressionGate, regression_gate
-from agent_assay.model import Config, Item, Run, Suite
+from agent_assay.model import Config, Item, Run
+from agent_assay.model import Suite as Suite
 from agent_assay.selection import EVERY as EVERY
 from agent_assay.selection import Selection as Selection
 from agent_assay.stats.paired import ALPHA
@@ -77,12 +78,20 @@ from agent_assay.views.run_view import RunView, run_view
 from agent_assay.views.summary import summarise
 from agent_assay.views.trajectory_view import TrajectoryView, trajectory_view
 
-if TYPE_CHECKING:
-    from agent_assay.adapters.loaded import LoadedSystem
-    from agent_assay.controls.execute import ControlWatch
+if TYPE_CHECKING:  # the types results are given in, for callers' annotations too
+    from agent_assay.adapters.loaded import LoadedSystem as LoadedSystem
+    from agent_assay.adapters.registry import AdapterInfo
+    from agent_assay.controls.execute import ControlStep as ControlStep
+    from agent_assay.controls.execute import ControlWatch as ControlWatch
+    from agent_assay.importers import Importer
+    from agent_assay.importers import ImportReport as ImportReport
+    from agent_assay.integrity.adapter_check import AdapterCheck as AdapterCheck
     from agent_assay.integrity.verify import Verification
-    from agent_assay.rescoring import RescoreResult
+    from agent_assay.mutation.config import MutantSet
+    from agent_assay.rescoring import RescoreResult as RescoreResult
     from agent_assay.runner import RunResult
+    from agent_assay.store.provision import Provisioned
+    from agent_assay.views.run_view import ListedRun
 
 # Running, certifying and re-scoring import the adapters, the executors, the runner and the
 # controls (SciPy's statistics among them) where they are called: reading a stored run
@@ -804,3 +813,241 @@ def plan(
         raise AssayError(f"run {target.run_id} names no headline metric: pass --metric")
     return PlanResult(make_plan(db, target, metric=chosen, effects=effects, power=power,
                                alpha=alpha, correlation=correlation))
+
+
+# ---- the rest of what the command line does -------------------------------------------------
+# Each is what one command asks of the layers below, so the command line imports the API,
+# its options, the renderers and the errors only; the order of every check is the command's.
+def adapters() -> list[AdapterInfo]:
+    """Name, version and providing distribution of every registered adapter."""
+    from agent_assay.adapters.registry import list_adapters
+
+    return list_adapters()
+
+
+def adapter_names() -> list[str]:
+    """The registered adapters' names, sorted."""
+    from agent_assay.adapters.registry import adapter_names as names
+
+    return names()
+
+
+def check_adapter(name: str, *, config: str | None = None,
+                  source: Path | None = None) -> AdapterCheck:
+    """The registered adapter `name` checked against the plugin surface before a first run
+    (`integrity.adapter_check`)."""
+    from agent_assay.adapters.registry import load_raw
+    from agent_assay.integrity.adapter_check import check_adapter as checked
+
+    return checked(load_raw(name), name, config=config, source=source)
+
+
+def runs(*, store: StoreLike) -> Sequence[ListedRun]:
+    """The stored runs, oldest first, each with its status and what its controls waived."""
+    from agent_assay.views.run_view import list_runs
+
+    return list_runs(open_db(store, read_only=True))
+
+
+@dataclass(frozen=True)
+class ImportFile:
+    """A file of published results, read and checked by its importer; nothing is stored
+    until `store` is called."""
+
+    importer: Importer
+    parsed: Any
+
+    def store(self, store: StoreLike, *, name: str | None = None) -> ImportReport:
+        return self.importer.store(open_db(store), self.parsed, name=name)
+
+
+def read_import(importer: str, file: Path) -> ImportFile:
+    """FILE read by the importer plugin `importer`: a bad file is refused before any store
+    is opened."""
+    from agent_assay.importers import load_importer
+
+    plugin = load_importer(importer)
+    return ImportFile(plugin, plugin.parse(file))
+
+
+def check_bands(system: LoadedSystem, bands: FileLike | None, random_seeds: int | None) -> None:
+    """Refuse, before a run is made for certification, a bands file or a seed count the
+    controls would refuse (`controls.execute.effective_bands`)."""
+    from agent_assay.controls.execute import effective_bands
+
+    effective_bands(system, as_path(bands), random_seeds)
+
+
+def check_witness_file(witness: FileLike) -> None:
+    """Refuse a witness file that exists and is not an intact witness (`store.witness`)."""
+    writable_witness(Path(witness))
+
+
+@dataclass(frozen=True)
+class StoredControls:
+    """The newest stored outcome of every control of a run, and the verdict they give."""
+
+    run: Run
+    outcomes: Mapping[str, Any]
+    """Each control kind's newest stored outcome (`.payload`), in the order they ran."""
+    verdict: Admissibility
+
+    def refusal(self, doing: str) -> AssayError:
+        """The one-line refusal of a command that will not go on (`doing` it) with a run
+        whose evidence fails its integrity check."""
+        from agent_assay.store.run_check import refusal
+
+        return refusal(self.run.run_id, self.verdict.integrity.findings, doing)
+
+
+def stored_controls(run_id: str, *, store: StoreLike) -> StoredControls:
+    """What the controls stored for `run_id` (refused when none did) and the verdict."""
+    db = open_db(store, read_only=True)
+    run = db.get_run(run_id)
+    outcomes = db.control_outcomes(run.run_id)
+    if not outcomes:
+        raise AssayError(f"no control outcomes stored for run {run_id}")
+    return StoredControls(run, outcomes, assess(db, run))
+
+
+def mutants(operators: FileLike | None) -> MutantSet:
+    """The mutant set in `operators` (default: the built-in one), every value checked."""
+    from agent_assay.mutation.config import BUILTIN, load_mutants
+
+    return load_mutants(as_path(operators) or BUILTIN)
+
+
+@dataclass(frozen=True)
+class Mutation:
+    run: Run
+    store: Store
+
+    @cached_property
+    def rows(self) -> Sequence[Mapping[str, Any]]:
+        """The newest mutation pass stored for the run, as `views.mutation_render` reads it
+        (read when first asked for)."""
+        return self.store.latest_mutation_pass(self.run.run_id)
+
+
+def mutate(
+    system: SystemLike,
+    mutant_set: MutantSet,
+    *,
+    store: StoreLike,
+    run: str | None = None,
+    config: str | None = None,
+    source: FileLike | None = None,
+    selection: Selection = EVERY,
+    repeats: int = 1,
+    seed: int = 0,
+    notice: Notice = _quiet,
+) -> Mutation:
+    """Plant the defects of `mutant_set` in a run's trajectories (the run named, else one
+    found or made as `certify` finds it, over every item), replay them and store which
+    metrics noticed; `selection` chooses which of the run's items are mutated."""
+    from agent_assay.mutation.engine import check_thresholds, pass_payloads, run_pass
+
+    db = open_db(store, must_exist=run is not None)
+    loaded = system_of(system)
+    check_thresholds(mutant_set, loaded)  # before a run can be made for the pass
+    if run is None and selection != EVERY:  # refused before a run is made for it
+        selection.choose(loaded.build_suite(as_path(source)).items)
+    target = run_to_certify(db, loaded, run=run, config=config, source=source,
+                            repeats=repeats, seed=seed, notice=notice)
+    result = run_pass(db, loaded, target, mutant_set, selection=selection)
+    db.put_mutation_rows(target.run_id, pass_payloads(result))
+    return Mutation(target, db)
+
+
+def mutation_pass(run_id: str, *, store: StoreLike) -> Mutation:
+    """The newest mutation pass stored for `run_id`."""
+    db = open_db(store, read_only=True)
+    return Mutation(db.get_run(run_id), db)
+
+
+def migrate(store: str, *, repair: bool = False, notice: Notice = _quiet) -> list[Finding]:
+    """Upgrade an older store in place (every row kept) and, with `repair`, restore its
+    missing or altered triggers and indexes (recorded); say each step through `notice`, and
+    return what its schema check still finds (TAMPERED when anything)."""
+    from agent_assay.store.engine import make_engine
+    from agent_assay.store.migrations import LATEST, apply
+    from agent_assay.store.schema_check import repair as repair_schema
+    from agent_assay.store.schema_check import schema_findings
+    from agent_assay.store.store import stored_version
+
+    # a read-only look first: what is not a store is refused untouched, and so is no store
+    # at all (a mistyped --db must not become a new, empty one)
+    if stored_version(store) == 0:
+        raise AssayError(f"no store at --db {shown(store)} to migrate: migrate upgrades an "
+                         "existing store and never creates one")
+    engine = make_engine(store)
+    applied = apply(engine)
+    if applied:
+        notice(f"applied migration(s) {', '.join(map(str, applied))}; schema now {LATEST}")
+    if repair:
+        done = repair_schema(engine)
+        for name in done.restored:
+            notice(f"restored {name}")
+        for name in done.refused:
+            notice(f"could not restore {name}: the table holds rows it forbids "
+                   "(`agent-assay verify` names them)")
+        if done.restored or done.refused:
+            notice("the repair is recorded in the store; `agent-assay verify` shows it")
+    with engine.connect() as conn:
+        problems = schema_findings(conn)
+    for finding in problems:
+        notice(f"schema: {finding.line()}")
+    if not problems and not applied and not repair:
+        notice(f"schema already at version {LATEST}, every trigger and index in place")
+    return problems
+
+
+def provision(store: str, role: str | None = None, password: str | None = None) -> Provisioned:
+    """Create or upgrade the store's schema and its append-only guards; with `role`, make
+    that PostgreSQL role the harness's (SELECT and INSERT only)."""
+    from agent_assay.store.provision import provision as provisioned
+
+    return provisioned(store, role, password)
+
+
+# ---- a command's store ---------------------------------------------------------------------
+def absent_store(db: str) -> Path | None:
+    """The SQLite file `db` names when there is none yet (a command that creates it takes
+    it away again when it fails before storing a run: `discard_unused`); else None."""
+    from agent_assay.store.fresh import absent_store_file
+
+    return absent_store_file(db)
+
+
+def discard_unused(created: Path) -> None:
+    """Close every store still held, then remove `created` if no run was stored in it."""
+    from agent_assay.store.fresh import discard_if_unused
+    from agent_assay.store.store import close_pinned
+
+    close_pinned()
+    discard_if_unused(created)
+
+
+def close_stores() -> None:
+    """End every read transaction a store still holds (at the end of a command)."""
+    from agent_assay.store.store import close_pinned
+
+    close_pinned()
+
+
+def database_failure(exc: BaseException, db: str | None = None) -> AssayError | None:
+    """The one-line error a failure of the database engine becomes (None for any other
+    exception): for the store `db`, what is damaged in it (TAMPERED) or why it could not be
+    reached; with no store named, a full disk or an unreadable store (ERROR)."""
+    from sqlalchemy.exc import DatabaseError
+
+    from agent_assay.store.damage import damage_error, disk_full, short
+
+    if not isinstance(exc, DatabaseError):
+        return None
+    reason = str(exc.orig) if exc.orig is not None else str(exc)
+    if db is not None:
+        return damage_error(db, reason)
+    if disk_full(reason):
+        return AssayError(f"the store cannot be written: the disk is full ({short(reason)})")
+    return AssayError(f"the store cannot be read: {short(reason)}")

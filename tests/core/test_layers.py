@@ -6,7 +6,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from tests.support.layers import cycles, violations
+from tests.support.layers import cli_reaches_past_the_api, cycles, violations
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 
@@ -17,6 +17,10 @@ def test_src_keeps_the_layer_order_and_the_boundaries() -> None:
 
 def test_src_has_no_import_cycle() -> None:
     assert cycles(SRC) == []
+
+
+def test_the_command_line_reaches_the_layers_below_only_through_the_api() -> None:
+    assert cli_reaches_past_the_api(SRC) == []
 
 
 def planted_tree(tmp_path: Path, *lines: tuple[str, str]) -> Path:
@@ -83,3 +87,10 @@ def test_an_import_for_the_type_checker_only_closes_no_cycle(tmp_path: Path) -> 
          "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import agent_assay.hashing"),
     )
     assert cycles(tree) == []
+
+
+def test_a_command_reaching_past_the_api_is_caught(tmp_path: Path) -> None:
+    tree = planted_tree(tmp_path, ("agent_assay/cli/running.py",
+                                   "def f():\n    from agent_assay.runner import RunResult"))
+    found = cli_reaches_past_the_api(tree)
+    assert len(found) == 1 and "agent_assay.cli.running imports agent_assay.runner" in found[0]

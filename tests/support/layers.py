@@ -189,3 +189,25 @@ def cycles(src: Path, package: str = "agent_assay") -> list[list[str]]:
         if module not in index:
             connect(module)
     return sorted(found, key=lambda c: (-len(c), c))
+
+
+CLI = "agent_assay.cli"
+CLI_REACHES = ("agent_assay.api", CLI, "agent_assay.errors", "agent_assay.exitcodes",
+               "agent_assay.views", "agent_assay.infiles", "agent_assay.outfiles")
+"""What the command line imports: the API (and the options, `ExecutorSpec` and `Selection`,
+and the result types it re-exports), itself, the errors and exit codes, the renderers, and
+the files read or written whole. Everything else it reaches through the API."""
+
+
+def cli_reaches_past_the_api(src: Path) -> list[str]:
+    """One line per import in `agent_assay.cli` (at module level, in a function, or for the
+    type checker) of a module of the package outside CLI_REACHES."""
+    found = []
+    for path in sorted((src / "agent_assay" / "cli").rglob("*.py")):
+        for line, target in imports(src, path):
+            if target.split(".")[0] == "agent_assay" and not any(
+                    target == allowed or target.startswith(allowed + ".")
+                    for allowed in CLI_REACHES):
+                found.append(f"{path.relative_to(src)}:{line}: {module_name(src, path)} "
+                             f"imports {target}")
+    return found

@@ -26,24 +26,19 @@ def db_option[F: Callable[..., Any]](function: F) -> F:
 
     @functools.wraps(function)
     def guarded(*args: Any, **kwargs: Any) -> Any:
-        from sqlalchemy.exc import DatabaseError
+        from agent_assay import api
 
-        from agent_assay.store.fresh import absent_store_file, discard_if_unused
-
-        created = absent_store_file(kwargs["db"])
+        created = api.absent_store(kwargs["db"])
         try:
             return function(*args, **kwargs)
-        except DatabaseError as exc:
-            from agent_assay.store.damage import damage_error
-
-            reason = str(exc.orig) if exc.orig is not None else str(exc)
-            raise damage_error(kwargs["db"], reason) from exc
+        except Exception as exc:
+            failure = api.database_failure(exc, kwargs["db"])
+            if failure is None:
+                raise
+            raise failure from exc
         finally:
             if created is not None and sys.exc_info()[0] is not None:
-                from agent_assay.store.store import close_pinned
-
-                close_pinned()
-                discard_if_unused(created)
+                api.discard_unused(created)
 
     option = click.option(
         "--db",
@@ -76,9 +71,9 @@ def chosen_adapter(adapter: str | None, run_adapter: str | None = None) -> str:
         return adapter
     if run_adapter is not None:
         return run_adapter
-    from agent_assay.adapters.registry import adapter_names
+    from agent_assay import api
 
-    names = adapter_names()
+    names = api.adapter_names()
     if len(names) == 1:
         return names[0]
     if not names:
