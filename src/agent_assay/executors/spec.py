@@ -41,9 +41,9 @@ def scheduler_address(address: str) -> tuple[str, int]:
 
 @dataclass(frozen=True, slots=True)
 class ExecutorSpec:
-    """Where agents run, as asked for: `process` runs them in this process (one worker) or
-    in `workers` spawned processes; `dask` on a Dask cluster, the scheduler at `scheduler`,
-    else a local cluster of `workers` processes started for the occasion."""
+    """Where agents run, as asked for: `process` runs them in `workers` agent processes on
+    this host (never in the writer's own); `dask` on a Dask cluster, the scheduler at
+    `scheduler`, else a local cluster of `workers` processes started for the occasion."""
 
     name: str = "process"
     workers: int = 1
