@@ -11,7 +11,6 @@ import random
 from dataclasses import replace
 from pathlib import Path
 
-from agent_assay import api
 from agent_assay.adapters.system import System
 from agent_assay.controls.execute import run_controls
 from agent_assay.integrity.admissibility import Admissibility, assess
@@ -94,6 +93,8 @@ def certified(
     allowed: frozenset[str] = frozenset(), bands_file: Path | None = None,
 ) -> tuple[Run, Admissibility]:
     """A run of `config` over the whole suite, every control on it, and its verdict."""
+    from agent_assay import api  # here: an agent process rebuilding a system skips it
+
     run = api.evaluate(system, config, store=store, repeats=repeats, seed=seed).run
     run_controls(store, system, run, allowed=allowed, bands_file=bands_file)
     return run, assess(store, run)

@@ -8,7 +8,6 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from agent_assay import api
 from agent_assay.model import Run
 from agent_assay.store import Store
 from tests.support.toy import ToyAdapter
@@ -29,6 +28,8 @@ def new_toy_run(
     limit: int | None = None,
 ) -> Run:
     """Create (but do not execute) a toy run."""
+    from agent_assay import api  # here: an agent process importing a test's system skips it
+
     return api.start(adapter, config, store=store, repeats=repeats, seed=seed,
                      selection=api.Selection.of(tags=tags, limit=limit))
 
@@ -42,6 +43,8 @@ def toy_run(
     seed: int = 0,
 ) -> Run:
     """Create and execute a toy run; return it."""
+    from agent_assay import api
+
     return api.evaluate(adapter, config, store=store, repeats=repeats, seed=seed).run
 
 
