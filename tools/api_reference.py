@@ -31,6 +31,7 @@ FIX = "run python tools/api_reference.py"
 
 GROUPS = (
     ("The API", ("agent_assay.api",)),
+    ("The API's options", ("agent_assay.executors.spec", "agent_assay.selection")),
     ("The vocabulary", ("agent_assay.model", "agent_assay.errors")),
     ("The plugin surface", ("agent_assay.adapters.",)),
     ("Scorers", ("agent_assay.scoring.",)),

@@ -21,6 +21,7 @@ from pathlib import Path
 from time import perf_counter
 from typing import Any
 
+from agent_assay import api
 from agent_assay.model import (
     Config,
     Cost,
@@ -34,11 +35,7 @@ from agent_assay.model import (
     Trajectory,
 )
 from agent_assay.runner import (
-    build_and_store_suite,
     execute_run,
-    resolve_config,
-    select_items,
-    start_run,
 )
 from agent_assay.scoring.base import Scorer
 from agent_assay.store import open_store
@@ -159,11 +156,7 @@ class NoopAdapter:
 
 def timed_run(adapter: Any, config_name: str, repeats: int, db: str) -> dict[str, Any]:
     store = open_store(db)
-    suite = build_and_store_suite(store, adapter, None)
-    config = resolve_config(adapter, config_name)
-    run = start_run(
-        store, adapter, suite, config, repeats=repeats, seed=0, items=select_items(suite)
-    )
+    run = api.start(adapter, config_name, store=store, repeats=repeats, seed=0)
     started = perf_counter()
     result = execute_run(store, adapter, run, progress=False)
     wall = perf_counter() - started

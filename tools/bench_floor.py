@@ -26,14 +26,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 
+from agent_assay import api  # noqa: E402
 from agent_assay.model import Run  # noqa: E402
-from agent_assay.runner import (  # noqa: E402
-    build_and_store_suite,
-    execute_run,
-    resolve_config,
-    select_items,
-    start_run,
-)
+from agent_assay.runner import execute_run  # noqa: E402
 from agent_assay.store import Store, chain, open_store  # noqa: E402
 from bench_core import N_ITEMS, NoopAdapter  # noqa: E402
 from bench_output import machine, paired, write_figures  # noqa: E402
@@ -44,9 +39,7 @@ TARGET_RATIO = 2.0
 def new_run(db: Path, repeats: int) -> tuple[Store, Run]:
     adapter = NoopAdapter()
     store = open_store(str(db))
-    suite = build_and_store_suite(store, adapter, None)
-    run = start_run(store, adapter, suite, resolve_config(adapter, "noop"), repeats=repeats,
-                    seed=0, items=select_items(suite))
+    run = api.start(adapter, "noop", store=store, repeats=repeats, seed=0)
     return store, run
 
 

@@ -29,6 +29,7 @@ from pathlib import Path
 from time import perf_counter
 from typing import Any
 
+from agent_assay import api
 from agent_assay.adapters.system import Facts
 from agent_assay.model import (
     Config,
@@ -43,11 +44,7 @@ from agent_assay.model import (
     Trajectory,
 )
 from agent_assay.runner import (
-    build_and_store_suite,
     execute_run,
-    resolve_config,
-    select_items,
-    start_run,
 )
 from agent_assay.store import open_store
 from bench_output import write_figures
@@ -142,9 +139,7 @@ def build(db: Path) -> tuple[str, float]:
     """The benchmark store at `db`: (run id, seconds the runner took)."""
     store = open_store(str(db))
     adapter = LedgerAdapter()
-    suite = build_and_store_suite(store, adapter, None)
-    run = start_run(store, adapter, suite, resolve_config(adapter, "seeded"),
-                    repeats=N_REPEATS, seed=0, items=select_items(suite))
+    run = api.start(adapter, "seeded", store=store, repeats=N_REPEATS, seed=0)
     started = perf_counter()
     execute_run(store, adapter, run, progress=False)
     seconds = perf_counter() - started

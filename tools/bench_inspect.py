@@ -82,16 +82,14 @@ import json, sys, tempfile, time
 from pathlib import Path
 sys.path.insert(0, sys.argv[2])
 from bench_core import N_ITEMS, NoopAdapter
-from agent_assay.runner import (build_and_store_suite, execute_run, resolve_config,
-                                select_items, start_run)
+from agent_assay import api
+from agent_assay.runner import execute_run
 from agent_assay.store import open_store
 
 with tempfile.TemporaryDirectory() as tmp:
     adapter = NoopAdapter()
     store = open_store(str(Path(tmp) / "assay.db"))
-    suite = build_and_store_suite(store, adapter, None)
-    run = start_run(store, adapter, suite, resolve_config(adapter, "noop"),
-                    repeats=int(sys.argv[1]) // N_ITEMS, seed=0, items=select_items(suite))
+    run = api.start(adapter, "noop", store=store, repeats=int(sys.argv[1]) // N_ITEMS, seed=0)
     start = time.process_time()
     result = execute_run(store, adapter, run, progress=False)
     print(json.dumps({"cpu": time.process_time() - start, "written": result.written}))

@@ -53,10 +53,10 @@ def one(setup: str, db: str, trajectories: int) -> dict[str, Any]:
     from bench_core import NoopAdapter
 
     repeats = max(1, trajectories // ITEMS)
-    executor = "dask" if setup.endswith("dask") else "process"
+    executor = api.ExecutorSpec("dask" if setup.endswith("dask") else "process", WORKERS)
     started = perf_counter()
     done = api.evaluate(NoopAdapter(), "noop", store=db, repeats=repeats, seed=0,
-                        workers=WORKERS, executor=executor)
+                        executor=executor)
     wall = perf_counter() - started
     written = done.result.written
     return {

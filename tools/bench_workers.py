@@ -38,7 +38,8 @@ def one(workers: int, repeats: int, db: str) -> dict[str, float]:
 
     system = load_adapter("banking")
     started = perf_counter()
-    done = api.evaluate(system, "mock", store=db, repeats=repeats, workers=workers)
+    done = api.evaluate(system, "mock", store=db, repeats=repeats,
+                        executor=api.ExecutorSpec(workers=workers))
     return {"wall": perf_counter() - started, "written": done.result.written}
 
 

@@ -20,14 +20,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from agent_assay import api
 from agent_assay.errors import AssayError
-from agent_assay.runner import (
-    build_and_store_suite,
-    execute_run,
-    resolve_config,
-    select_items,
-    start_run,
-)
 from agent_assay.store import Store, open_store
 from agent_assay.views.summary import summarise
 from agent_assay_bundled.synthworld import SynthWorldAgenticAdapter, evaluate_rows
@@ -40,17 +34,7 @@ def compare_config(
     store: Store, adapter: SynthWorldAgenticAdapter, source: Path | None, name: str
 ) -> dict[str, Any]:
     """Run one config through the harness and line its aggregates up with the package's."""
-    suite = build_and_store_suite(store, adapter, source)
-    run = start_run(
-        store,
-        adapter,
-        suite,
-        resolve_config(adapter, name),
-        repeats=1,
-        seed=0,
-        items=select_items(suite),
-    )
-    execute_run(store, adapter, run, progress=False)
+    run = api.evaluate(adapter, name, store=store, source=source, repeats=1, seed=0).run
     trajectories = store.trajectories(run.run_id)
     crashed = [t for t in trajectories if t.crashed]
     if crashed:

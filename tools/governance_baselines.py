@@ -22,13 +22,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from agent_assay.runner import (
-    build_and_store_suite,
-    execute_run,
-    resolve_config,
-    select_items,
-    start_run,
-)
+from agent_assay import api
 from agent_assay.stats.intervals import EXACT, exact_interval, interval_on_mean
 from agent_assay.store import open_store
 from agent_assay_bundled.governance import GovernanceAdapter
@@ -53,13 +47,12 @@ def baselines(db: Path, source: Path | None = None) -> dict[str, Any]:
     """Run every config k=1 over every world in a fresh store at `db`; return the table."""
     store = open_store(str(db))
     adapter = GovernanceAdapter()
-    suite = build_and_store_suite(store, adapter, source)
-    items = select_items(suite)
+    suite = api.build_suite(adapter, store=store, source=source)
     rows: dict[str, Any] = {}
     for name in AGENTS:  # the scripted baselines; the model configs need a server
-        config = resolve_config(adapter, name)
-        run = start_run(store, adapter, suite, config, repeats=1, seed=RUN_SEED, items=items)
-        execute_run(store, adapter, run, progress=False)
+        run = api.evaluate(adapter, name, store=store, source=source, repeats=1,
+                           seed=RUN_SEED).run
+        config = store.get_config(run.config_hash)
         per_item: dict[str, dict[str, float]] = {}
         for row in store.current_scores(run.run_id):
             if row.scorer in (REWARD, VALID) and row.value is not None:
@@ -82,7 +75,7 @@ def baselines(db: Path, source: Path | None = None) -> dict[str, Any]:
     return {
         "suite_hash": suite.suite_hash,
         "suite_source": suite.source,
-        "worlds": len(items),
+        "worlds": len(suite.items),
         "repeats": 1,
         "run_seed": RUN_SEED,
         "configs": rows,

@@ -21,18 +21,12 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from agent_assay import api
 from agent_assay.adapters.registry import load_adapter
 from agent_assay.aggregates import improvement
 from agent_assay.controls.bands import load_bands
 from agent_assay.controls.execute import control_context
 from agent_assay.controls.random_agent import RandomAgentControl
-from agent_assay.runner import (
-    build_and_store_suite,
-    execute_run,
-    resolve_config,
-    select_items,
-    start_run,
-)
 from agent_assay.store import open_store
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -67,10 +61,7 @@ def main() -> int:
     band = dict(load_bands(system.facts.bands, None).get("random_agent"))
     with tempfile.TemporaryDirectory() as tmp:
         store = open_store(str(Path(tmp) / "flips.db"))
-        suite = build_and_store_suite(store, system, None)
-        run = start_run(store, system, suite, resolve_config(system, args.config), repeats=1,
-                        seed=0, items=select_items(suite))
-        execute_run(store, system, run, progress=False)
+        run = api.evaluate(system, args.config, store=store, repeats=1, seed=0).run
         base = control_context(store, system, run, int(band["seeds"]))
         kinds = {m: base.kind_of(m) for m in base.headline}
         new, old = [], []

@@ -19,16 +19,10 @@ import sys
 import tempfile
 from pathlib import Path
 
+from agent_assay import api
 from agent_assay.controls.bands import load_bands
 from agent_assay.controls.execute import control_context
 from agent_assay.controls.identical_config import TWINS, IdenticalConfig
-from agent_assay.runner import (
-    build_and_store_suite,
-    execute_run,
-    resolve_config,
-    select_items,
-    start_run,
-)
 from agent_assay.store import open_store
 from rare_slip_system import ITEMS, RATE, RareSlip
 
@@ -40,10 +34,7 @@ def trial(directory: Path, number: int) -> bool:
     """One run and its identical_config; True when the control passed (a slip)."""
     system = RareSlip()
     store = open_store(str(directory / f"trial{number}.db"))
-    suite = build_and_store_suite(store, system, None)
-    run = start_run(store, system, suite, resolve_config(system, "rare"), repeats=1,
-                    seed=number, items=select_items(suite))
-    execute_run(store, system, run, progress=False)
+    run = api.evaluate(system, "rare", store=store, repeats=1, seed=number).run
     band = load_bands(None, None).get("identical_config")
     outcome = IdenticalConfig().run(control_context(store, system, run, 10), band)
     store.close()

@@ -30,18 +30,12 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from agent_assay import api
 from agent_assay.adapters.loaded import LoadedSystem, load_system
 from agent_assay.model import ToolCall
 from agent_assay.mutation.config import DEFAULT
 from agent_assay.mutation.engine import run_pass
 from agent_assay.mutation.orders import merged
-from agent_assay.runner import (
-    build_and_store_suite,
-    execute_run,
-    resolve_config,
-    select_items,
-    start_run,
-)
 from agent_assay.stats.intervals import mean_interval
 from agent_assay.store import open_store
 from agent_assay_bundled.verifiers_env import valid_action_bridge as bridge
@@ -109,7 +103,7 @@ def baselines(folder: Path, db: Path) -> dict[str, Any]:
     evaluated: set[str] = set()
     store = open_store(str(db))
     systems = {path: load_system(adapter()) for path, adapter in PATHS.items()}
-    built = {path: build_and_store_suite(store, system, folder)
+    built = {path: api.build_suite(system, store=store, source=folder)
              for path, system in systems.items()}
     # the plans are the script's on each evaluation task, whichever path then runs them
     by_item: dict[str, dict[str, list[ToolCall]]] = {}
@@ -155,7 +149,7 @@ def probes(folder: Path, db: Path) -> dict[str, Any]:
 
     store = open_store(str(db))
     system = load_system(VerifiersAdapter())
-    suite = build_and_store_suite(store, system, folder)
+    suite = api.build_suite(system, store=store, source=folder)
     view = system.replay_view()
     assert view is not None
     pools, rng = view.argument_pools(), random.Random(0)
@@ -177,11 +171,7 @@ def mutation(folder: Path, db: Path) -> dict[str, Any]:
     table: dict[str, Any] = {}
     for path, adapter in PATHS.items():
         system = load_system(adapter())
-        suite = build_and_store_suite(store, system, folder)
-        config = resolve_config(system, "oracle")
-        run = start_run(store, system, suite, config, repeats=1, seed=0,
-                        items=select_items(suite))
-        execute_run(store, system, run, progress=False)
+        run = api.evaluate(system, "oracle", store=store, source=folder, repeats=1, seed=0).run
         done = run_pass(store, system, run, DEFAULT)
         table[path] = {
             "run_id": run.run_id,

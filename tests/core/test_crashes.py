@@ -18,19 +18,14 @@ import jsonschema
 import numpy as np
 import pytest
 
+from agent_assay import api
 from agent_assay.adapters.loaded import load_system
 from agent_assay.aggregates import item_values
 from agent_assay.hosting.jobs import Task, attributed, run_task
 from agent_assay.integrity.comparability import compare_runs
 from agent_assay.integrity.verify import verify_run
 from agent_assay.model import CRASH_CAUSE, Config, CrashCause, Run, Trajectory
-from agent_assay.runner import (
-    build_and_store_suite,
-    execute_run,
-    resolve_config,
-    run_context,
-    start_run,
-)
+from agent_assay.run_context import run_context
 from agent_assay.schemas import schema
 from agent_assay.scoring.base import ScoreKind
 from agent_assay.stats.crashes import NO_VERDICT, WHAT_IT_COUNTS_AS, treat
@@ -60,10 +55,8 @@ class Coins:
 
 def coin_run(store: Store, config: str) -> tuple[Run, int]:
     system = CoinSystem()
-    suite = build_and_store_suite(store, system, None)
-    run = start_run(store, system, suite, resolve_config(system, config), repeats=K, seed=0,
-                    items=list(suite.items))
-    return run, execute_run(store, system, run, progress=False).harness
+    done = api.evaluate(system, config, store=store, repeats=K, seed=0)
+    return done.run, done.result.harness
 
 
 @pytest.fixture(scope="module")
@@ -224,9 +217,8 @@ def test_a_crash_stored_without_a_cause_is_the_agents(store: Store) -> None:
     should have, and so does a cause the harness does not know; one the runner then
     marked as unreachable was a failed measurement already, and stays one."""
     system = CoinSystem()
-    suite = build_and_store_suite(store, system, None)
-    run = start_run(store, system, suite, resolve_config(system, "scored"), repeats=2, seed=0,
-                    items=list(suite.items)[:3])
+    run = api.start(system, "scored", store=store, repeats=2, seed=0,
+                    selection=api.Selection(limit=3))
     context = run_context(store, system, run)
     first, second, third = run.item_ids
     heads = {(item, rep): Trajectory(item, rep, outcome="heads")

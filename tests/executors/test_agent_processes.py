@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from agent_assay.errors import AssayError
+from agent_assay.errors import AssayError, RunStopped
 from agent_assay.model import Config, PublicItem, Trajectory
-from agent_assay.runner import RunStopped, execute_run
+from agent_assay.runner import execute_run
 from agent_assay.store import Store
 from agent_assay.store.chain_check import check_run_chain
 from tests.support.misbehaving import SLOW_SECONDS_ENV, InterruptingToy, SlowToy, press_ctrl_c_on

@@ -24,7 +24,7 @@ from agent_assay.aggregates import scorer_versions
 from agent_assay.controls.certificate import certificate
 from agent_assay.integrity.admissibility import integrity
 from agent_assay.integrity.verify import verify_store
-from agent_assay.runner import score_records
+from agent_assay.run_context import score_records
 from agent_assay.store import open_store
 from agent_assay.store.chain_check import check_run_chain
 from agent_assay.store.checkpoint import claim_of, covered_stream

@@ -10,7 +10,7 @@ from pathlib import Path
 from sqlalchemy import text
 
 from agent_assay.model import Trajectory
-from agent_assay.runner import run_context
+from agent_assay.run_context import run_context
 from agent_assay.store import open_store
 from agent_assay.store.bundle import export_bundle
 from agent_assay.store.bundle_proof import open_bundle

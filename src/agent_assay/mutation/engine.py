@@ -31,7 +31,7 @@ from agent_assay.mutation.operators import (
     transposition,
 )
 from agent_assay.mutation.orders import OrderTally
-from agent_assay.runner import RunContext, run_context
+from agent_assay.run_context import RunContext, run_context
 from agent_assay.scoring.base import Scorer
 from agent_assay.selection import EVERY, Selection
 from agent_assay.store.run_check import require_intact

@@ -21,8 +21,7 @@ from sqlalchemy import create_engine, select, text
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.pool import StaticPool
 
-from agent_assay.errors import AssayError
-from agent_assay.exitcodes import ExitCode
+from agent_assay.errors import AssayError, TamperedEvidence
 from agent_assay.hashing import canonical_json
 from agent_assay.infiles import DATA_LIMIT, read_input, unique_keys
 from agent_assay.model import Run
@@ -154,7 +153,7 @@ def export_bundle(store: Store, run_id: str, path: Path) -> int:
 def tampered(where: str, problem: str) -> AssayError:
     """A bundle whose bytes or rows are not what an export writes: one line, exit 2 (what
     `verify` and `report` exit with on evidence that does not match itself)."""
-    return AssayError(f"bundle {where}: {problem} -- TAMPERED", exit_code=ExitCode.TAMPERED)
+    return TamperedEvidence(f"bundle {where}: {problem} -- TAMPERED")
 
 
 def read_bundle(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:

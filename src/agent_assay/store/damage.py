@@ -11,8 +11,7 @@ import re
 import sqlite3
 from pathlib import Path
 
-from agent_assay.errors import AssayError
-from agent_assay.exitcodes import ExitCode
+from agent_assay.errors import AssayError, TamperedEvidence
 from agent_assay.store.engine import read_only_sqlite, store_path
 from agent_assay.store.postgres import is_server_url, masked
 
@@ -97,9 +96,8 @@ def quick_check(db: str) -> None:
         found = [str(exc)]
     if found != ["ok"]:
         said = " ".join(found).replace("*** in database main ***", "")
-        raise AssayError(f"the store at {db} is damaged: {short(said)} (SQLite's quick_check; "
-                         f"`agent-assay verify --db {db}` lists what it can)",
-                         exit_code=ExitCode.TAMPERED)
+        raise TamperedEvidence(f"the store at {db} is damaged: {short(said)} (SQLite's "
+                               f"quick_check; `agent-assay verify --db {db}` lists what it can)")
 
 
 def _tolerant(data: bytes) -> str:
@@ -137,7 +135,7 @@ def damage_error(db: str, error: str) -> AssayError:
     if not problems:
         return AssayError(f"the store at {db} cannot be read: {short(error)}")
     more = f"; {len(problems) - 1} more" if len(problems) > 1 else ""
-    return AssayError(
+    return TamperedEvidence(
         f"the store at {db} is damaged: {short(problems[0])}{more} "
-        f"(`agent-assay verify --db {db}` lists what it can)", exit_code=ExitCode.TAMPERED,
+        f"(`agent-assay verify --db {db}` lists what it can)"
     )

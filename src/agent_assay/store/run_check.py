@@ -21,8 +21,7 @@ from typing import Any
 
 from sqlalchemy import Connection
 
-from agent_assay.errors import AssayError
-from agent_assay.exitcodes import ExitCode
+from agent_assay.errors import AssayError, TamperedEvidence
 from agent_assay.findings import Finding
 from agent_assay.store import chain
 from agent_assay.store.chain_check import (
@@ -208,9 +207,8 @@ def require_intact(
 def refusal(run_id: str, problems: Sequence[Finding], doing: str) -> AssayError:
     """The one-line refusal (exit 2) of a command that will not go on (`doing` it) with a
     run whose evidence fails its integrity check."""
-    return AssayError(
+    return TamperedEvidence(
         f"run {run_id} fails its integrity check ({len(problems)} finding(s), first: "
         f"{problems[0].line()}); nothing was {doing}. Run `agent-assay verify {run_id}` "
-        "for the full list",
-        exit_code=ExitCode.TAMPERED,
+        "for the full list"
     )

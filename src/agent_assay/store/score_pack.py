@@ -27,8 +27,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from agent_assay.errors import AssayError
-from agent_assay.exitcodes import ExitCode
+from agent_assay.errors import AssayError, TamperedEvidence
 from agent_assay.hashing import canonical_json
 
 if TYPE_CHECKING:
@@ -160,5 +159,4 @@ def details_of(where: str, text: object, n: int) -> tuple[Mapping[str, Any] | No
 
 
 def _misshapen(where: str, problem: str) -> AssayError:
-    return AssayError(f"{where}: stored score set does not fit its shape ({problem})",
-                      exit_code=ExitCode.TAMPERED)
+    return TamperedEvidence(f"{where}: stored score set does not fit its shape ({problem})")

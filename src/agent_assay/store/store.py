@@ -36,8 +36,7 @@ from sqlalchemy import Connection, Engine, Table, exists, func, inspect, literal
 from sqlalchemy.exc import DatabaseError, DBAPIError
 from sqlalchemy.sql.expression import ColumnElement
 
-from agent_assay.errors import AssayError
-from agent_assay.exitcodes import ExitCode
+from agent_assay.errors import AssayError, TamperedEvidence
 from agent_assay.hashing import STATE, canonical_hash, canonical_json
 from agent_assay.model import Config, CrashCause, Item, Run, Suite, Trajectory, crash_cause_in
 from agent_assay.store import chain, migrations, schema, score_pack
@@ -162,9 +161,8 @@ def decode_json(table: str, row_id: object, text: str | None) -> Any:
     try:
         return json.loads(text)
     except (TypeError, ValueError) as exc:
-        raise AssayError(
-            f"{table} row {row_id}: stored JSON does not decode ({exc})",
-            exit_code=ExitCode.TAMPERED,
+        raise TamperedEvidence(
+            f"{table} row {row_id}: stored JSON does not decode ({exc})"
         ) from exc
 
 
@@ -1250,10 +1248,9 @@ def _built(build: Any, table: str, row_id: object, data: Any) -> Any:
     try:
         return build(data)
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
-        raise AssayError(
+        raise TamperedEvidence(
             f"{table} row {row_id}: stored payload does not fit its shape "
-            f"({type(exc).__name__}: {exc})",
-            exit_code=ExitCode.TAMPERED,
+            f"({type(exc).__name__}: {exc})"
         ) from exc
 
 

@@ -15,7 +15,8 @@ from typing import Any
 
 from agent_assay.importers import ImportReport
 from agent_assay.model import Config, Run
-from agent_assay.runner import run_context, start_run
+from agent_assay.run_context import run_context
+from agent_assay.runner import start_run
 from agent_assay.store.store import Store
 from agent_assay_bundled.tau_bench.adapter import TauBenchAdapter
 from agent_assay_bundled.tau_bench.parse import ParsedResults, parse_results
