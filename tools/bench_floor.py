@@ -34,7 +34,8 @@ from agent_assay.runner import (  # noqa: E402
     select_items,
     start_run,
 )
-from agent_assay.store import Store, chain, open_store  # noqa: E402
+from agent_assay.store import Store, open_store  # noqa: E402
+from agent_assay.store.encoding import chain  # noqa: E402
 from bench_core import N_ITEMS, NoopAdapter  # noqa: E402
 from bench_output import machine, paired, write_figures  # noqa: E402
 

@@ -18,7 +18,7 @@ from agent_assay.errors import AssayError
 from agent_assay.model import Config, PublicItem, Trajectory
 from agent_assay.runner import RunStopped, execute_run
 from agent_assay.store import Store
-from agent_assay.store.chain_check import check_run_chain
+from agent_assay.store.evidence.chain_check import check_run_chain
 from tests.support.misbehaving import SLOW_SECONDS_ENV, InterruptingToy, SlowToy, press_ctrl_c_on
 from tests.support.toy import ToyAdapter
 from tests.support.toyrun import new_toy_run

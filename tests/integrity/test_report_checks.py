@@ -26,9 +26,9 @@ from agent_assay.integrity.admissibility import integrity
 from agent_assay.integrity.verify import verify_store
 from agent_assay.runner import score_records
 from agent_assay.store import open_store
-from agent_assay.store.chain_check import check_run_chain
-from agent_assay.store.checkpoint import claim_of, covered_stream
-from agent_assay.store.run_check import check_run
+from agent_assay.store.evidence.chain_check import check_run_chain
+from agent_assay.store.evidence.checkpoint import claim_of, covered_stream
+from agent_assay.store.evidence.run_check import check_run
 from tests.support.certify import (
     Certified,
     certified_store,

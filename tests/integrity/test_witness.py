@@ -25,8 +25,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agent_assay import api
-from agent_assay.store.store import Head
-from agent_assay.store.witness import append_head
+from agent_assay.store.evidence.witness import append_head
+from agent_assay.store.facade.store import Head
 from tests.support.certify import richtoy_named
 from tests.support.forge import forgery_of
 from tests.support.invoke import Invocation, invoke

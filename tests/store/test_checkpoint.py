@@ -16,11 +16,12 @@ from typing import Any
 
 import pytest
 
-from agent_assay.store import Store, open_store, run_check
-from agent_assay.store import checkpoint as checkpoints
-from agent_assay.store.chain_check import ChainCheck, check_run_chain
-from agent_assay.store.checkpoint import CHANGED, KIND, covered_stream, write_checkpoint
-from agent_assay.store.run_check import check_run
+from agent_assay.store import Store, open_store
+from agent_assay.store.evidence import checkpoint as checkpoints
+from agent_assay.store.evidence import run_check
+from agent_assay.store.evidence.chain_check import ChainCheck, check_run_chain
+from agent_assay.store.evidence.checkpoint import CHANGED, KIND, covered_stream, write_checkpoint
+from agent_assay.store.evidence.run_check import check_run
 from tests.support.toy import ToyAdapter
 from tests.support.toyrun import toy_run
 

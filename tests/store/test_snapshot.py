@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 
 from agent_assay.store import Store, open_store
-from agent_assay.store.chain_check import ChainCheck, check_run_chain
-from agent_assay.store.run_check import check_run
-from agent_assay.store.store import open_existing_store
+from agent_assay.store.evidence.chain_check import ChainCheck, check_run_chain
+from agent_assay.store.evidence.run_check import check_run
+from agent_assay.store.facade.store import open_existing_store
 from tests.store.conftest import Backend
 from tests.support.toy import ToyAdapter
 from tests.support.toyrun import toy_run

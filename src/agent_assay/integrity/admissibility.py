@@ -28,9 +28,9 @@ from agent_assay.integrity.certificates import void_reasons
 from agent_assay.integrity.choices import SINGLE_PASS, judge_choices
 from agent_assay.integrity.retries import judge_retries
 from agent_assay.model import Run
-from agent_assay.store.chain_check import ChainCheck
-from agent_assay.store.run_check import evidence_findings
-from agent_assay.store.store import Store, StoredOutcome
+from agent_assay.store.evidence.chain_check import ChainCheck
+from agent_assay.store.evidence.run_check import evidence_findings
+from agent_assay.store.facade.store import Store, StoredOutcome
 
 
 @dataclass(frozen=True)

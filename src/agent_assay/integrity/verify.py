@@ -30,22 +30,22 @@ from agent_assay.hashing import canonical_json
 from agent_assay.integrity.certificates import void_reasons
 from agent_assay.model import Run, Trajectory
 from agent_assay.rescoring import fresh_scores
-from agent_assay.store import schema
-from agent_assay.store.chain_check import ChainCheck, check_run_chain
-from agent_assay.store.checkpoint import checkpoint_findings
-from agent_assay.store.content_check import (
+from agent_assay.store.database import schema
+from agent_assay.store.database.damage import damage_report
+from agent_assay.store.database.postgres_schema import guard_holder_notes
+from agent_assay.store.database.schema_check import schema_findings
+from agent_assay.store.encoding.state_blobs import DELTA_KEY, BaseStates, expanded
+from agent_assay.store.evidence.chain_check import ChainCheck, check_run_chain
+from agent_assay.store.evidence.checkpoint import checkpoint_findings
+from agent_assay.store.evidence.content_check import (
     config_findings,
     marked_complete,
     slot_findings,
     suite_findings,
 )
-from agent_assay.store.damage import damage_report
-from agent_assay.store.postgres_schema import guard_holder_notes
-from agent_assay.store.run_check import relied_on, relied_on_findings
-from agent_assay.store.schema_check import schema_findings
-from agent_assay.store.state_blobs import DELTA_KEY, BaseStates, expanded
-from agent_assay.store.store import Store, decode_json
-from agent_assay.store.witness import WitnessCheck
+from agent_assay.store.evidence.run_check import relied_on, relied_on_findings
+from agent_assay.store.evidence.witness import WitnessCheck
+from agent_assay.store.facade.store import Store, decode_json
 
 AdapterLoader = Callable[[str], LoadedSystem | object]
 

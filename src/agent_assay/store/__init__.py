@@ -3,6 +3,6 @@
 `Store` is the only way the rest of the harness touches the database.
 """
 
-from agent_assay.store.store import Store, open_store
+from agent_assay.store.facade.store import Store, open_store
 
 __all__ = ["Store", "open_store"]

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 
 from agent_assay.hashing import canonical_json
 from agent_assay.model import JSON, Trajectory
+from agent_assay.store.encoding.score_pack import PackedScores, pack_records
+from agent_assay.store.encoding.state_blobs import Encoded, StateEncoder
 from agent_assay.store.records import ScoreRecord
-from agent_assay.store.score_pack import PackedScores, pack_records
-from agent_assay.store.state_blobs import Encoded, StateEncoder
 
 
 @dataclass(frozen=True, slots=True)

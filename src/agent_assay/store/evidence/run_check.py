@@ -24,8 +24,9 @@ from sqlalchemy import Connection
 from agent_assay.errors import AssayError
 from agent_assay.exitcodes import ExitCode
 from agent_assay.findings import Finding
-from agent_assay.store import chain
-from agent_assay.store.chain_check import (
+from agent_assay.store.database.schema_check import schema_findings
+from agent_assay.store.encoding import chain
+from agent_assay.store.evidence.chain_check import (
     ChainCheck,
     Evidence,
     Row,
@@ -38,7 +39,7 @@ from agent_assay.store.chain_check import (
     paused_gc,
     sound_entries,
 )
-from agent_assay.store.checkpoint import (
+from agent_assay.store.evidence.checkpoint import (
     CHANGED,
     EVIDENCE_TABLES,
     KIND,
@@ -49,9 +50,8 @@ from agent_assay.store.checkpoint import (
     parse_claim,
     stream_from,
 )
-from agent_assay.store.content_check import content_findings
-from agent_assay.store.schema_check import schema_findings
-from agent_assay.store.store import Head, LedgerEntry, Store, StoredOutcome
+from agent_assay.store.evidence.content_check import content_findings
+from agent_assay.store.facade.store import Head, LedgerEntry, Store, StoredOutcome
 
 ChainWalk = Callable[[Store, str], ChainCheck]
 """How a run's chain is checked: `check_run` for every command, `check_run_chain` (always

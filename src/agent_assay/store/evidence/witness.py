@@ -33,8 +33,8 @@ from agent_assay.findings import Finding
 from agent_assay.hashing import canonical_json
 from agent_assay.infiles import DATA_LIMIT, read_input
 from agent_assay.outfiles import refuse_special
-from agent_assay.store import chain
-from agent_assay.store.store import Head, Store, now
+from agent_assay.store.encoding import chain
+from agent_assay.store.facade.store import Head, Store, now
 from agent_assay.version import harness_version
 
 FORMAT = "agent-assay-witness/1"

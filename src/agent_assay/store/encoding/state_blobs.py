@@ -29,8 +29,8 @@ from typing import Any, Final
 from sqlalchemy import Engine, select
 
 from agent_assay.hashing import STATE, canonical_hash, canonical_json
-from agent_assay.store import schema
-from agent_assay.store.state_delta import joined, rebuilt, section_edits
+from agent_assay.store.database import schema
+from agent_assay.store.encoding.state_delta import joined, rebuilt, section_edits
 
 DELTA_KEY: Final = "final_state_delta"
 INLINE_BYTES: Final = 4096

@@ -46,9 +46,10 @@ from sqlalchemy import Connection, LargeBinary, Text, and_, cast, func, literal,
 from sqlalchemy.sql import Select
 
 from agent_assay.findings import Finding
-from agent_assay.store import chain, schema
-from agent_assay.store.chain_check import ChainCheck, RowSet, check_run_chain
-from agent_assay.store.store import Head, LedgerEntry, Store
+from agent_assay.store.database import schema
+from agent_assay.store.encoding import chain
+from agent_assay.store.evidence.chain_check import ChainCheck, RowSet, check_run_chain
+from agent_assay.store.facade.store import Head, LedgerEntry, Store
 
 KIND = "checkpoint"
 STREAM = "aa.checkpoint.1"

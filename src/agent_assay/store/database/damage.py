@@ -13,8 +13,8 @@ from pathlib import Path
 
 from agent_assay.errors import AssayError
 from agent_assay.exitcodes import ExitCode
-from agent_assay.store.engine import read_only_sqlite, store_path
-from agent_assay.store.postgres import is_server_url, masked
+from agent_assay.store.database.engine import read_only_sqlite, store_path
+from agent_assay.store.database.postgres import is_server_url, masked
 
 _TREE = re.compile(r"\bTree (\d+)\b")
 ERROR_CHARS = 160

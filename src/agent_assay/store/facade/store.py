@@ -40,11 +40,21 @@ from agent_assay.errors import AssayError
 from agent_assay.exitcodes import ExitCode
 from agent_assay.hashing import STATE, canonical_hash, canonical_json
 from agent_assay.model import Config, CrashCause, Item, Run, Suite, Trajectory, crash_cause_in
-from agent_assay.store import chain, migrations, schema, score_pack
-from agent_assay.store.damage import quick_check
-from agent_assay.store.engine import Access, make_engine, release, shown, store_path
-from agent_assay.store.postgres import connect_reason, is_server_url
-from agent_assay.store.prepared import PreparedTrajectory, prepare
+from agent_assay.store.database import migrations, schema
+from agent_assay.store.database.damage import quick_check
+from agent_assay.store.database.engine import Access, make_engine, release, shown, store_path
+from agent_assay.store.database.postgres import connect_reason, is_server_url
+from agent_assay.store.encoding import chain, score_pack
+from agent_assay.store.encoding.prepared import PreparedTrajectory, prepare
+from agent_assay.store.encoding.score_columns import (
+    ScoreColumns,
+    StoredScore,
+    StoredSets,
+    score_columns,
+)
+from agent_assay.store.encoding.score_pack import PackedScores, pack_records
+from agent_assay.store.encoding.state_blobs import BaseStates, StateEncoder, base_digests, expanded
+from agent_assay.store.facade.run_ids import check_run_id, chosen_run_id
 from agent_assay.store.records import (
     OPENING_EVENTS,
     SESSION_EVENTS,
@@ -58,10 +68,6 @@ from agent_assay.store.records import (
     StoredOutcome,
     StoredRows,
 )
-from agent_assay.store.run_ids import check_run_id, chosen_run_id
-from agent_assay.store.score_columns import ScoreColumns, StoredScore, StoredSets, score_columns
-from agent_assay.store.score_pack import PackedScores, pack_records
-from agent_assay.store.state_blobs import BaseStates, StateEncoder, base_digests, expanded
 
 
 def now() -> str:

@@ -27,9 +27,9 @@ from sqlalchemy import select
 from agent_assay.errors import AssayError
 from agent_assay.findings import Finding
 from agent_assay.model import Config, Item, Run, Suite
-from agent_assay.store import schema
-from agent_assay.store.chain_check import ChainCheck
-from agent_assay.store.store import TERMINAL_EVENTS, Store, decode_json
+from agent_assay.store.database import schema
+from agent_assay.store.evidence.chain_check import ChainCheck
+from agent_assay.store.facade.store import TERMINAL_EVENTS, Store, decode_json
 
 Slot = tuple[Any, Any]
 """(item id, repetition) as stored: a damaged row's values may be of any type."""

@@ -23,9 +23,9 @@ from typing import Any
 from sqlalchemy import Connection
 
 from agent_assay.findings import Finding
-from agent_assay.store import chain
-from agent_assay.store.state_blobs import BaseStates
-from agent_assay.store.store import TERMINAL_EVENTS, Head, LedgerEntry, Store, StoredRows
+from agent_assay.store.encoding import chain
+from agent_assay.store.encoding.state_blobs import BaseStates
+from agent_assay.store.facade.store import TERMINAL_EVENTS, Head, LedgerEntry, Store, StoredRows
 
 Row = chain.Columns
 """One stored row as the checks read it, by column name: a dict for the small tables, and

@@ -1,0 +1,1 @@
+"""The database: schema, engines, migrations, PostgreSQL, damage."""

@@ -1,0 +1,1 @@
+"""Row encodings: the chain digests, score packs and columns, state blobs and deltas."""
