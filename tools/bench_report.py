@@ -102,7 +102,7 @@ def one_size(scores: int, workdir: Path) -> dict[str, Any]:
                for _ in range(TRIALS)]
     split = json.loads(subprocess.run([sys.executable, "-c", _SPLIT, str(db), run_id],
                                       capture_output=True, text=True, check=True).stdout)
-    from agent_assay.store.facade.store import open_existing_store
+    from agent_assay.store import open_existing_store
 
     store = open_existing_store(str(db))
     stored = store.count_scores()

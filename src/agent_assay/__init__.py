@@ -54,8 +54,8 @@ _EXPORTS: dict[str, str] = {
     "ScoringContext": "agent_assay.scoring.base",
     "PlantsDefects": "agent_assay.scoring.base",
     # the store
-    "Store": "agent_assay.store.facade.store",
-    "open_store": "agent_assay.store.facade.store",
+    "Store": "agent_assay.store",
+    "open_store": "agent_assay.store",
     # the API
     "build_suite": "agent_assay.api",
     "evaluate": "agent_assay.api",
@@ -203,4 +203,4 @@ if TYPE_CHECKING:
         ScoreValue,
         ScoringContext,
     )
-    from agent_assay.store.facade.store import Store, open_store
+    from agent_assay.store import Store, open_store

@@ -39,11 +39,9 @@ from agent_assay.integrity.regression import RegressionGate, regression_gate
 from agent_assay.model import Run, Suite
 from agent_assay.selection import Selection
 from agent_assay.stats.paired import ALPHA
-from agent_assay.store import open_store
-from agent_assay.store.bundle.file import export_bundle
-from agent_assay.store.bundle.proof import open_bundle
-from agent_assay.store.evidence.witness import append_head, check_witness, writable_witness
-from agent_assay.store.facade.store import Store, open_existing_store
+from agent_assay.store import Store, open_existing_store, open_store
+from agent_assay.store.bundle import export_bundle, open_bundle
+from agent_assay.store.evidence import append_head, check_witness, writable_witness
 from agent_assay.views.breakdown import ItemTable, TagBreakdown, item_table
 from agent_assay.views.breakdown import by_tag as tag_breakdown
 from agent_assay.views.breakdown_render import (

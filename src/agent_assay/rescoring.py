@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 from agent_assay.adapters.loaded import LoadedSystem, load_system
 from agent_assay.runner import run_context, scorer_manifest
-from agent_assay.store.evidence.run_check import require_intact
-from agent_assay.store.facade.store import ScoreRecord, Store
+from agent_assay.store import ScoreRecord, Store
+from agent_assay.store.evidence import require_intact
 
 
 @dataclass(frozen=True)

@@ -52,12 +52,10 @@ from agent_assay.model import (
 from agent_assay.scoring.base import ScoreKind, Scorer, ScoringContext
 from agent_assay.scoring.registry import score_all
 from agent_assay.selection import Selection
-from agent_assay.store.database.engine import shown
-from agent_assay.store.encoding.prepared import PreparedTrajectory
-from agent_assay.store.evidence.chain_check import RETRY_EVENT
-from agent_assay.store.evidence.checkpoint import write_checkpoint
-from agent_assay.store.evidence.run_check import require_intact
-from agent_assay.store.facade.store import Attempt, ScoreRecord, Store
+from agent_assay.store import Attempt, ScoreRecord, Store
+from agent_assay.store.database import shown
+from agent_assay.store.encoding import PreparedTrajectory
+from agent_assay.store.evidence import RETRY_EVENT, require_intact, write_checkpoint
 from agent_assay.version import harness_version
 from agent_assay.writers import this_process
 

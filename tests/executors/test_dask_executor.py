@@ -22,7 +22,7 @@ from agent_assay.errors import AssayError
 from agent_assay.executors import SEQUENTIAL, ExecutorSpec, Processes, open_backend
 from agent_assay.runner import RunInterrupted, execute_run
 from agent_assay.store import Store, open_store
-from agent_assay.store.evidence.chain_check import check_run_chain
+from agent_assay.store.evidence import check_run_chain
 from tests.executors.toys import DOOMED_ITEM, DoomedToy, set_env
 from tests.support.cheats import PEEK_ENV, GoldPeek, noted
 from tests.support.invoke import invoke, on_path

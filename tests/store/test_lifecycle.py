@@ -14,9 +14,8 @@ from sqlalchemy import inspect, text
 
 from agent_assay.errors import AssayError
 from agent_assay.store import open_store
-from agent_assay.store.database import migrations
-from agent_assay.store.database.schema_check import schema_findings
-from agent_assay.store.evidence.chain_check import check_run_chain
+from agent_assay.store.database import migrations, schema_findings
+from agent_assay.store.evidence import check_run_chain
 from tests.store.conftest import Backend
 from tests.support.invoke import invoke, on_path
 from tests.support.legacy import copy_as_version, schema_version, score_rows_layout

@@ -10,7 +10,7 @@ import sqlite3
 from pathlib import Path
 
 from agent_assay.store.database import migrations
-from agent_assay.store.encoding.state_blobs import DELTA_KEY
+from agent_assay.store.encoding import DELTA_KEY
 from tests.support.invoke import invoke
 from tests.support.legacy import copy_as_version, schema_version, score_rows_layout
 

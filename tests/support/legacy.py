@@ -18,12 +18,9 @@ from sqlalchemy import MetaData, func, select, text
 
 from agent_assay.hashing import canonical_json
 from agent_assay.model import Trajectory
-from agent_assay.store import Store
-from agent_assay.store.database import migrations, schema
-from agent_assay.store.database.engine import Access, make_engine
-from agent_assay.store.encoding import chain
-from agent_assay.store.encoding.score_pack import score_value
-from agent_assay.store.facade.store import ScoreRecord, now
+from agent_assay.store import ScoreRecord, Store
+from agent_assay.store.database import Access, make_engine, migrations, schema
+from agent_assay.store.encoding import chain, now, score_value
 
 
 def copy_as_version(current_db: str | Path, legacy_db: str | Path, version: int) -> None:

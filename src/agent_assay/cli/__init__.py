@@ -75,7 +75,7 @@ def run_cli(args: Sequence[str] | None = None) -> int:
     try:
         return _run(args)
     finally:
-        from agent_assay.store.facade.store import close_pinned
+        from agent_assay.store import close_pinned
 
         close_pinned()
 
@@ -102,7 +102,7 @@ def _run(args: Sequence[str] | None) -> int:
     except Exception as exc:
         from sqlalchemy.exc import DatabaseError
 
-        from agent_assay.store.database.damage import disk_full, short
+        from agent_assay.store.database import disk_full, short
 
         if not isinstance(exc, DatabaseError):
             raise

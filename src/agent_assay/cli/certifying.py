@@ -100,7 +100,7 @@ def controls_run(
     from agent_assay import api
     from agent_assay.cli.control_progress import control_progress
     from agent_assay.controls.execute import effective_bands
-    from agent_assay.store.evidence.witness import writable_witness
+    from agent_assay.store.evidence import writable_witness
     from agent_assay.views.gates import control_table, controls_json, verdict_details
 
     default_db_dir(db)
@@ -152,7 +152,7 @@ def controls_show(run_id: str, as_json: bool, db: str) -> int:
     """
     from agent_assay import api
     from agent_assay.integrity.admissibility import assess
-    from agent_assay.store.evidence.run_check import refusal
+    from agent_assay.store.evidence import refusal
     from agent_assay.views.gates import (
         admissibility_lines,
         control_table,

@@ -31,11 +31,9 @@ def migrate_command(repair: bool, db: str) -> int:
     restored; the repair is recorded in the store and shown by `verify`.
     """
     from agent_assay.errors import AssayError
-    from agent_assay.store.database.engine import make_engine, shown
+    from agent_assay.store.database import make_engine, schema_findings, shown, stored_version
+    from agent_assay.store.database import repair as repair_schema
     from agent_assay.store.database.migrations import LATEST, apply
-    from agent_assay.store.database.schema_check import repair as repair_schema
-    from agent_assay.store.database.schema_check import schema_findings
-    from agent_assay.store.facade.store import stored_version
 
     # a read-only look first: what is not a store is refused untouched, and so is no store
     # at all (a mistyped --db must not become a new, empty one)

@@ -28,19 +28,19 @@ def db_option[F: Callable[..., Any]](function: F) -> F:
     def guarded(*args: Any, **kwargs: Any) -> Any:
         from sqlalchemy.exc import DatabaseError
 
-        from agent_assay.store.database.fresh import absent_store_file, discard_if_unused
+        from agent_assay.store.database import absent_store_file, discard_if_unused
 
         created = absent_store_file(kwargs["db"])
         try:
             return function(*args, **kwargs)
         except DatabaseError as exc:
-            from agent_assay.store.database.damage import damage_error
+            from agent_assay.store.database import damage_error
 
             reason = str(exc.orig) if exc.orig is not None else str(exc)
             raise damage_error(kwargs["db"], reason) from exc
         finally:
             if created is not None and sys.exc_info()[0] is not None:
-                from agent_assay.store.facade.store import close_pinned
+                from agent_assay.store import close_pinned
 
                 close_pinned()
                 discard_if_unused(created)

@@ -150,7 +150,7 @@ def runs_group() -> None:
 @db_option
 def runs_list(as_json: bool, db: str) -> None:
     """List stored runs, oldest first."""
-    from agent_assay.store.facade.store import open_existing_store
+    from agent_assay.store import open_existing_store
     from agent_assay.views.run_view import list_runs, runs_list_json, runs_list_text
 
     listed = list_runs(open_existing_store(db))

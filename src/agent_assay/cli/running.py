@@ -110,7 +110,7 @@ def run_command(
     from agent_assay import api
     from agent_assay.resuming import next_steps
     from agent_assay.runner import RunStopped
-    from agent_assay.store.database.engine import shown
+    from agent_assay.store.database import shown
     from agent_assay.views.run_view import run_result_json
 
     if resume_id and (settings or items or match):

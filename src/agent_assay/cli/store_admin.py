@@ -33,8 +33,7 @@ def store_init(role: str | None, password_env: str | None, db: str) -> None:
     """Create or upgrade the store's schema and its append-only guards; with --role, make
     that role the harness's. Run it once, as the database's owner; then point `--db` at
     the same database as the role."""
-    from agent_assay.store.database.engine import shown
-    from agent_assay.store.database.provision import provision
+    from agent_assay.store.database import provision, shown
 
     password = None
     if password_env is not None:

@@ -23,11 +23,8 @@ from agent_assay.errors import AssayError
 from agent_assay.hashing import stable_seed
 from agent_assay.model import Run
 from agent_assay.runner import run_context
-from agent_assay.store.evidence.chain_check import check_run_chain
-from agent_assay.store.evidence.checkpoint import write_checkpoint
-from agent_assay.store.evidence.run_check import require_intact
-from agent_assay.store.facade.run_trajectories import RunTrajectories
-from agent_assay.store.facade.store import Store
+from agent_assay.store import RunTrajectories, Store
+from agent_assay.store.evidence import check_run_chain, require_intact, write_checkpoint
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,7 @@ from agent_assay.errors import AssayError
 from agent_assay.hosting.jobs import Task, act, run_task
 from agent_assay.hosting.pool import AgentProcesses, ProcessesLost
 from agent_assay.model import JSON, PublicSuite, Suite, Trajectory
-from agent_assay.store.encoding.prepared import PreparedTrajectory
+from agent_assay.store.encoding import PreparedTrajectory
 
 __all__ = ["Task", "act", "run_task"]  # where agents are run; kept here for callers
 

@@ -38,8 +38,7 @@ from agent_assay.hashing import canonical_json
 from agent_assay.hosting.lifeline import die_with_parent
 from agent_assay.hosting.pool import AgentProcesses, ProcessesLost
 from agent_assay.model import PublicSuite, Trajectory
-from agent_assay.store.encoding.prepared import PreparedTrajectory, prepared_row
-from agent_assay.store.encoding.state_blobs import StateEncoder, expanded
+from agent_assay.store.encoding import PreparedTrajectory, StateEncoder, expanded, prepared_row
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,6 +12,20 @@ from typing import Any
 
 from agent_assay.model import CrashCause
 
+__all__ = [
+    "OPENING_EVENTS",
+    "SESSION_EVENTS",
+    "TERMINAL_EVENTS",
+    "Attempt",
+    "Head",
+    "LedgerEntry",
+    "RetriedSlot",
+    "RunEvent",
+    "ScoreRecord",
+    "StoredOutcome",
+    "StoredRows",
+]
+
 TERMINAL_EVENTS = frozenset({"complete", "interrupted"})
 OPENING_EVENTS = frozenset({"started", "resumed"})
 SESSION_EVENTS = TERMINAL_EVENTS | OPENING_EVENTS

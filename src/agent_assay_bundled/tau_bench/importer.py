@@ -16,7 +16,7 @@ from typing import Any
 from agent_assay.importers import ImportReport
 from agent_assay.model import Config, Run
 from agent_assay.runner import run_context, start_run
-from agent_assay.store.facade.store import Store
+from agent_assay.store import Store
 from agent_assay_bundled.tau_bench.adapter import TauBenchAdapter
 from agent_assay_bundled.tau_bench.parse import ParsedResults, parse_results
 from agent_assay_bundled.tau_bench.rules import ADAPTER, DOMAIN, reward_rule

@@ -30,7 +30,8 @@ from agent_assay.outfiles import whole_file
 from agent_assay.store.database import migrations, schema
 from agent_assay.store.encoding import chain
 from agent_assay.store.encoding.state_blobs import base_digests
-from agent_assay.store.facade.store import Store, now
+from agent_assay.store.encoding.text import now
+from agent_assay.store.facade.store import Store
 from agent_assay.version import harness_version
 
 FORMAT = "agent-assay-bundle"

@@ -35,7 +35,8 @@ from agent_assay.store.bundle.file import (
     tampered,
 )
 from agent_assay.store.evidence.run_check import check_run
-from agent_assay.store.facade.store import Head, Store
+from agent_assay.store.facade.store import Store
+from agent_assay.store.records import Head
 
 HEADER = "bundle header"
 
