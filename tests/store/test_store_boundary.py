@@ -73,9 +73,10 @@ def _imports_module(init: Path, package: str, name: str) -> bool:
     """Whether `package`'s `__init__` binds `name` to its sub-module (not to a function
     of the same name from inside it)."""
     for node in ast.walk(ast.parse(init.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.ImportFrom) and node.module == package:
-            if any(a.name == name and a.asname is None for a in node.names):
-                return True
+        if isinstance(node, ast.ImportFrom) and node.module == package and any(
+            a.name == name and a.asname is None for a in node.names
+        ):
+            return True
     return False
 
 
@@ -87,10 +88,10 @@ def _imports(path: Path) -> Iterator[tuple[int, str, str | None]]:
             for alias in node.names:
                 if alias.name == STORE or alias.name.startswith(STORE + "."):
                     yield node.lineno, alias.name, None
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            if node.module == STORE or node.module.startswith(STORE + "."):
-                for alias in node.names:
-                    yield node.lineno, node.module, alias.name
+        elif (isinstance(node, ast.ImportFrom) and node.module and node.level == 0
+              and (node.module == STORE or node.module.startswith(STORE + "."))):
+            for alias in node.names:
+                yield node.lineno, node.module, alias.name
 
 
 def private_imports(root: Path) -> list[str]:

@@ -12,7 +12,7 @@ from sqlalchemy.sql.expression import ColumnElement
 
 from agent_assay.errors import AssayError
 from agent_assay.exitcodes import ExitCode
-from agent_assay.model import Config, CrashCause, Run, Trajectory, crash_cause_in
+from agent_assay.model import Config, CrashCause, Item, Run, Suite, Trajectory, crash_cause_in
 from agent_assay.store.database import schema
 from agent_assay.store.database.base_states import BaseStates
 from agent_assay.store.database.reads import batches
@@ -25,7 +25,8 @@ from agent_assay.store.encoding.score_columns import (
 )
 from agent_assay.store.encoding.state_blobs import base_digests, expanded
 from agent_assay.store.encoding.text import decode_json
-from agent_assay.store.records import Attempt, RetriedSlot, ScoreRecord, StoredOutcome
+from agent_assay.store.facade.run_ids import chosen_run_id
+from agent_assay.store.records import Attempt, RetriedSlot, RunEvent, ScoreRecord, StoredOutcome
 
 BASES_HELD = 64
 """Base states a trajectory reader holds at once (see BaseStates)."""
@@ -46,6 +47,212 @@ def run_of(row: Any, env_rows: Sequence[Any]) -> Run:
         created_at=row.created_at,
         env={r.key: decode_json("run_env", f"{run_id}/{r.key}", r.value) for r in env_rows},
         affects_results=frozenset(r.key for r in env_rows if r.affects_results),
+    )
+
+
+def suite_rows(conn: Connection, suite_hash: str) -> tuple[Any, list[Any]]:
+    """The suite's row and its items' rows in position order; refused when not stored."""
+    head = conn.execute(
+        select(schema.suites).where(schema.suites.c.suite_hash == suite_hash)
+    ).first()
+    if head is None:
+        raise AssayError(f"unknown suite hash: {suite_hash}")
+    rows = conn.execute(
+        select(schema.items.c.item_id, schema.items.c.payload)
+        .where(schema.items.c.suite_hash == suite_hash)
+        .order_by(schema.items.c.position)
+    ).all()
+    return head, list(rows)
+
+
+def suite_of(suite_hash: str, head: Any, rows: Sequence[Any]) -> Suite:
+    items = tuple(decoded(Item.from_json, "items", r.item_id, r.payload) for r in rows)
+    suite = Suite(adapter=head.adapter, items=items, source=head.source)
+    if suite.suite_hash != suite_hash:
+        raise AssayError(
+            f"suite {suite_hash} in the store no longer hashes to its hash: an item was "
+            "edited after it was stored (`agent-assay verify` names it)"
+        )
+    return suite
+
+
+def config_payload(conn: Connection, config_hash: str) -> Any:
+    return conn.execute(
+        select(schema.configs.c.payload).where(schema.configs.c.config_hash == config_hash)
+    ).scalar()
+
+
+def config_of(config_hash: str, payload: Any) -> Config:
+    if payload is None:
+        raise AssayError(f"unknown config hash: {config_hash}")
+    config: Config = decoded(config_from_json, "configs", config_hash, payload)
+    if config.config_hash != config_hash:
+        raise AssayError(
+            f"config {config_hash} in the store no longer hashes to its hash: it was "
+            "edited after it was stored (`agent-assay verify` names it)"
+        )
+    return config
+
+
+def run_rows(conn: Connection, run_id: str) -> tuple[Any, list[Any]]:
+    """The row of the run `run_id` names (its id or a unique prefix, `run_ids` has the
+    rules) and its environment's rows."""
+    runs = schema.runs
+    row = conn.execute(select(runs).where(runs.c.run_id == run_id)).first()
+    if row is None:
+        starting = func.substr(runs.c.run_id, 1, len(run_id)) == run_id
+        found = conn.execute(select(runs.c.run_id).where(starting)).scalars().all()
+        run_id = chosen_run_id(run_id, found)
+        row = conn.execute(select(runs).where(runs.c.run_id == run_id)).one()
+    env_rows = conn.execute(
+        select(schema.run_env).where(schema.run_env.c.run_id == run_id)
+    ).all()
+    return row, list(env_rows)
+
+
+def run_ids(conn: Connection) -> list[str]:
+    return list(
+        conn.execute(select(schema.runs.c.run_id).order_by(schema.runs.c.created_at))
+        .scalars()
+        .all()
+    )
+
+
+def events(conn: Connection, run_id: str) -> list[RunEvent]:
+    rows = conn.execute(
+        select(schema.run_events)
+        .where(schema.run_events.c.run_id == run_id)
+        .order_by(schema.run_events.c.id)
+    ).all()
+    return [RunEvent(r.event, decode_json("run_events", r.id, r.detail), r.at) for r in rows]
+
+
+def trajectory_filter(
+    run_id: str, repetition: int | None, attempt: int | None
+) -> list[ColumnElement[bool]]:
+    """Which trajectory rows a reader takes: the run's, the newest attempt of each slot (or
+    that `attempt`), only repetition `repetition` if given."""
+    table = schema.trajectories
+    where = [table.c.run_id == run_id]
+    where.append(newest(table) if attempt is None else table.c.attempt == attempt)
+    if repetition is not None:
+        where.append(table.c.repetition == repetition)
+    return where
+
+
+def items_with_trajectories(conn: Connection, where: Sequence[ColumnElement[bool]]) -> list[str]:
+    table = schema.trajectories
+    return list(conn.execute(select(table.c.item_id).distinct().where(*where)
+                             .order_by(table.c.item_id)).scalars())
+
+
+def item_payloads(
+    conn: Connection, where: Sequence[ColumnElement[bool]], item: str
+) -> list[tuple[int, Any]]:
+    """The decoded payloads of `item`'s trajectory rows `where` takes, in repetition order,
+    each with its row id."""
+    table = schema.trajectories
+    query = (select(table.c.id, table.c.payload).where(*where, table.c.item_id == item)
+             .order_by(table.c.run_id, table.c.item_id, table.c.repetition))
+    return [(row_id, decode_json("trajectories", row_id, payload))
+            for batch in batches(conn, query)
+            for row_id, payload in batch]
+
+
+def trajectory_count(conn: Connection, run_id: str) -> int:
+    t = schema.trajectories
+    return int(conn.execute(select(func.count()).select_from(t)
+                            .where(t.c.run_id == run_id, newest(t))).scalar_one())
+
+
+def trajectory_counts(conn: Connection, run_id: str) -> tuple[int, int]:
+    t = schema.trajectories
+    row = conn.execute(
+        select(func.count(), func.count().filter(t.c.crashed))
+        .where(t.c.run_id == run_id, newest(t))
+    ).one()
+    return int(row[0]), int(row[1])
+
+
+def attempt_count(conn: Connection, run_id: str, item_id: str, repetition: int) -> int:
+    t = schema.trajectories
+    found = conn.execute(
+        select(func.max(t.c.attempt)).where(
+            t.c.run_id == run_id, t.c.item_id == item_id, t.c.repetition == repetition)
+    ).scalar()
+    return int(found or 0)
+
+
+def stored_per_item(conn: Connection, run_id: str) -> dict[str, int]:
+    t = schema.trajectories
+    rows = conn.execute(select(t.c.item_id, func.count())
+                        .where(t.c.run_id == run_id, newest(t))
+                        .group_by(t.c.item_id)).all()
+    return {str(item_id): int(n) for item_id, n in rows}
+
+
+def stored_slots(conn: Connection, run_id: str) -> set[tuple[str, int]]:
+    rows = conn.execute(
+        select(schema.trajectories.c.item_id, schema.trajectories.c.repetition).where(
+            schema.trajectories.c.run_id == run_id
+        )
+    ).all()
+    return {(r.item_id, r.repetition) for r in rows}
+
+
+def newest_slots(conn: Connection, run_id: str) -> dict[tuple[str, int], tuple[int, int]]:
+    """Each slot's newest attempt: its trajectory row id and attempt number."""
+    t = schema.trajectories
+    return {
+        (r.item_id, r.repetition): (r.id, r.attempt)
+        for r in conn.execute(
+            select(t.c.id, t.c.item_id, t.c.repetition, t.c.attempt)
+            .where(t.c.run_id == run_id, newest(t))
+        )
+    }
+
+
+def generation_scorers(conn: Connection, run_id: str) -> list[dict[str, Any]] | None:
+    table = schema.score_generations
+    row = conn.execute(
+        select(table.c.generation, table.c.scorers)
+        .where(table.c.run_id == run_id)
+        .order_by(table.c.generation.desc())
+        .limit(1)
+    ).first()
+    if row is None:
+        return None
+    return list(decode_json("score_generations", f"{run_id}/{row.generation}", row.scorers))
+
+
+def outcome_rows(conn: Connection, *where: ColumnElement[bool]) -> list[Any]:
+    table = schema.control_outcomes
+    return list(conn.execute(select(table).where(*where).order_by(table.c.id)).all())
+
+
+def mutation_payloads(conn: Connection, run_id: str) -> list[Any]:
+    table = schema.mutation_results
+    rows = conn.execute(
+        select(table.c.id, table.c.payload).where(table.c.run_id == run_id).order_by(
+            table.c.id
+        )
+    ).all()
+    return [decode_json("mutation_results", r.id, r.payload) for r in rows]
+
+
+def packed_length(conn: Connection) -> int:
+    """The length of every score set's packed values, summed over the store."""
+    sets = schema.score_sets
+    return int(conn.execute(
+        select(func.coalesce(func.sum(func.length(sets.c.packed_values)), 0))
+    ).scalar_one())
+
+
+def count_rows(conn: Connection, table: str) -> int:
+    return int(
+        conn.execute(
+            select(func.count()).select_from(schema.metadata.tables[table])
+        ).scalar_one()
     )
 
 

@@ -31,25 +31,19 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from sqlalchemy import Connection, Engine, func, select
+from sqlalchemy import Connection, Engine, select
 
-from agent_assay.errors import AssayError
-from agent_assay.hashing import canonical_json
-from agent_assay.model import Config, CrashCause, Item, Run, Suite, Trajectory
+from agent_assay.model import Config, CrashCause, Run, Suite, Trajectory
 from agent_assay.store.database import schema
 from agent_assay.store.database.base_states import BaseStates
 from agent_assay.store.database.engine import release
-from agent_assay.store.database.reads import batches
 from agent_assay.store.encoding import score_pack
 from agent_assay.store.encoding.prepared import PreparedTrajectory, prepare
 from agent_assay.store.encoding.score_columns import ScoreColumns
 from agent_assay.store.encoding.state_blobs import StateEncoder
-from agent_assay.store.encoding.text import decode_json
 from agent_assay.store.facade import reads, writes
-from agent_assay.store.facade.run_ids import check_run_id, chosen_run_id
+from agent_assay.store.facade.run_ids import check_run_id
 from agent_assay.store.records import (
-    OPENING_EVENTS,
-    SESSION_EVENTS,
     TERMINAL_EVENTS,
     Attempt,
     Head,
@@ -191,59 +185,22 @@ class Store:
         return suite_hash
 
     def get_suite(self, suite_hash: str) -> Suite:
+        """The suite stored under `suite_hash`, refused when it no longer hashes to it."""
         with self.reading() as conn:
-            head = conn.execute(
-                select(schema.suites).where(schema.suites.c.suite_hash == suite_hash)
-            ).first()
-            if head is None:
-                raise AssayError(f"unknown suite hash: {suite_hash}")
-            rows = conn.execute(
-                select(schema.items.c.item_id, schema.items.c.payload)
-                .where(schema.items.c.suite_hash == suite_hash)
-                .order_by(schema.items.c.position)
-            ).all()
-        items = tuple(reads.decoded(Item.from_json, "items", r.item_id, r.payload) for r in rows)
-        suite = Suite(adapter=head.adapter, items=items, source=head.source)
-        if suite.suite_hash != suite_hash:
-            raise AssayError(
-                f"suite {suite_hash} in the store no longer hashes to its hash: an item was "
-                "edited after it was stored (`agent-assay verify` names it)"
-            )
-        return suite
+            head, rows = reads.suite_rows(conn, suite_hash)
+        return reads.suite_of(suite_hash, head, rows)
 
     def put_config(self, config: Config) -> str:
-        config_hash = config.config_hash
+        """Store a config unless that hash is already stored; return the hash."""
         with self.engine.begin() as conn:
-            exists = conn.execute(
-                select(schema.configs.c.config_hash).where(
-                    schema.configs.c.config_hash == config_hash
-                )
-            ).first()
-            if not exists:
-                conn.execute(
-                    schema.configs.insert().values(
-                        config_hash=config_hash,
-                        adapter=config.adapter,
-                        name=config.name,
-                        payload=canonical_json(config.to_json()),
-                    )
-                )
-        return config_hash
+            writes.put_config(conn, config)
+        return config.config_hash
 
     def get_config(self, config_hash: str) -> Config:
+        """The config stored under `config_hash`, refused when it no longer hashes to it."""
         with self.reading() as conn:
-            payload = conn.execute(
-                select(schema.configs.c.payload).where(schema.configs.c.config_hash == config_hash)
-            ).scalar()
-        if payload is None:
-            raise AssayError(f"unknown config hash: {config_hash}")
-        config: Config = reads.decoded(reads.config_from_json, "configs", config_hash, payload)
-        if config.config_hash != config_hash:
-            raise AssayError(
-                f"config {config_hash} in the store no longer hashes to its hash: it was "
-                "edited after it was stored (`agent-assay verify` names it)"
-            )
-        return config
+            payload = reads.config_payload(conn, config_hash)
+        return reads.config_of(config_hash, payload)
 
     # ---- runs ------------------------------------------------------------
     def create_run(
@@ -276,26 +233,14 @@ class Store:
         """The run named by its id or by a unique prefix of it (`run_ids` has the rules);
         every run id a person types is resolved here."""
         check_run_id(run_id)
-        runs = schema.runs
         with self.reading() as conn:
-            row = conn.execute(select(runs).where(runs.c.run_id == run_id)).first()
-            if row is None:
-                starting = func.substr(runs.c.run_id, 1, len(run_id)) == run_id
-                found = conn.execute(select(runs.c.run_id).where(starting)).scalars().all()
-                run_id = chosen_run_id(run_id, found)
-                row = conn.execute(select(runs).where(runs.c.run_id == run_id)).one()
-            env_rows = conn.execute(
-                select(schema.run_env).where(schema.run_env.c.run_id == run_id)
-            ).all()
+            row, env_rows = reads.run_rows(conn, run_id)
         return reads.run_of(row, env_rows)
 
     def run_ids(self) -> list[str]:
+        """Every stored run's id, oldest first."""
         with self.reading() as conn:
-            return list(
-                conn.execute(select(schema.runs.c.run_id).order_by(schema.runs.c.created_at))
-                .scalars()
-                .all()
-            )
+            return reads.run_ids(conn)
 
     def list_runs(self) -> list[Run]:
         return [self.get_run(run_id) for run_id in self.run_ids()]
@@ -317,25 +262,8 @@ class Store:
         the newest writing session; unless `busy`, given its detail, names a writer still
         at work, append a `resumed` event naming `writer`. Two processes resuming one run
         are serialised by the transaction, so exactly one wins."""
-        events = schema.run_events
         with self.engine.begin() as conn:
-            last = conn.execute(
-                select(events.c.event, events.c.detail)
-                .where(events.c.run_id == run_id, events.c.event.in_(SESSION_EVENTS))
-                .order_by(events.c.id.desc())
-                .limit(1)
-            ).first()
-            if last is not None and last.event in OPENING_EVENTS:
-                holder = busy(decode_json("run_events", run_id, last.detail))
-                if holder is not None:
-                    raise AssayError(
-                        f"run {run_id} is being written by another process ({holder}); "
-                        "wait for it to finish, or stop it and resume again"
-                    )
-            row = writes.event_row(run_id, "resumed", {"writer": dict(writer)})
-            return writes.append_block(
-                conn, run_id, "event", {"event": "resumed"}, [(events, row)]
-            )
+            return writes.claim_run(conn, run_id, writer, busy)
 
     def manifest(self, run_id: str) -> dict[str, Any]:
         """The run's manifest (its `started` event), with the scorer set of its current
@@ -345,13 +273,9 @@ class Store:
         return {**started, "scorers": rescored} if rescored is not None else dict(started)
 
     def events(self, run_id: str) -> list[RunEvent]:
+        """The run's events in the order they were appended."""
         with self.reading() as conn:
-            rows = conn.execute(
-                select(schema.run_events)
-                .where(schema.run_events.c.run_id == run_id)
-                .order_by(schema.run_events.c.id)
-            ).all()
-        return [RunEvent(r.event, decode_json("run_events", r.id, r.detail), r.at) for r in rows]
+            return reads.events(conn, run_id)
 
     # ---- trajectories and scores ------------------------------------------
     def write_trajectory(
@@ -441,45 +365,29 @@ class Store:
         repetition order: a caller walking a large run holds one item's. No connection
         stays open while the caller works on an item (it may write in between). The
         newest attempt of each slot, or with `attempt`, that attempt."""
-        table = schema.trajectories
-        where = [table.c.run_id == run_id]
-        where.append(reads.newest(table) if attempt is None else table.c.attempt == attempt)
-        if repetition is not None:
-            where.append(table.c.repetition == repetition)
+        where = reads.trajectory_filter(run_id, repetition, attempt)
         if item_id is not None:
             items = [item_id]
         else:
             with self.reading() as conn:
-                items = list(conn.execute(select(table.c.item_id).distinct().where(*where)
-                                          .order_by(table.c.item_id)).scalars())
+                items = reads.items_with_trajectories(conn, where)
         bases = BaseStates(self.engine, keep=reads.BASES_HELD)
         for item in items:
-            query = (select(table.c.id, table.c.payload).where(*where, table.c.item_id == item)
-                     .order_by(table.c.run_id, table.c.item_id, table.c.repetition))
             with self.reading() as conn:
-                decoded = [(row_id, decode_json("trajectories", row_id, payload))
-                           for batch in batches(conn, query)
-                           for row_id, payload in batch]
+                decoded = reads.item_payloads(conn, where, item)
             if decoded:
                 yield item, reads.rebuilt(decoded, bases)
 
     def trajectory_count(self, run_id: str) -> int:
         """How many slots of `run_id` hold a trajectory (counted in the slot index alone)."""
-        t = schema.trajectories
         with self.reading() as conn:
-            return int(conn.execute(select(func.count()).select_from(t)
-                                    .where(t.c.run_id == run_id, reads.newest(t))).scalar_one())
+            return reads.trajectory_count(conn, run_id)
 
     def trajectory_counts(self, run_id: str) -> tuple[int, int]:
         """How many slots of `run_id` hold a trajectory, and in how many the newest attempt
         crashed."""
-        t = schema.trajectories
         with self.reading() as conn:
-            row = conn.execute(
-                select(func.count(), func.count().filter(t.c.crashed))
-                .where(t.c.run_id == run_id, reads.newest(t))
-            ).one()
-        return int(row[0]), int(row[1])
+            return reads.trajectory_counts(conn, run_id)
 
     def retried_slots(self, run_id: str) -> dict[tuple[str, int], RetriedSlot]:
         """Every slot of `run_id` with more than one attempt: its newest attempt's number and
@@ -495,13 +403,8 @@ class Store:
 
     def attempt_count(self, run_id: str, item_id: str, repetition: int) -> int:
         """How many attempts the slot holds (0: none stored)."""
-        t = schema.trajectories
         with self.reading() as conn:
-            found = conn.execute(
-                select(func.max(t.c.attempt)).where(
-                    t.c.run_id == run_id, t.c.item_id == item_id, t.c.repetition == repetition)
-            ).scalar()
-        return int(found or 0)
+            return reads.attempt_count(conn, run_id, item_id, repetition)
 
     def crash_causes(self, run_id: str) -> dict[tuple[str, int], CrashCause]:
         """Each crashed slot of `run_id` and whose failure it was, as its payload records it
@@ -511,21 +414,13 @@ class Store:
 
     def stored_per_item(self, run_id: str) -> dict[str, int]:
         """How many repetitions of each item of `run_id` hold a trajectory."""
-        t = schema.trajectories
         with self.reading() as conn:
-            rows = conn.execute(select(t.c.item_id, func.count())
-                                .where(t.c.run_id == run_id, reads.newest(t))
-                                .group_by(t.c.item_id)).all()
-        return {str(item_id): int(n) for item_id, n in rows}
+            return reads.stored_per_item(conn, run_id)
 
     def stored_slots(self, run_id: str) -> set[tuple[str, int]]:
+        """Every (item, repetition) of `run_id` that holds a trajectory, any attempt."""
         with self.reading() as conn:
-            rows = conn.execute(
-                select(schema.trajectories.c.item_id, schema.trajectories.c.repetition).where(
-                    schema.trajectories.c.run_id == run_id
-                )
-            ).all()
-        return {(r.item_id, r.repetition) for r in rows}
+            return reads.stored_slots(conn, run_id)
 
     def current_generation(self, run_id: str) -> int:
         with self.reading() as conn:
@@ -533,17 +428,8 @@ class Store:
 
     def generation_scorers(self, run_id: str) -> list[dict[str, Any]] | None:
         """The scorer set (name, version, kind, definition) a re-scoring recorded; None at 0."""
-        table = schema.score_generations
         with self.reading() as conn:
-            row = conn.execute(
-                select(table.c.generation, table.c.scorers)
-                .where(table.c.run_id == run_id)
-                .order_by(table.c.generation.desc())
-                .limit(1)
-            ).first()
-        if row is None:
-            return None
-        return list(decode_json("score_generations", f"{run_id}/{row.generation}", row.scorers))
+            return reads.generation_scorers(conn, run_id)
 
     def current_scores(
         self, run_id: str, item_id: str | None = None, attempt: int | None = None
@@ -573,16 +459,9 @@ class Store:
     ) -> int:
         """Record a new scoring generation and its full set of rows as one block; return it.
         The rows score each slot's newest attempt (the only one a figure reads)."""
-        t = schema.trajectories
         with self.engine.begin() as conn:
             generation = reads.current_generation(conn, run_id) + 1
-            slots = {
-                (r.item_id, r.repetition): (r.id, r.attempt)
-                for r in conn.execute(
-                    select(t.c.id, t.c.item_id, t.c.repetition, t.c.attempt)
-                    .where(t.c.run_id == run_id, reads.newest(t))
-                )
-            }
+            slots = reads.newest_slots(conn, run_id)
             rows = writes.generation_rows(slots, run_id, generation, reason, scorers, records)
             writes.append_block(conn, run_id, "rescore", {"generation": generation}, rows)
         return generation
@@ -601,19 +480,15 @@ class Store:
         """The newest stored outcome per control kind for `run_id`."""
         table = schema.control_outcomes
         with self.reading() as conn:
-            rows = conn.execute(
-                select(table).where(table.c.run_id == run_id).order_by(table.c.id)).all()
+            rows = reads.outcome_rows(conn, table.c.run_id == run_id)
         return {r.kind: reads.stored_outcome(r) for r in rows}
 
     def control_outcomes_for_config(self, config_hash: str, kind: str) -> list[StoredOutcome]:
         """Every stored outcome of `kind` for any run of this config, oldest first."""
         table = schema.control_outcomes
         with self.reading() as conn:
-            rows = conn.execute(
-                select(table)
-                .where(table.c.config_hash == config_hash, table.c.kind == kind)
-                .order_by(table.c.id)
-            ).all()
+            rows = reads.outcome_rows(conn, table.c.config_hash == config_hash,
+                                      table.c.kind == kind)
         return [reads.stored_outcome(r) for r in rows]
 
     # ---- mutation results -------------------------------------------------
@@ -625,14 +500,8 @@ class Store:
 
     def latest_mutation_pass(self, run_id: str) -> list[dict[str, Any]]:
         """The rows of the newest mutation pass over `run_id`, summary last; [] if none."""
-        table = schema.mutation_results
         with self.reading() as conn:
-            rows = conn.execute(
-                select(table.c.id, table.c.payload).where(table.c.run_id == run_id).order_by(
-                    table.c.id
-                )
-            ).all()
-        payloads = [decode_json("mutation_results", r.id, r.payload) for r in rows]
+            payloads = reads.mutation_payloads(conn, run_id)
         if not payloads:
             return []
         newest = payloads[-1]["pass_id"]
@@ -642,20 +511,14 @@ class Store:
     def count_scores(self) -> int:
         """How many score values the store holds, in every generation of every run: a score
         row holds one, a score set one per scorer (16 hex digits each)."""
-        sets = schema.score_sets
         with self.reading() as conn:
-            packed = conn.execute(
-                select(func.coalesce(func.sum(func.length(sets.c.packed_values)), 0))
-            ).scalar_one()
-        return self.count_rows("scores") + int(packed) // (2 * score_pack.VALUE_BYTES)
+            packed = reads.packed_length(conn)
+        return self.count_rows("scores") + packed // (2 * score_pack.VALUE_BYTES)
 
     def count_rows(self, table: str) -> int:
+        """How many rows `table` holds, every run's."""
         with self.reading() as conn:
-            return int(
-                conn.execute(
-                    select(func.count()).select_from(schema.metadata.tables[table])
-                ).scalar_one()
-            )
+            return reads.count_rows(conn, table)
 
 
 def _unpinned(pin: Connection, engine: Engine) -> None:

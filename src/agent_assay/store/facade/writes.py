@@ -8,7 +8,7 @@ from __future__ import annotations
 import functools
 import sqlite3
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,13 +16,19 @@ from sqlalchemy import Connection, Table, select
 
 from agent_assay.errors import AssayError
 from agent_assay.hashing import STATE, canonical_hash, canonical_json
-from agent_assay.model import Suite
+from agent_assay.model import Config, Suite
 from agent_assay.store.database import schema
 from agent_assay.store.encoding import chain
 from agent_assay.store.encoding.prepared import PreparedTrajectory
 from agent_assay.store.encoding.score_pack import PackedScores, pack_records
-from agent_assay.store.encoding.text import now
-from agent_assay.store.records import Attempt, Head, ScoreRecord
+from agent_assay.store.encoding.text import decode_json, now
+from agent_assay.store.records import (
+    OPENING_EVENTS,
+    SESSION_EVENTS,
+    Attempt,
+    Head,
+    ScoreRecord,
+)
 
 Rows = list[tuple[Table, dict[str, Any]]]
 """A block's rows: each table with the values of one row."""
@@ -129,6 +135,50 @@ def insert_suite(conn: Connection, suite: Suite) -> None:
             }
             for position, item in enumerate(suite.items)
         ],
+    )
+
+
+def put_config(conn: Connection, config: Config) -> None:
+    """The config's row, unless its hash is stored already."""
+    config_hash = config.config_hash
+    exists = conn.execute(
+        select(schema.configs.c.config_hash).where(
+            schema.configs.c.config_hash == config_hash
+        )
+    ).first()
+    if not exists:
+        conn.execute(
+            schema.configs.insert().values(
+                config_hash=config_hash,
+                adapter=config.adapter,
+                name=config.name,
+                payload=canonical_json(config.to_json()),
+            )
+        )
+
+
+def claim_run(
+    conn: Connection, run_id: str, writer: Mapping[str, Any],
+    busy: Callable[[object], str | None],
+) -> Head:
+    """`Store.claim_run` inside the caller's write transaction."""
+    events = schema.run_events
+    last = conn.execute(
+        select(events.c.event, events.c.detail)
+        .where(events.c.run_id == run_id, events.c.event.in_(SESSION_EVENTS))
+        .order_by(events.c.id.desc())
+        .limit(1)
+    ).first()
+    if last is not None and last.event in OPENING_EVENTS:
+        holder = busy(decode_json("run_events", run_id, last.detail))
+        if holder is not None:
+            raise AssayError(
+                f"run {run_id} is being written by another process ({holder}); "
+                "wait for it to finish, or stop it and resume again"
+            )
+    row = event_row(run_id, "resumed", {"writer": dict(writer)})
+    return append_block(
+        conn, run_id, "event", {"event": "resumed"}, [(events, row)]
     )
 
 
