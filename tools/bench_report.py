@@ -55,9 +55,7 @@ integrity = time.process_time() - t
 t = time.process_time()
 render_text(summarise(store, run, check=verdict.integrity.check))
 figures = time.process_time() - t
-from agent_assay.store.evidence.chain_check import check_run_chain
-from agent_assay.store.evidence.content_check import content_findings
-from agent_assay.store.evidence.run_check import check_run
+from agent_assay.store.evidence import check_run, check_run_chain, content_findings
 t = time.process_time()
 check = check_run(store, run.run_id)
 chain = time.process_time() - t

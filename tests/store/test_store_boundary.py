@@ -14,6 +14,7 @@ checked the same way.
 from __future__ import annotations
 
 import ast
+import contextlib
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -82,16 +83,27 @@ def _imports_module(init: Path, package: str, name: str) -> bool:
 
 def _imports(path: Path) -> Iterator[tuple[int, str, str | None]]:
     """(line, module, name) for every absolute import of the store: name None for
-    `import module`."""
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    `import module`. A string that parses as Python with an import in it (a script a tool
+    hands a subprocess) is read too, its lines counted from the string's."""
+    yield from _imports_in(path.read_text(encoding="utf-8"), 0)
+
+
+def _imports_in(source: str, offset: int) -> Iterator[tuple[int, str, str | None]]:
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and (
+            "import agent_assay" in node.value or "from agent_assay" in node.value
+        ):
+            with contextlib.suppress(SyntaxError):
+                yield from _imports_in(node.value, offset + node.lineno - 1)
+            continue
         if isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.name == STORE or alias.name.startswith(STORE + "."):
-                    yield node.lineno, alias.name, None
+                    yield offset + node.lineno, alias.name, None
         elif (isinstance(node, ast.ImportFrom) and node.module and node.level == 0
               and (node.module == STORE or node.module.startswith(STORE + "."))):
             for alias in node.names:
-                yield node.lineno, node.module, alias.name
+                yield offset + node.lineno, node.module, alias.name
 
 
 def private_imports(root: Path) -> list[str]:
@@ -149,6 +161,13 @@ def test_a_private_module_reached_through_its_package_is_caught(tmp_path: Path) 
     found = _planted(tmp_path, "tools/planted.py",
                      "def f():\n    from agent_assay.store.evidence import chain_check")
     assert found == ["tools/planted.py:2 imports agent_assay.store.evidence.chain_check, "
+                     "private to agent_assay.store"]
+
+
+def test_a_private_import_in_a_script_a_tool_runs_is_caught(tmp_path: Path) -> None:
+    script = "import sys\nfrom agent_assay.store.database.engine import shown\n"
+    found = _planted(tmp_path, "tools/planted.py", f'SCRIPT = """\n{script}"""')
+    assert found == ["tools/planted.py:3 imports agent_assay.store.database.engine, "
                      "private to agent_assay.store"]
 
 
