@@ -35,7 +35,7 @@ GROUPS = (
     ("The vocabulary", ("agent_assay.model", "agent_assay.errors")),
     ("The plugin surface", ("agent_assay.adapters.",)),
     ("Scorers", ("agent_assay.scoring.",)),
-    ("The store", ("agent_assay.store.",)),
+    ("The store", ("agent_assay.store", "agent_assay.store.")),
 )
 
 INTRO = """\

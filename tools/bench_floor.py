@@ -29,7 +29,8 @@ sys.path.insert(0, str(ROOT / "tools"))
 from agent_assay import api  # noqa: E402
 from agent_assay.model import Run  # noqa: E402
 from agent_assay.runner import execute_run  # noqa: E402
-from agent_assay.store import Store, chain, open_store  # noqa: E402
+from agent_assay.store import Store, open_store  # noqa: E402
+from agent_assay.store.encoding import chain  # noqa: E402
 from bench_core import N_ITEMS, NoopAdapter  # noqa: E402
 from bench_output import machine, paired, write_figures  # noqa: E402
 

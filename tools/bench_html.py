@@ -154,7 +154,7 @@ def trial(db: str, run_id: str, out: str) -> dict[str, float]:
     as are the imports; `command_seconds` adds both, what `report --html` waits in all."""
     started = perf_counter()
     from agent_assay.integrity.admissibility import assess
-    from agent_assay.store.store import open_existing_store
+    from agent_assay.store import open_existing_store
     from agent_assay.views.html import run_page
 
     imported = perf_counter()

@@ -55,9 +55,7 @@ integrity = time.process_time() - t
 t = time.process_time()
 render_text(summarise(store, run, check=verdict.integrity.check))
 figures = time.process_time() - t
-from agent_assay.store.chain_check import check_run_chain
-from agent_assay.store.content_check import content_findings
-from agent_assay.store.run_check import check_run
+from agent_assay.store.evidence import check_run, check_run_chain, content_findings
 t = time.process_time()
 check = check_run(store, run.run_id)
 chain = time.process_time() - t
@@ -102,7 +100,7 @@ def one_size(scores: int, workdir: Path) -> dict[str, Any]:
                for _ in range(TRIALS)]
     split = json.loads(subprocess.run([sys.executable, "-c", _SPLIT, str(db), run_id],
                                       capture_output=True, text=True, check=True).stdout)
-    from agent_assay.store.store import open_existing_store
+    from agent_assay.store import open_existing_store
 
     store = open_existing_store(str(db))
     stored = store.count_scores()

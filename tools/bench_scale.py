@@ -111,7 +111,7 @@ def postgres_database() -> tuple[str, Path | None]:
     import psycopg
     from sqlalchemy.engine import make_url
 
-    from agent_assay.store.provision import provision
+    from agent_assay.store.database import provision
 
     given = os.environ.get("AA_BENCH_PG_URL")
     # a directory of its own under /tmp: the server's user must be able to reach it

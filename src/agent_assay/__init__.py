@@ -57,8 +57,8 @@ _EXPORTS: dict[str, str] = {
     "ScoringContext": "agent_assay.scoring.base",
     "PlantsDefects": "agent_assay.scoring.base",
     # the store
-    "Store": "agent_assay.store.store",
-    "open_store": "agent_assay.store.store",
+    "Store": "agent_assay.store",
+    "open_store": "agent_assay.store",
     # the API
     "build_suite": "agent_assay.api",
     "start": "agent_assay.api",
@@ -226,4 +226,4 @@ if TYPE_CHECKING:
         ScoringContext,
     )
     from agent_assay.selection import Selection
-    from agent_assay.store.store import Store, open_store
+    from agent_assay.store import Store, open_store

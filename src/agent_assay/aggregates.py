@@ -22,8 +22,8 @@ from agent_assay.scoring.base import ScoreKind, Scorer, ScoringContext
 from agent_assay.scoring.registry import score_all
 from agent_assay.stats.crashes import Repetitions, Treated, repetitions, treat
 from agent_assay.stats.paired import ALPHA, CLUSTERS_FLOOR, CLUSTERS_TRUSTED, FPR_BOUND
-from agent_assay.store.score_columns import ScoreColumns
-from agent_assay.store.store import SESSION_EVENTS, Store
+from agent_assay.store import SESSION_EVENTS, Store
+from agent_assay.store.encoding import ScoreColumns
 from agent_assay.writers import Liveness, liveness, recorded_writer
 
 

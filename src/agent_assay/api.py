@@ -53,12 +53,10 @@ from agent_assay.model import Suite as Suite
 from agent_assay.selection import EVERY as EVERY
 from agent_assay.selection import Selection as Selection
 from agent_assay.stats.paired import ALPHA
-from agent_assay.store import open_store
-from agent_assay.store.bundle import export_bundle
-from agent_assay.store.bundle_proof import open_bundle
-from agent_assay.store.engine import shown
-from agent_assay.store.store import Store, open_existing_store
-from agent_assay.store.witness import append_head, check_witness, writable_witness
+from agent_assay.store import Store, open_existing_store, open_store
+from agent_assay.store.bundle import export_bundle, open_bundle
+from agent_assay.store.database import shown
+from agent_assay.store.evidence import append_head, check_witness, writable_witness
 from agent_assay.views.breakdown import ItemTable, TagBreakdown, item_table
 from agent_assay.views.breakdown import by_tag as tag_breakdown
 from agent_assay.views.breakdown_render import (
@@ -90,7 +88,7 @@ if TYPE_CHECKING:  # the types results are given in, for callers' annotations to
     from agent_assay.mutation.config import MutantSet
     from agent_assay.rescoring import RescoreResult as RescoreResult
     from agent_assay.runner import RunResult
-    from agent_assay.store.provision import Provisioned
+    from agent_assay.store.database import Provisioned
     from agent_assay.views.run_view import ListedRun
 
 # Running, certifying and re-scoring import the adapters, the executors, the runner and the
@@ -895,7 +893,7 @@ class StoredControls:
     def refusal(self, doing: str) -> AssayError:
         """The one-line refusal of a command that will not go on (`doing` it) with a run
         whose evidence fails its integrity check."""
-        from agent_assay.store.run_check import refusal
+        from agent_assay.store.evidence import refusal
 
         return refusal(self.run.run_id, self.verdict.integrity.findings, doing)
 
@@ -969,11 +967,9 @@ def migrate(store: str, *, repair: bool = False, notice: Notice = _quiet) -> lis
     """Upgrade an older store in place (every row kept) and, with `repair`, restore its
     missing or altered triggers and indexes (recorded); say each step through `notice`, and
     return what its schema check still finds (TAMPERED when anything)."""
-    from agent_assay.store.engine import make_engine
-    from agent_assay.store.migrations import LATEST, apply
-    from agent_assay.store.schema_check import repair as repair_schema
-    from agent_assay.store.schema_check import schema_findings
-    from agent_assay.store.store import stored_version
+    from agent_assay.store.database import make_engine, schema_findings, stored_version
+    from agent_assay.store.database import repair as repair_schema
+    from agent_assay.store.database.migrations import LATEST, apply
 
     # a read-only look first: what is not a store is refused untouched, and so is no store
     # at all (a mistyped --db must not become a new, empty one)
@@ -1005,7 +1001,7 @@ def migrate(store: str, *, repair: bool = False, notice: Notice = _quiet) -> lis
 def provision(store: str, role: str | None = None, password: str | None = None) -> Provisioned:
     """Create or upgrade the store's schema and its append-only guards; with `role`, make
     that PostgreSQL role the harness's (SELECT and INSERT only)."""
-    from agent_assay.store.provision import provision as provisioned
+    from agent_assay.store.database import provision as provisioned
 
     return provisioned(store, role, password)
 
@@ -1014,15 +1010,15 @@ def provision(store: str, role: str | None = None, password: str | None = None) 
 def absent_store(db: str) -> Path | None:
     """The SQLite file `db` names when there is none yet (a command that creates it takes
     it away again when it fails before storing a run: `discard_unused`); else None."""
-    from agent_assay.store.fresh import absent_store_file
+    from agent_assay.store.database import absent_store_file
 
     return absent_store_file(db)
 
 
 def discard_unused(created: Path) -> None:
     """Close every store still held, then remove `created` if no run was stored in it."""
-    from agent_assay.store.fresh import discard_if_unused
-    from agent_assay.store.store import close_pinned
+    from agent_assay.store import close_pinned
+    from agent_assay.store.database import discard_if_unused
 
     close_pinned()
     discard_if_unused(created)
@@ -1030,7 +1026,7 @@ def discard_unused(created: Path) -> None:
 
 def close_stores() -> None:
     """End every read transaction a store still holds (at the end of a command)."""
-    from agent_assay.store.store import close_pinned
+    from agent_assay.store import close_pinned
 
     close_pinned()
 
@@ -1041,7 +1037,7 @@ def database_failure(exc: BaseException, db: str | None = None) -> AssayError | 
     reached; with no store named, a full disk or an unreadable store (ERROR)."""
     from sqlalchemy.exc import DatabaseError
 
-    from agent_assay.store.damage import damage_error, disk_full, short
+    from agent_assay.store.database import damage_error, disk_full, short
 
     if not isinstance(exc, DatabaseError):
         return None

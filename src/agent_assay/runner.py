@@ -54,11 +54,9 @@ from agent_assay.model import (
 from agent_assay.run_context import RunContext, SystemLike, run_context
 from agent_assay.scoring.base import Scorer
 from agent_assay.selection import Selection
-from agent_assay.store.chain_check import RETRY_EVENT
-from agent_assay.store.checkpoint import write_checkpoint
-from agent_assay.store.prepared import PreparedTrajectory
-from agent_assay.store.run_check import require_intact
-from agent_assay.store.store import Attempt, ScoreRecord, Store
+from agent_assay.store import Attempt, ScoreRecord, Store
+from agent_assay.store.encoding import PreparedTrajectory
+from agent_assay.store.evidence import RETRY_EVENT, require_intact, write_checkpoint
 from agent_assay.version import harness_version
 from agent_assay.writers import this_process
 

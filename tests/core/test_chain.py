@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agent_assay.store import chain
+from agent_assay.store.encoding import chain
 
 scalars = st.one_of(
     st.none(),

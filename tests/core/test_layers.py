@@ -38,9 +38,9 @@ def planted(tmp_path: Path, relative: str, line: str) -> list[str]:
 
 
 def test_an_upward_import_is_caught(tmp_path: Path) -> None:
-    found = planted(tmp_path, "agent_assay/store/chain.py", "from agent_assay.views import gates")
+    found = planted(tmp_path, "agent_assay/store/records.py", "from agent_assay.views import gates")
     assert len(found) == 1
-    expected = "agent_assay.store.chain (layer 1) imports agent_assay.views.gates (layer 8)"
+    expected = "agent_assay.store.records (layer 1) imports agent_assay.views.gates (layer 8)"
     assert expected in found[0]
 
 

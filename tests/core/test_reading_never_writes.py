@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from agent_assay.store import Store, migrations
+from agent_assay.store import Store
+from agent_assay.store.database import migrations
 from tests.support.invoke import invoke
 from tests.support.legacy import copy_as_version, schema_version
 from tests.support.toy import ToyAdapter

@@ -12,10 +12,14 @@ import pytest
 
 from agent_assay.errors import AssayError
 from agent_assay.model import Config
-from agent_assay.store import Store, migrations, open_store, schema
-from agent_assay.store.engine import database_url
-from agent_assay.store.schema_check import reference_objects, schema_findings
-from agent_assay.store.store import ScoreRecord
+from agent_assay.store import ScoreRecord, Store, open_store
+from agent_assay.store.database import (
+    database_url,
+    migrations,
+    reference_objects,
+    schema,
+    schema_findings,
+)
 from tests.support.toy import ToyAdapter
 from tests.support.toyrun import toy_run
 

@@ -23,7 +23,7 @@ from agent_assay.executors.processes import SEQUENTIAL, Processes, open_backend
 from agent_assay.executors.spec import ExecutorSpec
 from agent_assay.runner import execute_run
 from agent_assay.store import Store, open_store
-from agent_assay.store.chain_check import check_run_chain
+from agent_assay.store.evidence import check_run_chain
 from tests.executors.toys import DOOMED_ITEM, DoomedToy, set_env
 from tests.support.cheats import PEEK_ENV, GoldPeek, noted
 from tests.support.invoke import invoke, on_path

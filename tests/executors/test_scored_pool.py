@@ -15,8 +15,8 @@ from agent_assay.errors import AssayError
 from agent_assay.executors.scored_pool import scoring_workers
 from agent_assay.hashing import STATE, canonical_hash, canonical_json
 from agent_assay.store import Store, open_store
-from agent_assay.store.chain_check import check_run_chain
-from agent_assay.store.prepared import PreparedTrajectory
+from agent_assay.store.encoding import PreparedTrajectory
+from agent_assay.store.evidence import check_run_chain
 from tests.support.toy import ToyAdapter
 from tests.support.toyrun import new_toy_run
 

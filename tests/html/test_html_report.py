@@ -34,8 +34,7 @@ from agent_assay.model import (
     Trajectory,
 )
 from agent_assay.scoring.base import ScoreKind, ScoreValue, ScoringContext
-from agent_assay.store import Store, open_store
-from agent_assay.store.store import open_existing_store
+from agent_assay.store import Store, open_existing_store, open_store
 from agent_assay.version import harness_version
 from agent_assay.views.gates import (
     admissibility_lines,

@@ -74,7 +74,7 @@ def test_a_pass_reading_the_run_item_by_item_decides_as_one_holding_it(
 ) -> None:
     """A run too large to hold is walked from the store each time: the pass's every figure
     and verdict is the one it gives on the same run held in memory."""
-    from agent_assay.store import run_trajectories
+    from agent_assay.store.facade import run_trajectories
 
     adapter = RichToyAdapter()
     run = api.evaluate(adapter, "good", store=store, repeats=3, seed=0).run

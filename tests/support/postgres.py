@@ -54,7 +54,7 @@ class PgServer:
     def harness_database(self) -> tuple[str, str]:
         """A new database with the store created by its owner and this process's harness
         role granted on it; (the harness's URL, the owner's URL)."""
-        from agent_assay.store.provision import provision
+        from agent_assay.store.database import provision
 
         name = self.new_database()
         owner = self.url(name)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from agent_assay.model import JSON, PublicSuite, Suite, Trajectory
-from agent_assay.store.prepared import PreparedTrajectory
+from agent_assay.store.encoding import PreparedTrajectory
 
 if TYPE_CHECKING:
     from agent_assay.adapters.loaded import LoadedSystem

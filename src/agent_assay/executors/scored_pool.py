@@ -40,8 +40,7 @@ from agent_assay.hosting.lifeline import die_with_parent
 from agent_assay.hosting.pool import AgentProcesses, ProcessesLost
 from agent_assay.model import PublicSuite, Trajectory
 from agent_assay.run_context import suite_context
-from agent_assay.store.prepared import PreparedTrajectory, prepared_row
-from agent_assay.store.state_blobs import StateEncoder, expanded
+from agent_assay.store.encoding import PreparedTrajectory, StateEncoder, expanded, prepared_row
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from agent_assay.errors import AssayError
-from agent_assay.store.store import Store
+from agent_assay.store import Store
 
 GROUP = "agent_assay.importers"
 

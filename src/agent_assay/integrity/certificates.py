@@ -15,8 +15,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from agent_assay.model import Run
-from agent_assay.store.chain_check import ChainCheck
-from agent_assay.store.store import Store, StoredOutcome
+from agent_assay.store import Store, StoredOutcome
+from agent_assay.store.evidence import ChainCheck
 from agent_assay.version import harness_version
 
 UNBOUND = (

@@ -30,22 +30,28 @@ from agent_assay.hashing import canonical_json
 from agent_assay.integrity.certificates import void_reasons
 from agent_assay.model import Run, Trajectory
 from agent_assay.rescoring import fresh_scores
-from agent_assay.store import schema
-from agent_assay.store.chain_check import ChainCheck, check_run_chain
-from agent_assay.store.checkpoint import checkpoint_findings
-from agent_assay.store.content_check import (
+from agent_assay.store import Store
+from agent_assay.store.database import (
+    BaseStates,
+    damage_report,
+    guard_holder_notes,
+    schema,
+    schema_findings,
+)
+from agent_assay.store.encoding import DELTA_KEY, decode_json, expanded
+from agent_assay.store.evidence import (
+    ChainCheck,
+    RawReader,
+    WitnessCheck,
+    check_run_chain,
+    checkpoint_findings,
     config_findings,
     marked_complete,
+    relied_on,
+    relied_on_findings,
     slot_findings,
     suite_findings,
 )
-from agent_assay.store.damage import damage_report
-from agent_assay.store.postgres_schema import guard_holder_notes
-from agent_assay.store.run_check import relied_on, relied_on_findings
-from agent_assay.store.schema_check import schema_findings
-from agent_assay.store.state_blobs import DELTA_KEY, BaseStates, expanded
-from agent_assay.store.store import Store, decode_json
-from agent_assay.store.witness import WitnessCheck
 
 AdapterLoader = Callable[[str], LoadedSystem | object]
 
@@ -182,7 +188,7 @@ def _check_trajectories(
                 continue  # already a chain finding
     found: list[Trajectory] = []
     bases = BaseStates(store.engine)  # fetched as payloads name them, each checked once
-    stored = store.chained_rows("trajectories", run.run_id)  # a slot's attempts in order
+    stored = RawReader(store).chained_rows("trajectories", run.run_id)  # a slot's attempts in order
     slots = []
     causes: dict[tuple[Any, Any, Any], object] = {}
     for values in stored.rows:

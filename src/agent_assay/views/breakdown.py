@@ -21,8 +21,8 @@ from agent_assay.errors import AssayError
 from agent_assay.model import Run
 from agent_assay.scoring.base import ScoreKind
 from agent_assay.stats.crashes import NO_VERDICT
-from agent_assay.store.score_columns import ScoreColumns
-from agent_assay.store.store import Store
+from agent_assay.store import Store
+from agent_assay.store.encoding import ScoreColumns
 from agent_assay.views.summary import MetricSummary, metric_summaries
 
 

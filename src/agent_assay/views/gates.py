@@ -24,7 +24,7 @@ from agent_assay.integrity.admissibility import (
 from agent_assay.integrity.comparability import Comparison, PairedMetric, tested_count
 from agent_assay.model import Run
 from agent_assay.stats.paired import ALPHA
-from agent_assay.store.store import Store, StoredOutcome
+from agent_assay.store import Store, StoredOutcome
 from agent_assay.views.render import (
     console_text,
     fmt,

@@ -37,7 +37,7 @@ from agent_assay.scoring.base import ScoreKind
 from agent_assay.stats.crashes import Repetitions, Treated
 from agent_assay.stats.intervals import EXACT, Interval, exact_interval, mean_interval
 from agent_assay.stats.passrates import pass_at_exact, pass_at_k, pass_hat_exact, pass_hat_k
-from agent_assay.store.store import Store
+from agent_assay.store import Store
 from agent_assay.views.render import console_text, fmt, fmt_ci, fmt_signed, interval_json
 
 

@@ -29,7 +29,7 @@ from agent_assay.stats.power import (
     pilot_of,
     sizing_variance,
 )
-from agent_assay.store.store import Store
+from agent_assay.store import Store
 
 REPEATS = (1, 2, 3, 5, 10)
 WORSE = 1.5

@@ -22,7 +22,7 @@ from agent_assay.aggregates import RunStatus, run_status
 from agent_assay.integrity.admissibility import Admissibility, assess
 from agent_assay.integrity.choices import JudgedChoices, judge_choices
 from agent_assay.model import AGENT_CRASH, Config, CrashCause, Run
-from agent_assay.store.store import RetriedSlot, RunEvent, Store
+from agent_assay.store import RetriedSlot, RunEvent, Store
 from agent_assay.views.gates import verdict_json
 from agent_assay.views.render import fmt, fmt_mean_ci, run_identity, status_json
 from agent_assay.views.summary import MetricSummary, metric_summaries

@@ -31,9 +31,9 @@ from agent_assay.stats.crashes import Treated
 from agent_assay.stats.intervals import Interval, exact_interval, interval_on_mean, mean_interval
 from agent_assay.stats.paired import clustered_interval
 from agent_assay.stats.passrates import pass_at_k, pass_hat_k
-from agent_assay.store.chain_check import ChainCheck
-from agent_assay.store.score_columns import MetricColumns, ScoreColumns
-from agent_assay.store.store import Store
+from agent_assay.store import Store
+from agent_assay.store.encoding import MetricColumns, ScoreColumns
+from agent_assay.store.evidence import ChainCheck
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ from agent_assay.errors import AssayError
 from agent_assay.model import Item, Run, ToolCall, Trajectory
 from agent_assay.statepaths import found, same, value_at
 from agent_assay.stats.crashes import WHAT_IT_COUNTS_AS
-from agent_assay.store.store import ScoreRecord, Store
+from agent_assay.store import ScoreRecord, Store
 from agent_assay.views.render import console_text, fmt
 
 ABSENT = "(absent)"

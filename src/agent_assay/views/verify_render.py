@@ -6,7 +6,7 @@ from typing import Any
 
 from agent_assay.findings import Finding
 from agent_assay.integrity.verify import Verification
-from agent_assay.store.witness import WitnessCheck
+from agent_assay.store.evidence import WitnessCheck
 
 
 def verify_text(result: Verification, *, rescored: bool) -> str:

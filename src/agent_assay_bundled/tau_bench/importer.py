@@ -17,7 +17,7 @@ from agent_assay.importers import ImportReport
 from agent_assay.model import Config, Run
 from agent_assay.run_context import run_context
 from agent_assay.runner import start_run
-from agent_assay.store.store import Store
+from agent_assay.store import Store
 from agent_assay_bundled.tau_bench.adapter import TauBenchAdapter
 from agent_assay_bundled.tau_bench.parse import ParsedResults, parse_results
 from agent_assay_bundled.tau_bench.rules import ADAPTER, DOMAIN, reward_rule

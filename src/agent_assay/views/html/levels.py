@@ -28,7 +28,7 @@ from typing import Any
 from agent_assay.aggregates import direction
 from agent_assay.controls.next_steps import next_step
 from agent_assay.scoring.base import ScoreKind
-from agent_assay.store.store import StoredOutcome
+from agent_assay.store import StoredOutcome
 
 LEVEL_CONTROLS = ("null_agent", "random_agent", "positive_control")
 

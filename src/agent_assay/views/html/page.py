@@ -30,7 +30,7 @@ from agent_assay.model import Run
 from agent_assay.scoring.base import ScoreKind
 from agent_assay.stats.intervals import Interval
 from agent_assay.stats.paired import ALPHA
-from agent_assay.store.store import Store
+from agent_assay.store import Store
 from agent_assay.version import harness_version
 from agent_assay.views.breakdown import TagBreakdown, by_tag
 from agent_assay.views.breakdown_render import partition_line

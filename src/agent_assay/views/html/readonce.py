@@ -12,8 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 from agent_assay.model import Run, Suite, Trajectory
-from agent_assay.store.score_columns import ScoreColumns
-from agent_assay.store.store import ScoreRecord, Store, StoredOutcome
+from agent_assay.store import ScoreRecord, Store, StoredOutcome
+from agent_assay.store.encoding import ScoreColumns
 
 
 class ReadOnce(Store):

@@ -18,7 +18,7 @@ from typing import Any
 
 from agent_assay.model import Run, ToolCall
 from agent_assay.stats.crashes import WHAT_IT_COUNTS_AS
-from agent_assay.store.store import ScoreRecord, Store
+from agent_assay.store import ScoreRecord, Store
 from agent_assay.views.render import fmt
 from agent_assay.views.trajectory_view import (
     ABSENT,

@@ -27,9 +27,12 @@ from sqlalchemy import select
 from agent_assay.errors import AssayError
 from agent_assay.findings import Finding
 from agent_assay.model import Config, Item, Run, Suite
-from agent_assay.store import schema
-from agent_assay.store.chain_check import ChainCheck
-from agent_assay.store.store import TERMINAL_EVENTS, Store, decode_json
+from agent_assay.store.database import schema
+from agent_assay.store.encoding.text import decode_json
+from agent_assay.store.evidence.chain_check import ChainCheck
+from agent_assay.store.evidence.raw import RawReader
+from agent_assay.store.facade.store import Store
+from agent_assay.store.records import TERMINAL_EVENTS
 
 Slot = tuple[Any, Any]
 """(item id, repetition) as stored: a damaged row's values may be of any type."""
@@ -40,7 +43,7 @@ def suite_findings(store: Store, run: Run) -> tuple[list[Finding], Suite | None]
     suite hash the run (and every certificate on it) binds, and the run names only items
     of it. Returns the findings and the suite as stored (None when it is not stored)."""
     found: list[Finding] = []
-    with store.tolerant_connection() as conn:
+    with RawReader(store).tolerant_connection() as conn:
         head = conn.execute(
             select(schema.suites).where(schema.suites.c.suite_hash == run.suite_hash)
         ).first()
@@ -79,7 +82,7 @@ def suite_findings(store: Store, run: Run) -> tuple[list[Finding], Suite | None]
 
 def config_findings(store: Store, run: Run) -> list[Finding]:
     """The stored config re-hashes to the run's config hash and is the config the run names."""
-    with store.tolerant_connection() as conn:
+    with RawReader(store).tolerant_connection() as conn:
         row = conn.execute(
             select(schema.configs).where(schema.configs.c.config_hash == run.config_hash)
         ).first()

@@ -27,9 +27,16 @@ from typing import Any
 from agent_assay.findings import Finding
 from agent_assay.hashing import canonical_json
 from agent_assay.model import Run
-from agent_assay.store.bundle import bundled_runs, load_rows, read_bundle, row_lines, tampered
-from agent_assay.store.run_check import check_run
-from agent_assay.store.store import Head, Store
+from agent_assay.store.bundle.file import (
+    bundled_runs,
+    load_rows,
+    read_bundle,
+    row_lines,
+    tampered,
+)
+from agent_assay.store.evidence.run_check import check_run
+from agent_assay.store.facade.store import Store
+from agent_assay.store.records import Head
 
 HEADER = "bundle header"
 

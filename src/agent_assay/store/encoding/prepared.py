@@ -11,15 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from agent_assay.hashing import canonical_json
 from agent_assay.model import JSON, Trajectory
-from agent_assay.store.score_pack import PackedScores, pack_records
-from agent_assay.store.state_blobs import Encoded, StateEncoder
-
-if TYPE_CHECKING:
-    from agent_assay.store.store import ScoreRecord
+from agent_assay.store.encoding.score_pack import PackedScores, pack_records
+from agent_assay.store.encoding.state_blobs import Encoded, StateEncoder
+from agent_assay.store.records import ScoreRecord
 
 
 @dataclass(frozen=True, slots=True)

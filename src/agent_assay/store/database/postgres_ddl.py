@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from agent_assay.store import chain
+from agent_assay.store.encoding import chain
 
 REFUSE_FUNCTION: Final = "assay_append_only"
 CHAINED_FUNCTION: Final = "assay_row_chained"

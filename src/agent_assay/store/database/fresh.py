@@ -14,8 +14,8 @@ import sqlite3
 from pathlib import Path
 
 from agent_assay.errors import AssayError
-from agent_assay.store.engine import sqlite_uri, store_path
-from agent_assay.store.postgres import is_server_url
+from agent_assay.store.database.engine import sqlite_uri, store_path
+from agent_assay.store.database.postgres import is_server_url
 
 SIDE_FILES = ("-wal", "-shm", "-journal")
 

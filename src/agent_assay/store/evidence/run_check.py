@@ -7,7 +7,7 @@ trajectories, scores or a scoring generation, the whole chain is walked
 (`chain_check`). Either way the answer is a `ChainCheck` with the same findings a full
 walk would give a store that is intact, and a finding when it is not.
 
-What a verdict depends on reaches past the run's chain, so `evidence_findings` (what
+What a verdict depends on reaches past the run's chain, so `check_evidence` (what
 `report`, `compare` and `controls show` check before a number, and `require_intact`
 before anything builds on a run) adds the schema, the run's content (`content_check`:
 its slots, suite, gold and config) and the same checks of every run its current
@@ -23,8 +23,9 @@ from sqlalchemy import Connection
 
 from agent_assay.errors import AssayError, TamperedEvidence
 from agent_assay.findings import Finding
-from agent_assay.store import chain
-from agent_assay.store.chain_check import (
+from agent_assay.store.database.schema_check import schema_findings
+from agent_assay.store.encoding import chain
+from agent_assay.store.evidence.chain_check import (
     ChainCheck,
     Evidence,
     Row,
@@ -37,7 +38,7 @@ from agent_assay.store.chain_check import (
     paused_gc,
     sound_entries,
 )
-from agent_assay.store.checkpoint import (
+from agent_assay.store.evidence.checkpoint import (
     CHANGED,
     EVIDENCE_TABLES,
     KIND,
@@ -48,9 +49,10 @@ from agent_assay.store.checkpoint import (
     parse_claim,
     stream_from,
 )
-from agent_assay.store.content_check import content_findings
-from agent_assay.store.schema_check import schema_findings
-from agent_assay.store.store import Head, LedgerEntry, Store, StoredOutcome
+from agent_assay.store.evidence.content_check import content_findings
+from agent_assay.store.evidence.raw import RawReader
+from agent_assay.store.facade.store import Store
+from agent_assay.store.records import Head, LedgerEntry, StoredOutcome
 
 ChainWalk = Callable[[Store, str], ChainCheck]
 """How a run's chain is checked: `check_run` for every command, `check_run_chain` (always
@@ -61,7 +63,7 @@ def check_run(store: Store, run_id: str) -> ChainCheck:
     """The run's chain check: from its first checkpoint when one can be used, else in full."""
     with paused_gc():
         quick = None
-        if store.embedded:
+        if RawReader(store).embedded:
             with store.snapshot() as conn:
                 quick = _quick(store, run_id, conn)
         return quick if quick is not None else check_run_chain(store, run_id)
@@ -72,9 +74,10 @@ def _quick(store: Store, run_id: str, conn: Connection | None) -> ChainCheck | N
     None when it cannot start from one: no checkpoint, a detail that does not parse (the
     full walk treats it as any block and `verify` names it), or trajectories or scores
     added after it."""
-    if store.first_block(run_id, KIND, conn) is None:
+    raw = RawReader(store)
+    if raw.first_block(run_id, KIND, conn) is None:
         return None  # a run without one: the ledger is read once, by the full walk
-    ledger = list(store.read_raw(ledger_query(run_id, None), conn))
+    ledger = list(raw.read_raw(ledger_query(run_id, None), conn))
     at = next((i for i, row in enumerate(ledger) if row[1] == KIND), None)
     if at is None or type(ledger[at][0]) is not int:
         return None
@@ -118,11 +121,12 @@ def _from_checkpoint(
     full; the rest is the claim's, but for the slots, which are the stream's rows'."""
     covered = stream.digests
     walk = Walk(run_id)
+    raw = RawReader(store)
     rows: dict[str, list[Row]] = {}
     for table in chain.CHAINED_TABLES:
         if table not in EVIDENCE_TABLES:
             rows[table], _ = walk.digest_rows(
-                table, store.chained_rows(table, run_id, after=claim.through, conn=conn))
+                table, raw.chained_rows(table, run_id, after=claim.through, conn=conn))
     tail = sound_entries(walk, after)
     if claim.through not in covered:
         walk.add(f"ledger block {claim.through}", "is missing: a checkpoint covers it")
@@ -175,11 +179,13 @@ def relied_on_findings(
     return [Finding(f"run {run_id} (made by {made_by})", f.line()) for f in found]
 
 
-def evidence_findings(
+def check_evidence(
     store: Store, run_id: str, walk: ChainWalk = check_run
 ) -> tuple[list[Finding], ChainCheck]:
-    """Everything a verdict on `run_id` depends on: the schema's guards, the run's chain and
-    content (walked by `walk`), and those of every run its current certificates relied on."""
+    """Check this run's evidence: the one entry point. Everything a verdict on `run_id`
+    depends on: the schema's guards, the run's chain and content (walked by `walk`), and
+    those of every run its current certificates relied on; the findings and the chain
+    check."""
     with store.reading() as conn:
         found = schema_findings(conn)
     own, check = run_findings(store, run_id, walk)
@@ -196,9 +202,9 @@ def require_intact(
     store: Store, run_id: str, doing: str, walk: ChainWalk = check_run
 ) -> ChainCheck:
     """The run's chain check, refusing to go on (`doing` it) when anything a verdict on the
-    run depends on fails (`evidence_findings`): nothing is certified, mutated, re-scored
+    run depends on fails (`check_evidence`): nothing is certified, mutated, re-scored
     or resumed on evidence that was edited or does not belong to the run."""
-    problems, check = evidence_findings(store, run_id, walk)
+    problems, check = check_evidence(store, run_id, walk)
     if problems:
         raise refusal(run_id, problems, doing)
     return check

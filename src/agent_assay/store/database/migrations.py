@@ -32,7 +32,8 @@ from sqlalchemy.schema import CreateColumn, CreateIndex, CreateTable, DropIndex
 
 from agent_assay.errors import AssayError
 from agent_assay.hashing import canonical_json
-from agent_assay.store import chain, postgres_ddl, schema
+from agent_assay.store.database import postgres_ddl, schema
+from agent_assay.store.encoding import chain
 
 
 @functools.cache

@@ -12,8 +12,8 @@ import sqlite3
 from pathlib import Path
 
 from agent_assay.errors import AssayError, TamperedEvidence
-from agent_assay.store.engine import read_only_sqlite, store_path
-from agent_assay.store.postgres import is_server_url, masked
+from agent_assay.store.database.engine import read_only_sqlite, store_path
+from agent_assay.store.database.postgres import is_server_url, masked
 
 _TREE = re.compile(r"\bTree (\d+)\b")
 ERROR_CHARS = 160

@@ -13,11 +13,11 @@ from dataclasses import dataclass
 from sqlalchemy import Connection, text
 
 from agent_assay.errors import AssayError
-from agent_assay.store import migrations, postgres_ddl, schema
-from agent_assay.store.engine import make_engine, shown
-from agent_assay.store.postgres import is_server_url
-from agent_assay.store.schema_check import schema_findings
-from agent_assay.store.store import stored_version
+from agent_assay.store.database import migrations, postgres_ddl, schema
+from agent_assay.store.database.engine import make_engine, shown
+from agent_assay.store.database.postgres import is_server_url
+from agent_assay.store.database.schema_check import schema_findings
+from agent_assay.store.database.version import stored_version
 
 
 @dataclass(frozen=True, slots=True)

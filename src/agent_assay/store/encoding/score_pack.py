@@ -25,13 +25,11 @@ import math
 import struct
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from agent_assay.errors import AssayError, TamperedEvidence
 from agent_assay.hashing import canonical_json
-
-if TYPE_CHECKING:
-    from agent_assay.store.store import ScoreRecord
+from agent_assay.store.records import ScoreRecord
 
 VALUE_BYTES = 8
 

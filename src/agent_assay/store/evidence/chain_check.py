@@ -23,9 +23,11 @@ from typing import Any
 from sqlalchemy import Connection
 
 from agent_assay.findings import Finding
-from agent_assay.store import chain
-from agent_assay.store.state_blobs import BaseStates
-from agent_assay.store.store import TERMINAL_EVENTS, Head, LedgerEntry, Store, StoredRows
+from agent_assay.store.database.base_states import BaseStates
+from agent_assay.store.encoding import chain
+from agent_assay.store.evidence.raw import RawReader
+from agent_assay.store.facade.store import Store
+from agent_assay.store.records import TERMINAL_EVENTS, Head, LedgerEntry, StoredRows
 
 Row = chain.Columns
 """One stored row as the checks read it, by column name: a dict for the small tables, and
@@ -266,12 +268,13 @@ def paused_gc() -> Iterator[None]:
 
 def _check_run_chain(store: Store, run_id: str, conn: Connection | None) -> ChainCheck:
     walk = Walk(run_id)
+    raw = RawReader(store)
     rows: dict[str, list[Row]] = {}
     digests: dict[str, list[str | None]] = {}
     for table in chain.CHAINED_TABLES:
         rows[table], digests[table] = walk.digest_rows(
-            table, store.chained_rows(table, run_id, conn=conn))
-    ledger = sound_entries(walk, store.ledger(run_id, conn=conn))
+            table, raw.chained_rows(table, run_id, conn=conn))
+    ledger = sound_entries(walk, raw.ledger(run_id, conn=conn))
     _check_ledger(walk, ledger)
     paths, states, attempts = _check_rows_against_blocks(walk, ledger, rows)
     check_base_states(walk, store, states)

@@ -46,9 +46,13 @@ from sqlalchemy import Connection, LargeBinary, Text, and_, cast, func, literal,
 from sqlalchemy.sql import Select
 
 from agent_assay.findings import Finding
-from agent_assay.store import chain, schema
-from agent_assay.store.chain_check import ChainCheck, RowSet, check_run_chain
-from agent_assay.store.store import Head, LedgerEntry, Store
+from agent_assay.store.database import schema
+from agent_assay.store.encoding import chain
+from agent_assay.store.evidence.chain_check import ChainCheck, RowSet, check_run_chain
+from agent_assay.store.evidence.raw import RawReader
+from agent_assay.store.facade.store import Store
+from agent_assay.store.facade.writes import append_to_snapshot
+from agent_assay.store.records import Head, LedgerEntry
 
 KIND = "checkpoint"
 STREAM = "aa.checkpoint.1"
@@ -244,12 +248,13 @@ def covered_stream(
 ) -> Stream:
     """The stream of `run_id`'s rows covered through block `through` (read on `conn` when
     given); see the module docstring for what it holds."""
+    raw = RawReader(store)
     return _stream(
         run_id,
         through,
-        store.read_raw(ledger_query(run_id, through), conn),
-        lambda table: store.read_raw(_query(table, run_id, through).query, conn),
-        lambda table: store.read_raw(_attempts_query(table, run_id, through), conn),
+        raw.read_raw(ledger_query(run_id, through), conn),
+        lambda table: raw.read_raw(_query(table, run_id, through).query, conn),
+        lambda table: raw.read_raw(_attempts_query(table, run_id, through), conn),
     )
 
 
@@ -269,10 +274,11 @@ def stream_from(
     small = _query("trajectories", run_id, None).small
     item_at, repetition_at = small.index("item_id"), small.index("repetition")
     slots: list[tuple[Any, Any]] = []
+    raw = RawReader(store)
 
     def rows(table: str) -> Iterable[tuple[Any, ...]]:
         query = _query(table, run_id, None if table in block_at else through).query
-        return store.read_raw(query, conn)
+        return raw.read_raw(query, conn)
 
     def within(table: str, columns: list[tuple[Any, ...]]) -> None:
         if table not in block_at:
@@ -285,7 +291,7 @@ def stream_from(
 
     def attempts(table: str) -> Iterable[tuple[Any, ...]]:
         # read after the tables, which raise on a row beyond the checkpoint: all are covered
-        return store.read_raw(_attempts_query(table, run_id, None), conn)
+        return raw.read_raw(_attempts_query(table, run_id, None), conn)
 
     stream = _stream(run_id, through, covered_ledger, rows, attempts, within)
     return Stream(stream.digest, stream.digests, tuple(slots))
@@ -398,7 +404,8 @@ def write_checkpoint(store: Store, run_id: str) -> Head | None:
     the stream is taken again under the write lock and the block is appended only if it
     is unchanged: nothing the walk did not see is ever vouched for.
     """
-    if not store.embedded or store.first_block(run_id, KIND) is not None:
+    raw = RawReader(store)
+    if not raw.embedded or raw.first_block(run_id, KIND) is not None:
         return None
     with store.snapshot() as snapshot:
         check = check_run_chain(store, run_id, snapshot)
@@ -410,7 +417,7 @@ def write_checkpoint(store: Store, run_id: str) -> Head | None:
         if detail is None:
             return None
         assert snapshot is not None  # embedded
-        written = store.append_to_snapshot(snapshot, run_id, walked, KIND, detail)
+        written = append_to_snapshot(snapshot, run_id, walked, KIND, detail)
     if written is not None:
         return written
 
@@ -425,6 +432,7 @@ def checkpoint_findings(store: Store, run_id: str, ledger: Sequence[LedgerEntry]
     """`verify`'s check of every checkpoint in `ledger`: its detail is a checkpoint's and the
     rows it covers still stream to its digest (on SQLite; elsewhere only the detail)."""
     found: list[Finding] = []
+    embedded = RawReader(store).embedded
     for entry in ledger:
         if entry.kind != KIND:
             continue
@@ -432,7 +440,7 @@ def checkpoint_findings(store: Store, run_id: str, ledger: Sequence[LedgerEntry]
         claim, problem = parse_claim(entry)
         if claim is None:
             found.append(Finding(where, problem))
-        elif store.embedded and covered_stream(store, run_id, claim.through).digest != claim.stream:
+        elif embedded and covered_stream(store, run_id, claim.through).digest != claim.stream:
             found.append(Finding(where, CHANGED))
     return found
 

@@ -17,8 +17,8 @@ from sqlalchemy import Connection, ForeignKeyConstraint, Index, UniqueConstraint
 from sqlalchemy.dialects import postgresql
 
 from agent_assay.findings import Finding
-from agent_assay.store import postgres_ddl, schema
-from agent_assay.store.postgres_ddl import Trigger
+from agent_assay.store.database import postgres_ddl, schema
+from agent_assay.store.database.postgres_ddl import Trigger
 
 # pg_trigger.tgtype bits
 _ROW, _BEFORE, _INSERT, _DELETE, _UPDATE, _TRUNCATE = 1, 2, 4, 8, 16, 32

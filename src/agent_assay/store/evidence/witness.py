@@ -33,8 +33,11 @@ from agent_assay.findings import Finding
 from agent_assay.hashing import canonical_json
 from agent_assay.infiles import DATA_LIMIT, read_input
 from agent_assay.outfiles import refuse_special
-from agent_assay.store import chain
-from agent_assay.store.store import Head, Store, now
+from agent_assay.store.encoding import chain
+from agent_assay.store.encoding.text import now
+from agent_assay.store.evidence.raw import RawReader
+from agent_assay.store.facade.store import Store
+from agent_assay.store.records import Head
 from agent_assay.version import harness_version
 
 FORMAT = "agent-assay-witness/1"
@@ -205,7 +208,7 @@ def check_witness(store: Store, path: Path) -> WitnessCheck:
             absent[entry.run_id] = absent.get(entry.run_id, 0) + 1
             continue
         if entry.run_id not in chains:
-            chains[entry.run_id] = {b.seq: b.digest for b in store.ledger(entry.run_id)}
+            chains[entry.run_id] = {b.seq: b.digest for b in RawReader(store).ledger(entry.run_id)}
         out.lines += 1
         problem = _missing(chains[entry.run_id], entry)
         if problem:

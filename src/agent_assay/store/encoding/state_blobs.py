@@ -26,11 +26,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
-from sqlalchemy import Engine, select
-
 from agent_assay.hashing import STATE, canonical_hash, canonical_json
-from agent_assay.store import schema
-from agent_assay.store.state_delta import joined, rebuilt, section_edits
+from agent_assay.store.encoding.state_delta import joined, rebuilt, section_edits
 
 DELTA_KEY: Final = "final_state_delta"
 INLINE_BYTES: Final = 4096
@@ -176,76 +173,6 @@ def base_digests(payloads: Iterable[Mapping[str, Any]]) -> set[str]:
         if isinstance(delta, Mapping) and isinstance(delta.get("base"), str):
             found.add(delta["base"])
     return found
-
-
-class BaseStates:
-    """The reader's side: base states by digest, each checked against its digest once.
-
-    With `keep`, at most that many are held (beyond those one `load` asks for), the least
-    recently used let go first: a reader streaming a large run holds the bases of what it
-    reads now, not of everything it has read. A base let go is fetched and checked again
-    if it is needed again."""
-
-    def __init__(self, engine: Engine, keep: int | None = None) -> None:
-        self._engine = engine
-        self._keep = keep
-        self._texts: dict[str, str | None] = {}
-        self._checked: set[str] = set()
-        self._pickled: dict[str, bytes] = {}
-
-    def load(self, digests: Iterable[str]) -> None:
-        asked = set(digests)
-        for digest in asked & self._texts.keys():  # most recently used last
-            self._texts[digest] = self._texts.pop(digest)
-        wanted = sorted(asked - self._texts.keys())
-        self._let_go(spare=asked)
-        if not wanted:
-            return
-        blobs = schema.state_blobs
-        with self._engine.connect() as conn:
-            for start in range(0, len(wanted), 500):
-                chunk = wanted[start:start + 500]
-                rows = conn.execute(
-                    select(blobs.c.digest, blobs.c.payload).where(blobs.c.digest.in_(chunk))
-                )
-                self._texts.update({r.digest: r.payload for r in rows})
-        for digest in wanted:
-            self._texts.setdefault(digest, None)
-
-    def _let_go(self, spare: set[str]) -> None:
-        excess = 0 if self._keep is None else len(self._texts) - self._keep
-        if excess <= 0:
-            return
-        oldest_first = [d for d in self._texts if d not in spare]
-        for digest in oldest_first[:excess]:
-            del self._texts[digest]
-            self._pickled.pop(digest, None)
-            self._checked.discard(digest)
-
-    def text(self, digest: str) -> str:
-        """The canonical JSON of base state `digest`; ValueError when it is missing or its
-        content no longer hashes to its name."""
-        if digest not in self._texts:
-            self.load([digest])
-        text = self._texts[digest]
-        if text is None:
-            raise ValueError(f"its base state {digest[:16]} is not in state_blobs")
-        if digest not in self._checked:
-            if canonical_hash(STATE, text) != digest:
-                raise ValueError(
-                    f"its base state {digest[:16]} does not match its digest (altered)"
-                )
-            self._checked.add(digest)
-        return text
-
-    def fresh(self, digest: str) -> Any:
-        """Base state `digest` decoded anew: what a reader hands out may be changed by its
-        caller without touching any other trajectory's state. (Decoded from JSON once, then
-        unpickled for each caller, which takes about half as long.)"""
-        if digest not in self._pickled:
-            self._pickled[digest] = pickle.dumps(json.loads(self.text(digest)),
-                                                 pickle.HIGHEST_PROTOCOL)
-        return pickle.loads(self._pickled[digest])
 
 
 def expanded(data: Any, base_of: Callable[[str], Any]) -> Any:

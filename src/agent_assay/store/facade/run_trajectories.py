@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from agent_assay.model import Trajectory
-from agent_assay.store.store import Store
+from agent_assay.store.facade.store import Store
 
 HELD_TRAJECTORIES = 2_000
 """Up to this many trajectories a run's are kept in memory after the first walk."""

@@ -27,7 +27,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
 
 from agent_assay.errors import AssayError
-from agent_assay.store import postgres
+from agent_assay.store.database import postgres
 
 BUSY_TIMEOUT_MS = 30_000
 

@@ -26,9 +26,11 @@ from agent_assay.hashing import canonical_json
 from agent_assay.infiles import DATA_LIMIT, read_input, unique_keys
 from agent_assay.model import Run
 from agent_assay.outfiles import whole_file
-from agent_assay.store import chain, migrations, schema
-from agent_assay.store.state_blobs import base_digests
-from agent_assay.store.store import Store, now
+from agent_assay.store.database import migrations, schema
+from agent_assay.store.encoding import chain
+from agent_assay.store.encoding.state_blobs import base_digests
+from agent_assay.store.encoding.text import now
+from agent_assay.store.facade.store import Store
 from agent_assay.version import harness_version
 
 FORMAT = "agent-assay-bundle"

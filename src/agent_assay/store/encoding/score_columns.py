@@ -21,7 +21,7 @@ import numpy as np
 import numpy.typing as npt
 
 from agent_assay.model import CrashCause
-from agent_assay.store import score_pack
+from agent_assay.store.encoding import score_pack
 
 Codes = npt.NDArray[np.int32]
 Values = npt.NDArray[np.float64]

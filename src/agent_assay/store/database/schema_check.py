@@ -21,8 +21,8 @@ from sqlalchemy.exc import IntegrityError
 
 from agent_assay.findings import Finding
 from agent_assay.hashing import canonical_json
-from agent_assay.store import migrations, postgres_schema, schema
-from agent_assay.store.store import now
+from agent_assay.store.database import migrations, postgres_schema, schema
+from agent_assay.store.encoding.text import now
 
 Objects = dict[tuple[str, str], tuple[str, str]]
 """(type, name) -> (table it belongs to, its SQL)."""
