@@ -434,7 +434,7 @@ def certify(
     on the executor asked for (see `evaluate`); identical_config's twins run in its
     `workers` agent processes of this host whatever the executor, started as a run's are. With
     `witness`, the new head and the verdict are appended to that file (see
-    `store.witness`), which is refused first when it exists and is not an intact witness.
+    `store.evidence.witness`), which is refused first when it exists and is not an intact witness.
     `watch` is told when each control starts and finishes (the CLI draws progress)."""
     from agent_assay.controls.execute import check_allowed, effective_bands, run_controls
 
@@ -877,7 +877,7 @@ def check_bands(system: LoadedSystem, bands: FileLike | None, random_seeds: int 
 
 
 def check_witness_file(witness: FileLike) -> None:
-    """Refuse a witness file that exists and is not an intact witness (`store.witness`)."""
+    """Refuse a witness file that exists and is not an intact witness (`store.evidence.witness`)."""
     writable_witness(Path(witness))
 
 

@@ -22,7 +22,7 @@ DB_ENV = "AGENT_ASSAY_DB"
 def db_option[F: Callable[..., Any]](function: F) -> F:
     """--db; a store the database engine cannot read becomes one line naming the damage,
     and a store the command created is taken away again when the command fails before it
-    stored a run (`store.fresh`)."""
+    stored a run (`store.database.fresh`)."""
 
     @functools.wraps(function)
     def guarded(*args: Any, **kwargs: Any) -> Any:
