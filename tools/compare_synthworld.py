@@ -29,7 +29,7 @@ from agent_assay.runner import (
     start_run,
 )
 from agent_assay.store import Store, open_store
-from agent_assay.views.summary import summarise
+from agent_assay.views.load import summarise
 from agent_assay_bundled.synthworld import SynthWorldAgenticAdapter, evaluate_rows
 from agent_assay_bundled.synthworld_scoring import harness_figures
 

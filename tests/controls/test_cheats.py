@@ -18,7 +18,7 @@ from agent_assay.runner import (
     start_run,
 )
 from agent_assay.store import Store
-from agent_assay.views.gates import report_text
+from agent_assay.views.load import report_text
 from tests.support.certify import certify
 from tests.support.cheats import (
     PEEK_ENV,

@@ -151,7 +151,8 @@ def runs_group() -> None:
 def runs_list(as_json: bool, db: str) -> None:
     """List stored runs, oldest first."""
     from agent_assay.store.store import open_existing_store
-    from agent_assay.views.run_view import list_runs, runs_list_json, runs_list_text
+    from agent_assay.views.load import list_runs
+    from agent_assay.views.run_view import runs_list_json, runs_list_text
 
     listed = list_runs(open_existing_store(db))
     if as_json:

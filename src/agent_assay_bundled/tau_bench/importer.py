@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agent_assay.importers import ImportReport
+from agent_assay.importers import ImportReport, TrajectoryFault
 from agent_assay.model import Config, Run
 from agent_assay.runner import run_context, start_run
 from agent_assay.store.store import Store
@@ -187,6 +187,18 @@ class TauBenchImporter:
 
     name = "tau-bench"
     description = "a tau-bench results file: a JSON list of task_id/trial/reward/info/traj"
+    trajectory_faults = (
+        TrajectoryFault(
+            "malformed", "malformed", "present",
+            "malformed trajectories: {n} (stored with their faults in meta.malformed; "
+            "scored as recorded)"),
+        TrajectoryFault(
+            "no_reward_info", "reward_computed", "false",
+            "results without reward_info: {n} (the source computed no reward for them and "
+            "published 0; kept as published)"),
+    )
+    """What `parse` records in a trajectory's meta: a message it could not read (its
+    faults, listed), and a result tau-bench computed no reward for."""
 
     def parse(self, path: Path) -> ParsedResults:
         return parse_results(path)
