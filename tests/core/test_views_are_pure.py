@@ -75,21 +75,36 @@ def impurities(module: str, source: str, readers: dict[str, set[str]]) -> Iterat
     tree = ast.parse(source)
     typing_only = _type_checking_only(tree)
     for node in ast.walk(tree):
+        runtime = node_line(node) not in typing_only
         if isinstance(node, ast.Import):
-            for alias in node.names:
-                if alias.name.startswith(STORE) and node.lineno not in typing_only:
-                    yield f"{module}:{node.lineno} imports {alias.name}"
-                if alias.name.startswith(CHECKS):
-                    yield f"{module}:{node.lineno} imports the module {alias.name}"
+            yield from _plain_import(module, node, runtime)
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            if node.module.startswith(STORE) and node.lineno not in typing_only:
-                yield f"{module}:{node.lineno} imports from {node.module}"
-            for alias in node.names:
-                if alias.name in readers.get(node.module, set()):
-                    yield (f"{module}:{node.lineno} imports {node.module}.{alias.name}, "
-                           "which reads a store")
-                if f"{node.module}.{alias.name}" in readers:
-                    yield f"{module}:{node.lineno} imports the module {node.module}.{alias.name}"
+            yield from _from_import(module, node, runtime, readers)
+
+
+def node_line(node: ast.AST) -> int:
+    return int(getattr(node, "lineno", 0))
+
+
+def _plain_import(module: str, node: ast.Import, runtime: bool) -> Iterator[str]:
+    for alias in node.names:
+        if alias.name.startswith(STORE) and runtime:
+            yield f"{module}:{node.lineno} imports {alias.name}"
+        if alias.name.startswith(CHECKS):
+            yield f"{module}:{node.lineno} imports the module {alias.name}"
+
+
+def _from_import(
+    module: str, node: ast.ImportFrom, runtime: bool, readers: dict[str, set[str]]
+) -> Iterator[str]:
+    source = str(node.module)
+    if source.startswith(STORE) and runtime:
+        yield f"{module}:{node.lineno} imports from {source}"
+    for alias in node.names:
+        if alias.name in readers.get(source, set()):
+            yield f"{module}:{node.lineno} imports {source}.{alias.name}, which reads a store"
+        if f"{source}.{alias.name}" in readers:
+            yield f"{module}:{node.lineno} imports the module {source}.{alias.name}"
 
 
 def renderer_modules() -> Iterator[tuple[str, str]]:
