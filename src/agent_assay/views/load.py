@@ -15,7 +15,7 @@ when they read the store themselves, for the API, the CLI, tools and tests.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -32,7 +32,7 @@ from agent_assay.integrity.choices import judge_choices
 from agent_assay.model import Run
 from agent_assay.scoring.base import ScoreKind
 from agent_assay.store.chain_check import ChainCheck
-from agent_assay.store.store import Store
+from agent_assay.store.store import Store, StoredOutcome
 from agent_assay.views import gates, passk, planning, run_view, summary
 from agent_assay.views.breakdown import ItemTable, TagBreakdown, items_of, tags_of
 from agent_assay.views.run_data import RunData
@@ -55,35 +55,40 @@ def load_run_data(
     paths: bool = True,
     single: bool = True,
 ) -> RunData:
-    """The run as the renderers read it. The figures (status, manifest, score columns, path
-    digests unless `paths` is False, the clustering when `cluster` is given) always, but
-    from a TAMPERED verdict's run nothing (its status and history with `history`); the
-    single-pass judgement with a verdict; the rest when asked: the suite, every newest
-    trajectory (with the trajectory faults importers declare), the current score rows, the
-    control outcomes, the newest mutation pass, and the history `runs show` prints (events,
-    config, retried slots, crash causes, suite; `single` False leaves out the single-pass
-    judgement). `check` lends the path digests its blocks
-    record (the verdict's chain check when a verdict is given)."""
+    """The run as the renderers read it, each part read once.
+
+    Always (unless the verdict is TAMPERED): the status, the manifest, the score columns,
+    the path digests (`paths`; `check`, or the verdict's chain check, lends those its
+    blocks record), the clustering when `cluster` is given, and with a verdict the
+    single-pass judgement (`single`). On request: the suite, every newest trajectory with
+    the trajectory faults importers declare, the current score rows, the control
+    outcomes, the newest mutation pass, and the `history` `runs show` prints (events,
+    config, retried slots, crash causes, suite, outcomes; a TAMPERED run's too, with its
+    status, but no score). From a TAMPERED run nothing else is read. The status and the
+    control outcomes an untampered verdict read are taken from it, not read again."""
     tampered = verdict is not None and verdict.tampered
     if tampered and not history:
         return RunData(run, verdict, SinglePass(()))
+    events = tuple(store.events(run.run_id)) if history else None
+    judged = None if verdict is None or tampered else verdict  # read status and outcomes
+    status = judged.status if judged is not None else None
     data = RunData(
         run, verdict,
         None if verdict is None or not single else SinglePass(()) if tampered
         else single_pass_refusal(store, run),
         cluster=cluster,
         clustering=None if cluster is None or tampered else run_clusters(store, run, cluster),
-        status_=run_status(store, run),
+        status_=status if status is not None else run_status(store, run, events),
         suite_=store.get_suite(run.suite_hash) if suite or history else None,
         trajectories_=tuple(store.trajectories(run.run_id)) if trajectories else None,
         faults_=declared_faults() if trajectories else None,
         scores_=tuple(store.current_scores(run.run_id)) if scores else None,
-        outcomes_=store.control_outcomes(run.run_id) if outcomes or history else None,
+        outcomes_=_outcomes(store, run, judged) if outcomes or history else None,
         mutation_=tuple(store.latest_mutation_pass(run.run_id)) if mutation else None,
     )
     if history:
         data = replace(
-            data, events_=tuple(store.events(run.run_id)),
+            data, events_=events,
             config_=store.get_config(run.config_hash),
             retried_=store.retried_slots(run.run_id),
             crash_causes_=store.crash_causes(run.run_id),
@@ -100,8 +105,15 @@ def load_run_data(
     )
 
 
+def _outcomes(
+    store: Store, run: Run, judged: Admissibility | None
+) -> Mapping[str, StoredOutcome]:
+    """The newest outcome of each control: as the verdict read them, when it read them."""
+    return judged.outcomes if judged is not None else store.control_outcomes(run.run_id)
+
+
 def _path_digests(
-    store: Store, data: RunData, recorded: dict[tuple[str, int], str] | Any
+    store: Store, data: RunData, recorded: Mapping[tuple[str, int], str]
 ) -> dict[tuple[str, int], str]:
     """Each stored trajectory's path digest: as its block records it, or, for trajectories
     written before blocks recorded one, from its decoded payload."""

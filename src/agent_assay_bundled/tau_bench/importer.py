@@ -15,7 +15,6 @@ from typing import Any
 
 from agent_assay.importers import ImportReport, TrajectoryFault
 from agent_assay.model import Config, Run
-from agent_assay.runner import run_context, start_run
 from agent_assay.store.store import Store
 from agent_assay_bundled.tau_bench.adapter import TauBenchAdapter
 from agent_assay_bundled.tau_bench.parse import ParsedResults, parse_results
@@ -87,6 +86,9 @@ def store_parsed(
     on_progress: Callable[[int, int], None] | None = None,
 ) -> ImportResult:
     """Store a validated file: a new run, or the missing trajectories of the run it already is."""
+    # the runner only when storing: a report loads this module for its trajectory_faults
+    from agent_assay.runner import start_run
+
     path = parsed.path
     adapter = TauBenchAdapter()
     agreement = rule_agreement(parsed)
@@ -126,6 +128,8 @@ def write_trajectories(
     on_progress: Callable[[int, int], None] | None = None,
 ) -> int:
     """Store every trajectory not yet stored for `run`, each with its scores in one transaction."""
+    from agent_assay.runner import run_context
+
     context = run_context(store, adapter, run)
     stored = store.stored_slots(run.run_id)
     todo = [t for t in parsed.trajectories if (t.item_id, t.repetition) not in stored]
