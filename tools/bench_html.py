@@ -155,7 +155,7 @@ def trial(db: str, run_id: str, out: str) -> dict[str, float]:
     started = perf_counter()
     from agent_assay.integrity.admissibility import assess
     from agent_assay.store import open_existing_store
-    from agent_assay.views.html import run_page
+    from agent_assay.views.load import run_page
 
     imported = perf_counter()
     store = open_existing_store(db)

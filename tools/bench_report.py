@@ -45,7 +45,7 @@ t = time.process_time()
 from agent_assay import api
 from agent_assay.integrity.admissibility import assess
 from agent_assay.views.render import render_text
-from agent_assay.views.summary import summarise
+from agent_assay.views.load import summarise
 imports = time.process_time() - t
 store = api.open_db(sys.argv[1], read_only=True)
 run = store.get_run(sys.argv[2])

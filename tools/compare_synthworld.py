@@ -23,7 +23,7 @@ from typing import Any
 from agent_assay import api
 from agent_assay.errors import AssayError
 from agent_assay.store import Store, open_store
-from agent_assay.views.summary import summarise
+from agent_assay.views.load import summarise
 from agent_assay_bundled.synthworld import SynthWorldAgenticAdapter, evaluate_rows
 from agent_assay_bundled.synthworld_scoring import harness_figures
 

@@ -44,7 +44,6 @@ from agent_assay.integrity.admissibility import (
     SinglePass,
     assess,
     integrity,
-    single_pass_refusal,
 )
 from agent_assay.integrity.comparability import Comparison, compare_runs
 from agent_assay.integrity.regression import RegressionGate, regression_gate
@@ -57,8 +56,7 @@ from agent_assay.store import Store, open_existing_store, open_store
 from agent_assay.store.bundle import export_bundle, open_bundle
 from agent_assay.store.database import shown
 from agent_assay.store.evidence import append_head, check_witness, writable_witness
-from agent_assay.views.breakdown import ItemTable, TagBreakdown, item_table
-from agent_assay.views.breakdown import by_tag as tag_breakdown
+from agent_assay.views.breakdown import ItemTable, TagBreakdown, items_of, tags_of
 from agent_assay.views.breakdown_render import (
     by_tag_csv,
     by_tag_json,
@@ -68,13 +66,22 @@ from agent_assay.views.breakdown_render import (
     items_text,
     metrics_csv,
 )
-from agent_assay.views.gates import comparison_text, report_json, report_text
-from agent_assay.views.passk import passk_json, passk_report, passk_text
-from agent_assay.views.planning import Plan, make_plan, plan_json, plan_text
+from agent_assay.views.gates import comparison_text, report_json_of, report_text_of
+from agent_assay.views.load import (
+    load_run_data,
+    make_plan,
+    metric_meta,
+    page_data,
+    show_run_view,
+    trajectory_view,
+)
+from agent_assay.views.passk import passk_json, passk_of, render_passk
+from agent_assay.views.planning import Plan, plan_json, plan_text
 from agent_assay.views.regression_view import gate_lines
-from agent_assay.views.run_view import RunView, run_view
-from agent_assay.views.summary import summarise
-from agent_assay.views.trajectory_view import TrajectoryView, trajectory_view
+from agent_assay.views.run_data import RunData
+from agent_assay.views.run_view import RunView
+from agent_assay.views.summary import summary_of
+from agent_assay.views.trajectory_view import TrajectoryView
 
 if TYPE_CHECKING:  # the types results are given in, for callers' annotations too
     from agent_assay.adapters.loaded import LoadedSystem as LoadedSystem
@@ -531,12 +538,18 @@ class Report:
         return ExitCode.REFUSED if self.single_pass.reasons else ExitCode.OK
 
     @cached_property
+    def snapshot(self) -> RunData:
+        """The run as the text, JSON and CSV render it, read once after the verdict (nothing
+        more from a tampered store); the page reads its own, fuller one."""
+        return load_run_data(self.store, self.run, self.verdict, cluster=self.cluster,
+                             suite=self.by_tag or self.items is not None,
+                             trajectories=self.passk_curve, outcomes=self.passk_curve)
+
+    @property
     def single_pass(self) -> SinglePass:
         """Whether a k=1 headline may stand (found once for the text, JSON and exit code);
         nothing is read from a tampered store to decide it."""
-        if self.verdict.tampered:
-            return SinglePass(())
-        return single_pass_refusal(self.store, self.run)
+        return self.snapshot.single
 
     @property
     def verdict_word(self) -> str:
@@ -544,22 +557,22 @@ class Report:
 
     @cached_property
     def tag_cut(self) -> TagBreakdown:
-        return tag_breakdown(self.store, self.run)
+        return tags_of(self.snapshot)
 
     @cached_property
     def item_cut(self) -> ItemTable | None:
         if self.items is None:
             return None
-        return item_table(self.store, self.run, self.items, failed_only=self.failed)
+        kind, definition = metric_meta(self.store, self.run, self.items)
+        return items_of(self.snapshot, self.items, kind, definition, failed_only=self.failed)
 
     @cached_property
     def text(self) -> str:
-        text = report_text(self.store, self.run, self.verdict, headline_only=self.headline_only,
-                           cluster=self.cluster, single=self.single_pass)
+        text = report_text_of(self.snapshot, headline_only=self.headline_only)
         if self.verdict.tampered:
             return text
         if self.passk_curve:
-            text += passk_text(self.store, self.run)
+            text += render_passk(passk_of(self.snapshot))
         if self.by_tag:
             text += by_tag_text(self.tag_cut)
         if self.item_cut is not None:
@@ -577,11 +590,11 @@ class Report:
 
     @cached_property
     def data(self) -> dict[str, Any]:
-        data = report_json(self.store, self.run, self.verdict, self.cluster, self.single_pass)
+        data = report_json_of(self.snapshot)
         if self.verdict.tampered:
             return data
         if self.passk_curve:
-            data["passk_curve"] = passk_json(passk_report(self.store, self.run))
+            data["passk_curve"] = passk_json(passk_of(self.snapshot))
         if self.by_tag:
             data["by_tag"] = by_tag_json(self.tag_cut)
         if self.item_cut is not None:
@@ -591,9 +604,9 @@ class Report:
     @cached_property
     def html(self) -> str:
         """The self-contained page: verdict first, plots, tables, every trajectory."""
-        from agent_assay.views.html import run_page
+        from agent_assay.views.html import run_page_of
 
-        return run_page(self.store, self.run, self.verdict)
+        return run_page_of(page_data(self.store, self.run, self.verdict))
 
     @cached_property
     def csv(self) -> str:
@@ -609,8 +622,7 @@ class Report:
             return items_csv(self.item_cut, self.verdict.one_line)
         if self.by_tag:
             return by_tag_csv(self.tag_cut, self.verdict.one_line)
-        metrics = summarise(self.store, self.run, self.cluster,
-                            self.verdict.integrity.check).metrics
+        metrics = summary_of(self.snapshot).metrics
         shown = [m for m in metrics if m.headline or not self.headline_only]
         return metrics_csv(shown, self.run.run_id, self.verdict.one_line)
 
@@ -738,7 +750,7 @@ def verify(
 def show_run(run_id: str, *, store: StoreLike) -> RunView:
     """What a run is and how it went: config, suite, environment, events, crashes,
     controls and verdict (no numbers)."""
-    return run_view(open_db(store, read_only=True), run_id)
+    return show_run_view(open_db(store, read_only=True), run_id)
 
 
 def show_trajectory(
@@ -842,7 +854,7 @@ def check_adapter(name: str, *, config: str | None = None,
 
 def runs(*, store: StoreLike) -> Sequence[ListedRun]:
     """The stored runs, oldest first, each with its status and what its controls waived."""
-    from agent_assay.views.run_view import list_runs
+    from agent_assay.views.load import list_runs
 
     return list_runs(open_db(store, read_only=True))
 

@@ -20,7 +20,8 @@ from agent_assay.runner import (
 )
 from agent_assay.scoring.base import ScoreKind, ScoreValue, ScoringContext
 from agent_assay.store import Store, open_store
-from agent_assay.views.gates import UNSOUND, comparison_text, report_text
+from agent_assay.views.gates import UNSOUND, comparison_text
+from agent_assay.views.load import report_text
 from agent_assay_bundled.banking import BankingAdapter
 from synthbank.scripts import default_scripts_dir
 from tests.support.invoke import invoke

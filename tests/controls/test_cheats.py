@@ -12,7 +12,7 @@ from agent_assay.controls.execute import run_controls
 from agent_assay.errors import AssayError
 from agent_assay.integrity.admissibility import single_pass_refusal
 from agent_assay.store import Store
-from agent_assay.views.gates import report_text
+from agent_assay.views.load import report_text
 from tests.support.certify import certify
 from tests.support.cheats import (
     PEEK_ENV,

@@ -31,12 +31,20 @@ from agent_assay.scoring.base import ScoreKind
 from agent_assay.stats.crashes import NO_VERDICT, WHAT_IT_COUNTS_AS, treat
 from agent_assay.stats.passrates import pass_at_k, pass_hat_k
 from agent_assay.store import Store, open_store
-from agent_assay.views.gates import comparison_text, report_json, report_text
-from agent_assay.views.html.page import run_page
-from agent_assay.views.passk import passk_json, passk_report, render_passk
-from agent_assay.views.run_view import run_json, run_text, run_view
-from agent_assay.views.summary import MetricSummary, summarise
-from agent_assay.views.trajectory_view import trajectory_json, trajectory_text, trajectory_view
+from agent_assay.views.gates import comparison_text
+from agent_assay.views.load import (
+    passk_report,
+    report_json,
+    report_text,
+    run_page,
+    summarise,
+    trajectory_view,
+)
+from agent_assay.views.load import show_run_view as run_view
+from agent_assay.views.passk import passk_json, render_passk
+from agent_assay.views.run_view import run_json, run_text
+from agent_assay.views.summary import MetricSummary
+from agent_assay.views.trajectory_view import trajectory_json, trajectory_text
 from tests.support.crashing import CoinSystem, draws
 from tests.support.tamper import behind_triggers
 

@@ -24,7 +24,7 @@ from agent_assay.scoring.base import ScoreValue, ScoringContext
 from agent_assay.scoring.registry import default_scorers
 from agent_assay.store import Store
 from agent_assay.store.evidence import RawReader
-from agent_assay.views.summary import summarise
+from agent_assay.views.load import summarise
 from tests.support.misbehaving import CTRL_C_PID_ENV, InterruptingToy, press_ctrl_c_on
 from tests.support.toy import ToyAdapter, toy_items
 from tests.support.toyrun import new_toy_run, toy_run

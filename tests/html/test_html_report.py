@@ -42,9 +42,8 @@ from agent_assay.views.gates import (
     headline_line,
     tampered_lines,
 )
-from agent_assay.views.html import comparison_page, run_page
-from agent_assay.views.html.trajectories import trajectory_views
-from agent_assay.views.trajectory_view import trajectory_view
+from agent_assay.views.html import comparison_page
+from agent_assay.views.load import run_page, trajectory_view, trajectory_views
 from tests.support.tamper import tampered_copy
 from tests.support.tools import load_tool
 from tests.support.toy import ToyAdapter, toy_items

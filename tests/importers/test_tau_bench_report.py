@@ -23,13 +23,8 @@ from agent_assay.model import Run
 from agent_assay.stats.intervals import exact_interval, mean_interval
 from agent_assay.stats.passrates import pass_hat_k
 from agent_assay.store import Store, open_store
-from agent_assay.views.passk import (
-    PassKReport,
-    passk_json,
-    passk_report,
-    render_passk,
-)
-from agent_assay.views.summary import summarise
+from agent_assay.views.load import passk_report, summarise
+from agent_assay.views.passk import PassKReport, passk_json, render_passk
 from agent_assay_bundled.tau_bench.adapter import TauBenchAdapter
 from agent_assay_bundled.tau_bench.importer import import_results
 from tests.importers.test_tau_bench_parse import real_file, run_cli

@@ -17,7 +17,8 @@ from agent_assay.schemas import schema
 from agent_assay.scoring.base import ScoreKind, ScoreValue, ScoringContext
 from agent_assay.stats.paired import ALPHA
 from agent_assay.store import Store
-from agent_assay.views.gates import UNSOUND, comparison_json, comparison_text, report_text
+from agent_assay.views.gates import UNSOUND, comparison_json, comparison_text
+from agent_assay.views.load import report_text
 from tests.support.toy import RichToyAdapter, ToyAdapter
 
 

@@ -28,7 +28,7 @@ from agent_assay.errors import AssayError
 from agent_assay.outfiles import write_whole
 
 if TYPE_CHECKING:
-    from agent_assay.api import ExecutorSpec, Selection
+    from agent_assay.api import Evaluation, ExecutorSpec, Selection
 
 
 @click.group("suite")
@@ -54,6 +54,42 @@ def suite_build(adapter: str | None, source: Path | None, as_json: bool, db: str
         emit_json(suite_json(built, system))
     else:
         click.echo(suite_text(built, system), nl=False)
+
+
+def _new_run_config(config_name: str | None, retry: str | None) -> str:
+    """The config a new run (no --resume) is started with; --retry without --resume and no
+    --config are refused."""
+    if retry:
+        raise AssayError("--retry needs --resume RUN_ID (it runs a stored run's "
+                         "crashed slots again)")
+    if not config_name:
+        raise AssayError("run needs --config NAME (or --resume RUN_ID)")
+    return config_name
+
+
+def _resume(
+    resume_id: str,
+    retry: str | None,
+    adapter: str | None,
+    config_name: str | None,
+    source: Path | None,
+    repeats: int,
+    selection: Selection,
+    seed: int,
+    executor: ExecutorSpec,
+    db: str,
+) -> Evaluation:
+    """`run --resume`: go on with the stored run; an option given on the command line (not
+    its default) is held against what the run recorded."""
+    from agent_assay import api
+
+    return api.resume(
+        resume_id, store=db, executor=executor, progress=None, notice=stderr,
+        retry=retry, adapter=adapter if _typed("adapter") else None,
+        config=config_name, source=source,
+        repeats=repeats if _typed("repeats") else None, limit=selection.limit,
+        seed=seed if _typed("seed") else None, tags=selection.tags or None,
+    )
 
 
 @click.command("run")
@@ -120,21 +156,12 @@ def run_command(
     try:
         with stdout_to_stderr(as_json):
             if resume_id:
-                done = api.resume(
-                    resume_id, store=db, executor=executor, progress=None, notice=stderr,
-                    retry=retry, adapter=adapter if _typed("adapter") else None,
-                    config=config_name, source=source,
-                    repeats=repeats if _typed("repeats") else None, limit=selection.limit,
-                    seed=seed if _typed("seed") else None, tags=selection.tags or None,
-                )
-            elif retry:
-                raise AssayError("--retry needs --resume RUN_ID (it runs a stored run's "
-                                 "crashed slots again)")
-            elif not config_name:
-                raise AssayError("run needs --config NAME (or --resume RUN_ID)")
+                done = _resume(resume_id, retry, adapter, config_name, source, repeats,
+                               selection, seed, executor, db)
             else:
+                config = _new_run_config(config_name, retry)
                 done = api.evaluate(
-                    chosen_adapter(adapter), config_name, store=db, source=source,
+                    chosen_adapter(adapter), config, store=db, source=source,
                     selection=selection, repeats=repeats, seed=seed, settings=settings,
                     executor=executor, progress=None, notice=stderr,
                 )

@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent_assay.aggregates import run_status, scorer_versions
+from agent_assay.aggregates import RunStatus, run_status, scorer_versions
 from agent_assay.controls.registry import control_kinds
 from agent_assay.exitcodes import ExitCode
 from agent_assay.findings import Finding
@@ -64,6 +64,8 @@ class Admissibility:
     """Departures from the defaults that waive nothing (stricter bands, the headline)."""
     choices: Mapping[str, Any] = field(default_factory=dict)
     """The choices bound in the newest certificate, as stored."""
+    status: RunStatus | None = None
+    """The run's status as the verdict read it (None when TAMPERED: nothing is read)."""
 
     @property
     def tampered(self) -> bool:
@@ -140,7 +142,7 @@ def assess(store: Store, run: Run, state: Integrity | None = None) -> Admissibil
     reasons += [*chosen.refusals, *retried.refusals]
     return Admissibility(not reasons, tuple(reasons), outcomes, state,
                          (*chosen.waivers, *retried.waivers),
-                         (*chosen.disclosures, *retried.disclosures), chosen.bound)
+                         (*chosen.disclosures, *retried.disclosures), chosen.bound, status)
 
 
 @dataclass(frozen=True)

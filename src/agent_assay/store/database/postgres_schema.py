@@ -219,18 +219,33 @@ def _trigger_state(want: Trigger, have: _StoredTrigger | None, schema_name: str)
 def schema_findings(conn: Connection) -> list[Finding]:
     """Every table, index, guard function and trigger that is missing, altered, disabled
     or unexpected."""
-    found: list[Finding] = []
     tables = _tables(conn)
-    for name in sorted(schema.metadata.tables.keys() - tables):
-        found.append(Finding(f"table {name}", "is missing"))
-    for name in sorted(tables - schema.metadata.tables.keys()):
-        found.append(Finding(f"table {name}", "is not part of the agent-assay schema"))
+    return [*_table_findings(tables), *_function_findings(conn), *_trigger_findings(conn),
+            *_column_findings(conn, tables), *_rewriting_objects(conn),
+            *_index_findings(conn)]
+
+
+def _table_findings(tables: set[str]) -> list[Finding]:
+    found = [Finding(f"table {name}", "is missing")
+             for name in sorted(schema.metadata.tables.keys() - tables)]
+    found += [Finding(f"table {name}", "is not part of the agent-assay schema")
+              for name in sorted(tables - schema.metadata.tables.keys())]
+    return found
+
+
+def _function_findings(conn: Connection) -> list[Finding]:
+    found: list[Finding] = []
     bodies = _function_bodies(conn)
     for name, body in postgres_ddl.FUNCTION_BODIES.items():
         if name not in bodies:
             found.append(Finding(f"function {name}", "is missing (`agent-assay migrate --repair`)"))
         elif bodies[name] != body:
             found.append(Finding(f"function {name}", "differs from the one this version creates"))
+    return found
+
+
+def _trigger_findings(conn: Connection) -> list[Finding]:
+    found: list[Finding] = []
     stored = _stored_triggers(conn)
     here = _schema_name(conn)
     wanted = {t.name: t for t in expected_triggers()}
@@ -238,19 +253,27 @@ def schema_findings(conn: Connection) -> list[Finding]:
         state = _trigger_state(trigger, stored.get(name), here)
         if state:
             found.append(Finding(f"trigger {name}", TRIGGER_PROBLEMS[state]))
-    for name in sorted(stored.keys() - wanted.keys()):
-        if stored[name].table in schema.metadata.tables:
-            found.append(Finding(f"trigger {name}", "is not part of the agent-assay schema"))
+    found += [Finding(f"trigger {name}", "is not part of the agent-assay schema")
+              for name in sorted(stored.keys() - wanted.keys())
+              if stored[name].table in schema.metadata.tables]
+    return found
+
+
+def _column_findings(conn: Connection, tables: set[str]) -> list[Finding]:
+    """Tables whose columns differ, then constraints that are missing."""
     have_columns = _columns(conn)
-    for name, columns in sorted(expected_columns().items()):
-        if name in tables and have_columns.get(name) != columns:
-            found.append(Finding(f"table {name}",
-                                 "has columns other than the ones this version creates"))
+    found = [Finding(f"table {name}", "has columns other than the ones this version creates")
+             for name, columns in sorted(expected_columns().items())
+             if name in tables and have_columns.get(name) != columns]
     have_constraints = _constraints(conn)
-    for name, where in sorted(expected_constraints().items()):
-        if have_constraints.get(name) != where and where[0] in tables:
-            found.append(Finding(f"constraint {name}", "is missing"))
-    found += _rewriting_objects(conn)
+    found += [Finding(f"constraint {name}", "is missing")
+              for name, where in sorted(expected_constraints().items())
+              if have_constraints.get(name) != where and where[0] in tables]
+    return found
+
+
+def _index_findings(conn: Connection) -> list[Finding]:
+    found: list[Finding] = []
     indexes = _indexes(conn)
     for index in _expected_indexes():
         name = str(index.name)

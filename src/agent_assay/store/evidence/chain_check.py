@@ -452,6 +452,13 @@ def _check_slots(walk: Walk, rows: Mapping[str, list[Row]]) -> None:
     trajectory's slot and attempt; a trajectory has one set, or one row per scorer, in each
     generation (the database refuses otherwise, unless its guards were removed), never
     both."""
+    slot_of = _trajectory_slots(walk, rows)
+    _check_score_rows(walk, rows, slot_of)
+
+
+def _trajectory_slots(walk: Walk, rows: Mapping[str, list[Row]]) -> dict[Any, tuple[Any, Any, Any]]:
+    """Each trajectory row's slot and attempt, by row id; a slot attempt stored twice is
+    found."""
     slot_of: dict[Any, tuple[Any, Any, Any]] = {}
     seen: Counter[tuple[Any, Any, Any]] = Counter()
     for row in rows["trajectories"]:
@@ -462,6 +469,14 @@ def _check_slots(walk: Walk, rows: Mapping[str, list[Row]]) -> None:
         if n > 1:
             walk.add(f"trajectory {item}/{repetition}{_attempt_name(attempt)}",
                      f"stored {n} times")
+    return slot_of
+
+
+def _check_score_rows(
+    walk: Walk, rows: Mapping[str, list[Row]], slot_of: Mapping[Any, tuple[Any, Any, Any]]
+) -> None:
+    """Each score row and score set names its own trajectory's slot and attempt; one set,
+    or one row per scorer, in each generation, never both."""
     per_key: Counter[tuple[Any, str, int]] = Counter()
     in_rows: set[tuple[Any, int]] = set()
     for table in chain.SCORE_TABLES:
