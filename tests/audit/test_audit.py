@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from agent_assay.audit import evidence, number_audit, readme_check
-from agent_assay.audit.regions import render
 from agent_assay.errors import AssayError
+from tools.docs_audit import evidence, number_audit, readme_check
+from tools.docs_audit.regions import render
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -49,7 +49,7 @@ WRITERS = {("run",), ("score",), ("controls", "run"), ("mutate",), ("import",),
            ("suite", "build"), ("store", "init"), ("migrate",)}
 """Commands that open the store for writing: SQLite's WAL side files may outlive a failed
 one (as they do a process that exits). Any other command reads, and a reader leaves no file
-behind (tests/core/test_reading_never_writes.py)."""
+behind (tests/cli/test_reading_never_writes.py)."""
 SIDES = {"assay.db-wal", "assay.db-shm"}
 VERDICTS = {ExitCode.TAMPERED, ExitCode.INADMISSIBLE, ExitCode.REFUSED, ExitCode.REGRESSED}
 """The exit codes of an answer that is not an error (printed on stdout, not `error:`)."""

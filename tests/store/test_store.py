@@ -1,6 +1,6 @@
 """The SQLite store's own behaviour: WAL, round trips, generations, paths. What holds on
 both backends (append-only per table, the chain's guards, migrations, concurrent writers,
-resume) is tests/store/, run on SQLite and on PostgreSQL."""
+resume) is in the other modules here, run on SQLite and on PostgreSQL."""
 
 from __future__ import annotations
 

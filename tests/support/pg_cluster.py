@@ -1,7 +1,7 @@
 """A throwaway PostgreSQL cluster on 127.0.0.1 for tests and benchmarks.
 
-    python tools/pg_cluster.py start DIR [--port N]   # prints the owner's URL
-    python tools/pg_cluster.py stop DIR
+    python -m tests.support.pg_cluster start DIR [--port N]   # prints the owner's URL
+    python -m tests.support.pg_cluster stop DIR
 
 The server binaries come from the Debian packages (`postgresql`), found on PATH or
 under /usr/lib/postgresql/*/bin. PostgreSQL refuses to run as root, so as root the

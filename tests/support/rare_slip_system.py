@@ -1,5 +1,5 @@
 """A deterministic-looking system whose episode goes wrong once in RATE: for measuring how
-often identical_config misses a rare fault (tools/rare_slip.py). Its own module, so that a
+often identical_config misses a rare fault (tools/studies/rare_slip.py). Its own module, so that a
 fresh process can rebuild it by class."""
 
 from __future__ import annotations
@@ -10,10 +10,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from tests.support.toy import LAMPS, RichToyAdapter
-
 from agent_assay.adapters.system import Facts
 from agent_assay.model import Config, Gold, Item, PublicItem, Suite, ToolCall, Trajectory
+from tests.support.toy import LAMPS, RichToyAdapter
 
 RATE = 500
 ITEMS = 100

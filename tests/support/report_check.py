@@ -38,9 +38,9 @@ Findings are one line each, `KIND: what is wrong`, KIND one of: page, report, ve
 plot, external, items, trajectory, filter, console, network.
 
 Usage:
-  python tools/report_check.py FILE [FILE ...] [--items N] [--verdict WORD]
+  python -m tests.support.report_check FILE [FILE ...] [--items N] [--verdict WORD]
                                [--screenshot OUT.png]
-  python tools/report_check.py --manifest reports/html/pages.json
+  python -m tests.support.report_check --manifest reports/html/pages.json
 
 The manifest is a JSON list of {"file", "items", "verdict", "screenshot", "top"} objects
 ("top": a PNG of the first 1400x2000 screen; only "file" required; paths relative to the

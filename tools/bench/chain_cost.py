@@ -1,9 +1,10 @@
 """What the evidence chain costs on the hot path: the harness per trajectory, before and after.
 
-Usage: python tools/bench_chain_cost.py [--base COMMIT] [--rounds 5] [--out FILE]
+Usage: python -m tools.bench.chain_cost [--base COMMIT] [--rounds 5] [--out FILE]
 
 Checks out COMMIT (the last commit before the chain) into a temporary git
-worktree and runs each tree's own `tools/bench_core.py` in turn, interleaved
+worktree and runs each tree's own core benchmark (`tools/bench_core.py` there,
+`tools.bench.core` here) in turn, interleaved
 round by round so that a neighbour process on a shared machine slows both
 sides alike. Each bench_core run is itself the median of three trials over
 10,000 no-op trajectories. Writes the per-round figures, both medians and the
@@ -20,15 +21,17 @@ import sys
 import tempfile
 from pathlib import Path
 
-from bench_output import write_figures
-from worktree import ROOT, checked_out, head_commit, tree_env
+from tools.bench.output import write_figures
+from tools.bench.worktree import ROOT, checked_out, head_commit, tree_env
 
 BASE = "c91e80f"  # the last commit before the chain (issue 12)
 
 
 def bench(tree: Path, out: Path) -> float:
+    script = tree / "tools" / "bench_core.py"  # a tree from before tools/ was a package
+    command = [str(script)] if script.exists() else ["-m", "tools.bench.core"]
     subprocess.run(
-        [sys.executable, str(tree / "tools" / "bench_core.py"), "--out", str(out)],
+        [sys.executable, *command, "--out", str(out)],
         cwd=tree,
         env=tree_env(tree),
         check=True,

@@ -1,7 +1,7 @@
 """`make bench-controls`: what certifying a run costs beside making it, on banking x 10,
 and what the run takes on disk.
 
-    python tools/bench_controls.py [--repeats 10] [--out reports/bench/controls.json]
+    python -m tools.bench.controls [--repeats 10] [--out reports/bench/controls.json]
 
 In a fresh SQLite file, `agent-assay run --adapter banking --config mock --repeats K` makes
 the run (1,040 trajectories at k = 10), then `agent-assay controls run --run RUN` certifies it; each
@@ -23,10 +23,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tools"))
+from tools.bench.output import CLI, machine, measured, write_figures
 
-from bench_output import CLI, machine, measured, write_figures  # noqa: E402
+ROOT = Path(__file__).resolve().parents[2]
 
 TARGET_RATIO = 3.0
 TARGET_BYTES_PER_TRAJECTORY = 10 * 1024

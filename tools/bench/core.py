@@ -43,7 +43,7 @@ from agent_assay.runner import (
 from agent_assay.scoring.base import Scorer
 from agent_assay.store import open_store
 from agent_assay_bundled.banking import BankingAdapter
-from bench_output import write_figures
+from tools.bench.output import write_figures
 
 N_ITEMS = 100
 N_REPEATS = 100
@@ -205,7 +205,7 @@ def main() -> int:
         "banking_mock_whole_suite": banking,
         "peak_rss_mb": round(peak_mb, 1),
         # Absolute times move with the machine's other load; the hot path's budget is held
-        # as a difference against a fixed commit instead (tools/bench_chain_cost.py).
+        # as a difference against a fixed commit instead (tools/bench/chain_cost.py).
         "targets": {"peak_rss_mb_max": 300},
         "meets_targets": {"peak_rss_mb": peak_mb <= 300},
     }

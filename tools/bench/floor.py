@@ -1,8 +1,8 @@
 """`make bench-floor`: the harness's CPU per trajectory beside the floor of storing its rows.
 
-    python tools/bench_floor.py [--trajectories 10000] [--rounds 3] [--out reports/bench/floor.json]
+    python -m tools.bench.floor [--trajectories 10000] [--rounds 3] [--out reports/bench/floor.json]
 
-The harness: a no-op run (bench_core.NoopAdapter) through the real runner, sequentially:
+The harness: a no-op run (tools.bench.core.NoopAdapter) through the real runner, sequentially:
 the agent returns a prepared trajectory, so what is timed is scoring (13 scorers), the
 evidence chain and the store. The floor: a minimal script that appends exactly the rows
 that run left (each trajectory's ledger block, trajectory row and score set, read back
@@ -23,20 +23,19 @@ import time
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tools"))
-
-from agent_assay.model import Run  # noqa: E402
-from agent_assay.runner import (  # noqa: E402
+from agent_assay.model import Run
+from agent_assay.runner import (
     build_and_store_suite,
     execute_run,
     resolve_config,
     select_items,
     start_run,
 )
-from agent_assay.store import Store, chain, open_store  # noqa: E402
-from bench_core import N_ITEMS, NoopAdapter  # noqa: E402
-from bench_output import machine, paired, write_figures  # noqa: E402
+from agent_assay.store import Store, chain, open_store
+from tools.bench.core import N_ITEMS, NoopAdapter
+from tools.bench.output import machine, paired, write_figures
+
+ROOT = Path(__file__).resolve().parents[2]
 
 TARGET_RATIO = 2.0
 

@@ -12,7 +12,7 @@ them: one whole-suite ``generate_worlds`` call and the adapter's uncached ``buil
 (which also solves, replays and validates every oracle path), each the median of TRIALS
 runs.
 
-Usage: python tools/bench_governance.py [--out reports/bench/governance.json]
+Usage: python -m tools.bench.governance [--out reports/bench/governance.json]
 """
 
 from __future__ import annotations
@@ -74,7 +74,7 @@ def measure() -> dict[str, Any]:
     ]
     builds = [_ms(lambda: build_items(spec)) for _ in range(TRIALS)]
     return {
-        "command": "python tools/bench_governance.py",
+        "command": "python -m tools.bench.governance",
         "suite": {
             "seed": spec.seed,
             "split": spec.split,

@@ -50,7 +50,7 @@ from agent_assay.runner import (
     start_run,
 )
 from agent_assay.store import open_store
-from bench_output import write_figures
+from tools.bench.output import write_figures
 
 N_ITEMS = 2_000
 N_REPEATS = 5
@@ -194,7 +194,7 @@ def main() -> int:
         trials = []
         for _ in range(TRIALS):
             done = subprocess.run(
-                [sys.executable, __file__, "--trial", str(db), run_id, str(page)],
+                [sys.executable, "-m", "tools.bench.html", "--trial", str(db), run_id, str(page)],
                 capture_output=True, text=True, check=True)
             trials.append(json.loads(done.stdout.strip().splitlines()[-1]))
         html = page.read_text(encoding="utf-8")

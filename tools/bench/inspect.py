@@ -1,11 +1,11 @@
 """`make bench-inspect`: agent-assay's CPU per trajectory beside Inspect AI's per sample.
 
-    python tools/bench_inspect.py [--items 2000] [--rounds 3] [--out reports/bench/inspect.json]
+    python -m tools.bench.inspect [--items 2000] [--rounds 3] [--out reports/bench/inspect.json]
 
 The same no-op work on both sides: an agent that makes one tool call and answers, and
 nothing else. On Inspect AI, a task of N samples whose mock model calls one tool and
 then answers (token usage given, so nothing is counted or downloaded), scored by
-`includes`; on agent-assay, a no-op run of N trajectories (bench_core.NoopAdapter,
+`includes`; on agent-assay, a no-op run of N trajectories (tools.bench.core.NoopAdapter,
 three calls each, every scorer, the chain, the store). Each side runs in a fresh process
 and is timed from the start of its evaluation call to its end (imports and start-up
 left out on both sides), divided by the items; rounds alternate the two, so a neighbour
@@ -22,13 +22,12 @@ import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from tools.bench.output import child_figures, machine, paired, write_figures
+
+ROOT = Path(__file__).resolve().parents[2]
 VENV = ROOT / ".venv-inspect"
 PYTHON = VENV / "bin" / "python"
 TARGET_RATIO = 50.0
-
-sys.path.insert(0, str(ROOT / "tools"))
-from bench_output import child_figures, machine, paired, write_figures  # noqa: E402
 
 INSPECT_TASK = '''
 import json, sys, tempfile, time
@@ -80,8 +79,7 @@ print(json.dumps({"cpu": time.process_time() - start, "status": log.status,
 HARNESS_RUN = '''
 import json, sys, tempfile, time
 from pathlib import Path
-sys.path.insert(0, sys.argv[2])
-from bench_core import N_ITEMS, NoopAdapter
+from tools.bench.core import N_ITEMS, NoopAdapter
 from agent_assay.runner import (build_and_store_suite, execute_run, resolve_config,
                                 select_items, start_run)
 from agent_assay.store import open_store
@@ -126,7 +124,6 @@ def main() -> int:
     asked = "import inspect_ai; print(inspect_ai.__version__)"
     version = subprocess.run([str(PYTHON), "-c", asked], capture_output=True, text=True,
                              check=True).stdout.strip()
-    tools = str(ROOT / "tools")
     inspect_ms: list[float] = []
     ours_ms: list[float] = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -137,7 +134,7 @@ def main() -> int:
                                    "bench-inspect: Inspect AI")
             if theirs["status"] != "success" or theirs["accuracy"] != 1.0:
                 raise SystemExit(f"bench-inspect: the Inspect AI task did not run clean: {theirs}")
-            ours = child_figures([sys.executable, "-c", HARNESS_RUN, str(args.items), tools],
+            ours = child_figures([sys.executable, "-c", HARNESS_RUN, str(args.items)],
                                  "bench-inspect: agent-assay")
             inspect_ms.append(theirs["cpu"] * 1000 / args.items)
             ours_ms.append(ours["cpu"] * 1000 / ours["written"])

@@ -1,8 +1,8 @@
 """`make bench-report`: what `agent-assay report` costs at 10k, 100k and 1M stored scores.
 
-    python tools/bench_report.py [--sizes 10000,100000,1000000] [--out reports/bench/report.json]
+    python -m tools.bench.report [--sizes 10000,100000,1000000] [--out reports/bench/report.json]
 
-Each size is a no-op run (bench_core.NoopAdapter: 100 items, 13 scorers, k chosen so the
+Each size is a no-op run (tools.bench.core.NoopAdapter: 100 items, 13 scorers, k chosen so the
 run holds at least that many scores) written by the real runner into its own SQLite
 file. The report is then timed as a user meets it, `agent-assay report RUN --db FILE`
 in a fresh process (median of 3): CPU seconds (user + system) and peak RSS. A second
@@ -27,11 +27,9 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-TOOLS = ROOT / "tools"
-sys.path.insert(0, str(TOOLS))
+from tools.bench.output import CLI, machine, measured, write_figures
 
-from bench_output import CLI, machine, measured, write_figures  # noqa: E402
+ROOT = Path(__file__).resolve().parents[2]
 
 ITEMS = 100
 SCORERS = 13
@@ -78,7 +76,7 @@ print(json.dumps({"imports": imports, "integrity": integrity, "figures": figures
 def write_run(db: Path, scores: int) -> str:
     """A complete no-op run holding at least `scores` scores; its id."""
     from agent_assay import api
-    from bench_core import NoopAdapter
+    from tools.bench.core import NoopAdapter
 
     repeats = max(1, -(-scores // (ITEMS * SCORERS)))
     done = api.evaluate(NoopAdapter(), "noop", store=str(db), repeats=repeats, seed=0)

@@ -1,6 +1,6 @@
 """`make bench-scale`: 100,000 no-op trajectories through both scale paths, and a report.
 
-    python tools/bench_scale.py [--trajectories N] [--out reports/bench/scale.json]
+    python -m tools.bench.scale [--trajectories N] [--out reports/bench/scale.json]
 
 Two set-ups, each in a fresh process so peak memory is its own:
   (a) an SQLite file, agents in a pool of 2 spawned processes;
@@ -10,7 +10,7 @@ Each reports trajectories per second (the writer's wall time from the first task
 last commit), the writer's peak RSS and the largest worker's, then times
 `agent-assay report` over the run it wrote (wall seconds and peak RSS). The PostgreSQL
 server is the one AA_BENCH_PG_URL names (its owner's URL), else a throwaway cluster
-started by tools/pg_cluster.py. Not part of `make test`: it takes minutes.
+started by tests/support/pg_cluster.py. Not part of `make test`: it takes minutes.
 """
 
 from __future__ import annotations
@@ -29,28 +29,27 @@ from pathlib import Path
 from time import perf_counter
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-TOOLS = ROOT / "tools"
-sys.path.insert(0, str(TOOLS))
+from tests.support import pg_cluster
 
-import pg_cluster  # noqa: E402
+ROOT = Path(__file__).resolve().parents[2]
 
 WORKERS = 2
-ITEMS = 100  # bench_core.NoopAdapter's suite
+ITEMS = 100  # tools.bench.core.NoopAdapter's suite
 SETUPS = ("sqlite-process", "postgresql-dask")
 
 
 def _env() -> dict[str, str]:
-    """Workers (spawned, or started by Dask's nanny) import the no-op adapter from tools/."""
+    """Workers (spawned, or started by Dask's nanny) import the no-op adapter from
+    tools.bench.core, so the repository root is on their path."""
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([str(TOOLS), str(ROOT), env.get("PYTHONPATH", "")])
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
     return env
 
 
 def one(setup: str, db: str, trajectories: int) -> dict[str, Any]:
     """Run the no-op suite into `db` with `setup`; measured in this process."""
     from agent_assay import api
-    from bench_core import NoopAdapter
+    from tools.bench.core import NoopAdapter
 
     repeats = max(1, trajectories // ITEMS)
     executor = "dask" if setup.endswith("dask") else "process"
@@ -92,7 +91,7 @@ def _measured(command: list[str]) -> tuple[subprocess.CompletedProcess[str], flo
 
 def measure(setup: str, db: str, trajectories: int) -> dict[str, Any]:
     """One set-up in a fresh process, then `report` over its run in another."""
-    done, _, _ = _measured([sys.executable, __file__, "--one", setup, "--db", db,
+    done, _, _ = _measured([sys.executable, "-m", "tools.bench.scale", "--one", setup, "--db", db,
                             "--trajectories", str(trajectories)])
     if done.returncode != 0:
         raise SystemExit(f"bench-scale: {setup} failed: {done.stderr.strip()[-400:]}")
@@ -152,7 +151,7 @@ def main() -> int:
         "command": "make bench-scale",
         "machine": {"python": platform.python_version(), "cpus": os.cpu_count()},
         "workers": WORKERS,
-        "agent": "bench_core.NoopAdapter: a stored trajectory per item, no agent work",
+        "agent": "tools.bench.core.NoopAdapter: a stored trajectory per item, no agent work",
         **{row["setup"].replace("-", "_"): {k: v for k, v in row.items() if k != "run_id"}
            for row in rows},
     }

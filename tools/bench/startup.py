@@ -1,6 +1,6 @@
 """What a command costs before it does anything: `--help` and `runs list`, before and after.
 
-Usage: python tools/bench_startup.py [--base COMMIT] [--rounds 15] [--out FILE]
+Usage: python -m tools.bench.startup [--base COMMIT] [--rounds 15] [--out FILE]
 
 Checks COMMIT (the last commit before the CLI imported its heavy modules
 lazily, issue 13) out into a temporary git worktree and starts each tree's
@@ -21,8 +21,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench_output import write_figures
-from worktree import ROOT, checked_out, head_commit, tree_env
+from tools.bench.output import write_figures
+from tools.bench.worktree import ROOT, checked_out, head_commit, tree_env
 
 BASE = "25bcf65"  # the last commit before the lazy CLI (issue 13)
 LAUNCH = "import sys; from agent_assay.cli import main; sys.argv[0] = 'agent-assay'; main()"

@@ -1,6 +1,6 @@
 """`make bench-targets`: every target of the performance issue beside what was measured.
 
-    python tools/bench_targets.py [--reports reports] [--out reports/bench/targets.txt]
+    python -m tools.bench.targets [--reports reports] [--out reports/bench/targets.txt]
 
 Reads the figures the benchmarks wrote under reports/bench/ (nothing is measured here)
 and writes one table: each target, the figure measured against it, whether it is met,
@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agent_assay.audit.regions import load_json, walk
+from tools.docs_audit.regions import load_json, walk
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @dataclass(frozen=True)

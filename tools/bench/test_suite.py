@@ -6,7 +6,7 @@ The median of the runs is the headline; every run is kept, with the load average
 the machine had when it started, so a slow run under load is visible, not averaged
 away. No test asserts a time: this is where the time is measured.
 
-    python tools/bench_test_suite.py --runs 3 --out reports/bench/test_suite.json
+    python -m tools.bench.test_suite --runs 3 --out reports/bench/test_suite.json
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench_output import write_figures
-from worktree import ROOT, head_commit
+from tools.bench.output import write_figures
+from tools.bench.worktree import ROOT, head_commit
 
 COUNTS = re.compile(r"(\d+) (passed|failed|skipped|errors?)\b")
 PYTEST_SECONDS = re.compile(r" in ([0-9.]+)s")

@@ -1,6 +1,6 @@
 """`make bench-workers`: banking throughput with 1, 2 and 4 worker processes.
 
-    python tools/bench_workers.py [--repeats 100] [--rounds 3] [--out reports/bench/workers.json]
+    python -m tools.bench.workers [--repeats 100] [--rounds 3] [--out reports/bench/workers.json]
 
 Each measurement is one fresh child process running `api.evaluate` on the bundled bank's
 `mock` config over its items x `--repeats` into a fresh SQLite file; the child times the
@@ -22,10 +22,9 @@ from pathlib import Path
 from time import perf_counter
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tools"))
+from tools.bench.output import child_figures, machine, write_figures
 
-from bench_output import child_figures, machine, write_figures  # noqa: E402
+ROOT = Path(__file__).resolve().parents[2]
 
 WORKER_COUNTS = (1, 2, 4)
 TARGET_SPEEDUP_AT_2 = 1.7
@@ -45,8 +44,8 @@ def one(workers: int, repeats: int, db: str) -> dict[str, float]:
 def measured(workers: int, repeats: int) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
         return child_figures(
-            [sys.executable, __file__, "--one", str(workers), "--repeats", str(repeats),
-             "--db", str(Path(tmp) / "assay.db")],
+            [sys.executable, "-m", "tools.bench.workers", "--one", str(workers),
+             "--repeats", str(repeats), "--db", str(Path(tmp) / "assay.db")],
             f"bench-workers: {workers} worker(s)",
         )
 

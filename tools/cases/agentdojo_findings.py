@@ -2,13 +2,13 @@
 
 For each suite: every user task whose own utility check passes when the agent calls
 nothing and answers the empty string (our `agentdojo.utility` on the do-nothing replay,
-the same verdict tools/reproduce_agentdojo.py holds against AgentDojo's own pipeline),
+the same verdict tools/cases/reproduce_agentdojo.py holds against AgentDojo's own pipeline),
 with the check's source lines from the installed package, so a reader sees why; and, over
 every (user task, injection task) pair, how often AgentDojo's security check says the
 attack succeeded for that same do-nothing agent (its targeted attack success rate with
 no attack and no agent).
 
-Usage: python tools/agentdojo_findings.py [--suite NAME ...] [--version vX.Y.Z]
+Usage: python -m tools.cases.agentdojo_findings [--suite NAME ...] [--version vX.Y.Z]
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ see agent_assay_bundled.bfcl.facts), the mutants `bfcl.valid` still accepts (a c
 path the checker lets through, with what changed) and those it refuses although the
 world they leave is gold's (with the checker's error types).
 
-Usage: python tools/bfcl_case.py [CATEGORY ...] [--examples N]
+Usage: python -m tools.cases.bfcl_case [CATEGORY ...] [--examples N]
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ every package metric it prints the harness aggregate beside the package value an
 whether they are equal. Equality is `==` on floats: no tolerance, because both
 sides divide the same integers. Exit 0 when every row matches, 1 otherwise.
 
-    .venv/bin/python tools/compare_synthworld.py [--source DIR] [--db PATH] [--json-out PATH]
+    .venv/bin/python -m tools.cases.compare_synthworld [--source DIR] [--db PATH] [--json-out PATH]
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ shared), reads the per-script report it writes, and compares it with the
 harness's stored scores for repetition 1 of a run: the aggregate and every
 script individually, floats compared with ==, never isclose.
 
-Usage: python tools/compare_to_sut.py RUN_ID [--db run/assay.db] [--json-out PATH]
+Usage: python -m tools.cases.compare_to_sut RUN_ID [--db run/assay.db] [--json-out PATH]
 Exit 0 and "reproduced to the digit" on full agreement; otherwise every
 mismatch is printed and the exit code is 1.
 """

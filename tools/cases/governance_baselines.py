@@ -9,7 +9,7 @@ fraction in [0, 1] (min(1, oracle cost / attempts) on a valid execution) and a r
 count, so all get the exact binomial interval on the worlds' sum, and the table names
 the method.
 
-Usage: python tools/governance_baselines.py [--out reports/governance] [--source FILE]
+Usage: python -m tools.cases.governance_baselines [--out reports/governance] [--source FILE]
 Writes OUT/baselines.json and OUT/baselines.txt.
 """
 

@@ -1,7 +1,7 @@
 """Run SmolLM2-135M-Instruct as the agent on AgentDojo and BFCL; store every output.
 
 Needs a model server (`make local-model`). `make llm-benchmarks` runs this script, which,
-like tools/llm_runs.py (whose recorder it uses), keeps each command's verbatim stdout as
+like tools/cases/llm_runs.py (whose recorder it uses), keeps each command's verbatim stdout as
 reports/llm/<benchmark>_<step>.txt with a JSON sidecar (command, exit code, run ids, seconds).
 The case studies embed those files; no model is needed to check them.
 
@@ -11,7 +11,7 @@ one repetition, then every control, then the report, whatever verdict it reaches
 its own database, run/llm-<benchmark>.db, made afresh.
 
 Usage:
-    python tools/llm_benchmarks.py [--only agentdojo|bfcl]
+    python -m tools.cases.llm_benchmarks [--only agentdojo|bfcl]
 """
 
 from __future__ import annotations
@@ -21,9 +21,7 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from llm_runs import CLI, Recorder, base_url, models_answer
+from tools.cases.llm_runs import CLI, Recorder, base_url, models_answer
 
 CONFIG = "smollm2-t0"
 SERVER_TRIES = 12

@@ -1,7 +1,7 @@
 """Run SmolLM2-135M-Instruct as the banking agent and store every output under reports/llm/.
 
 Needs a model server: `make local-model` (llama-cpp-python on 127.0.0.1). `make llm-runs`
-runs this script, which records, like tools/artifacts.py, the verbatim stdout of each
+runs this script, which records, like tools/generate/artifacts.py, the verbatim stdout of each
 command as reports/llm/<name>.txt with a JSON sidecar (command, exit code, run ids, suite
 hash, package version, seconds taken, the command's last stderr lines). README.md's
 "A real model" section is regenerated from those files alone: no model is needed to check it.
@@ -17,12 +17,12 @@ Runs: smollm2-t07 with k=3 and smollm2-t0 with k=2, then every control on each. 
 NOT_RUN (judge_calibration, "no judge in this scorer set") is allowed by the harness itself.
 
 Usage:
-    python tools/llm_runs.py [--db run/llm.db]      # everything (the server must answer)
-    python tools/llm_runs.py subset [--out DIR]      # write the subset, print its ids
-    python tools/llm_runs.py facts                   # the server and model file
-    python tools/llm_runs.py reports [--db run/llm.db]  # re-record what needs only the db
-    python tools/llm_runs.py requests RUN_ID... --db DB [--json-out FILE]
-    python tools/llm_runs.py reproducibility RUN_ID... --db DB [--json-out FILE]
+    python -m tools.cases.llm_runs [--db run/llm.db]      # everything (the server must answer)
+    python -m tools.cases.llm_runs subset [--out DIR]      # write the subset, print its ids
+    python -m tools.cases.llm_runs facts                   # the server and model file
+    python -m tools.cases.llm_runs reports [--db run/llm.db]  # re-record what needs only the db
+    python -m tools.cases.llm_runs requests RUN_ID... --db DB [--json-out FILE]
+    python -m tools.cases.llm_runs reproducibility RUN_ID... --db DB [--json-out FILE]
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ from typing import Any
 REPORTS = Path("reports")
 CLI = ".venv/bin/agent-assay"
 PY = ".venv/bin/python"
-SELF = "tools/llm_runs.py"
+SELF = "-m tools.cases.llm_runs"
 SUBSET_DIR = Path("run/llm-subset")
 RUN_ID = re.compile(r"\b[0-9a-f]{32}\b")
 SUITE = re.compile(r"suite(?:_hash)?:?\s+([0-9a-f]{64})")

@@ -8,7 +8,7 @@ and with a pipeline that answers the empty string and calls nothing. The utility
 are compared with ``==`` (ours 1.0/0.0 against its True/False); a suite is "reproduced to
 the digit" only when every task agrees on both agents, and every disagreement is printed.
 
-Usage: python tools/reproduce_agentdojo.py [--suite NAME ...] [--version vX.Y.Z]
+Usage: python -m tools.cases.reproduce_agentdojo [--suite NAME ...] [--version vX.Y.Z]
 Exit 0 on full agreement, 1 on any mismatch.
 """
 

@@ -8,7 +8,7 @@ hands a model's decoded calls (one step per turn holding the turn's calls, an em
 as no step). Each entry's verdicts (valid, error type) are compared with `==`; a category
 is "reproduced to the digit" only when every entry matches.
 
-Usage: python tools/reproduce_bfcl.py [CATEGORY ...] [--detail FILE]
+Usage: python -m tools.cases.reproduce_bfcl [CATEGORY ...] [--detail FILE]
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Edit a copy of a store the way a dishonest editor would, so the docs can show what is caught.
 
-Usage: python tools/tamper_demo.py SOURCE_DB RUN TARGET_DB
+Usage: python -m tools.cases.tamper_demo SOURCE_DB RUN TARGET_DB
 
 Copies SOURCE_DB to TARGET_DB, then turns one failing trajectory.exact score of
 RUN into a pass with plain SQL: the append-only trigger is dropped for the

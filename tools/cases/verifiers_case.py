@@ -15,7 +15,7 @@ The mutation table runs the harness's mutation pass (its default operators) over
 run on each path and reports the environment's reward under each operator, and which
 orders of calls the reward ignored in the swap mutants.
 
-Usage: python tools/verifiers_case.py [--source ../shared/data/valid-action]
+Usage: python -m tools.cases.verifiers_case [--source ../shared/data/valid-action]
        [--out reports/verifiers]
 Writes OUT/valid_action.json and OUT/valid_action.txt.
 """

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agent_assay.audit.regions import load_json
 from agent_assay.errors import AssayError
+from tools.docs_audit.regions import load_json
 
 
 @dataclass(frozen=True)
@@ -45,9 +45,9 @@ def load_claims(path: Path) -> list[Claim]:
     spec.loader.exec_module(module)
     claims = getattr(module, "CLAIMS", None)
     # run as `python -m`, this module is __main__; the claims file imports the package one
-    claim_type = importlib.import_module("agent_assay.audit.evidence").Claim
+    claim_type = importlib.import_module("tools.docs_audit.evidence").Claim
     if not isinstance(claims, list) or not all(isinstance(c, claim_type) for c in claims):
-        raise AssayError(f"{path}: CLAIMS must be a list of agent_assay.audit.evidence.Claim")
+        raise AssayError(f"{path}: CLAIMS must be a list of tools.docs_audit.evidence.Claim")
     return claims
 
 
@@ -68,7 +68,7 @@ def run(claims_path: Path, reports: Path) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     args = argv if argv is not None else sys.argv[1:]
-    claims = Path(args[0]) if args else Path("tools/evidence_claims.py")
+    claims = Path(args[0]) if args else Path("tools/docs_audit/evidence_claims.py")
     reports = Path(args[1]) if len(args) > 1 else Path("reports")
     try:
         return run(claims, reports)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from agent_assay.audit.evidence import Claim
+from tools.docs_audit.evidence import Claim
 
 BFCL_EARLY = [("0", "1"), ("145", "200"), ("128", "200"), ("0", "1")]
 """Per category (base, miss_func, miss_param, long_context): entries where acting in the

@@ -15,7 +15,7 @@ from typing import Any
 from markdown import Extension, Markdown
 from markdown.preprocessors import Preprocessor
 
-from agent_assay.audit.regions import VALUE
+from tools.docs_audit.regions import VALUE
 
 AFTER_SNIPPETS = 31
 """Preprocessors run from the highest priority down: pymdownx.snippets registers at 32,

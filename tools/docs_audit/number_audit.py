@@ -22,8 +22,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent_assay.audit.documents import audited_documents
-from agent_assay.audit.regions import strip_regions
+from tools.docs_audit.documents import audited_documents
+from tools.docs_audit.regions import strip_regions
 
 NUMBER = re.compile(r"(?<![\w.^@=#/+-])\d+(?:[.,]\d+)*%?(?![\w^@=/-])")
 FENCE = re.compile(r"^```.*?^```", re.DOTALL | re.MULTILINE)

@@ -1,7 +1,7 @@
 """`make readme-check`: regenerate the documents' generated regions from reports/ and diff
 (README.md, LIMITATIONS.md, EVIDENCE.md and every page under docs/).
 
-Usage: python -m agent_assay.audit.readme_check [--write] [FILE ...]
+Usage: python -m tools.docs_audit.readme_check [--write] [FILE ...]
 Without --write it exits 1 and prints a unified diff when any region drifted.
 """
 
@@ -12,9 +12,9 @@ import difflib
 import sys
 from pathlib import Path
 
-from agent_assay.audit.documents import generated_documents
-from agent_assay.audit.regions import render
 from agent_assay.errors import AssayError
+from tools.docs_audit.documents import generated_documents
+from tools.docs_audit.regions import render
 
 
 def check(paths: list[Path], reports: Path, *, write: bool) -> int:

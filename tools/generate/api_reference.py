@@ -1,7 +1,7 @@
 """Write docs/api.md from the code: every public name of `agent_assay` with its signature,
 its fields and its docstring, so the Python API's reference cannot drift.
 
-Usage: python tools/api_reference.py [--check] [--out docs/api.md]
+Usage: python -m tools.generate.api_reference [--check] [--out docs/api.md]
 
 The names are `agent_assay.__all__`, grouped by the module that defines them. A function
 shows its signature; a dataclass its fields with their types and defaults; a protocol or
@@ -23,11 +23,11 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from agent_assay.audit.generated_page import check_or_write
+from tools.docs_audit.generated_page import check_or_write
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 OUT = ROOT / "docs" / "api.md"
-FIX = "run python tools/api_reference.py"
+FIX = "run python -m tools.generate.api_reference"
 
 GROUPS = (
     ("The API", ("agent_assay.api",)),
@@ -41,10 +41,10 @@ INTRO = """\
 # Python API reference
 
 Every name `import agent_assay as aa` offers, with its signature and what it is for. This
-page is generated from the code by `tools/api_reference.py`; do not edit it by hand.
-`python tools/api_reference.py --check` fails, naming the first entry that differs, when
-the page no longer matches the code, and `tests/docs/test_api_reference.py` runs that
-check. Annotations are shown as the source writes them.
+page is generated from the code by `tools/generate/api_reference.py`; do not edit it by
+hand. `python -m tools.generate.api_reference --check` fails, naming the first entry that
+differs, when the page no longer matches the code, and `tests/docs/test_api_reference.py`
+runs that check. Annotations are shown as the source writes them.
 
 The [tutorial](tutorial.md) builds a system with these names step by step;
 [Writing an adapter](adapters.md) explains the plugin surface, and

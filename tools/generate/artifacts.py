@@ -6,7 +6,7 @@ command, its exit code, the run id and suite hash it concerns and the package
 version. README.md quotes these files; `make readme-check` re-renders the README
 from them, so a documented number is always the output of a command.
 
-Usage: python tools/artifacts.py [--db run/artifacts.db] [--only GROUP]
+Usage: python -m tools.generate.artifacts [--db run/artifacts.db] [--only GROUP]
 """
 
 from __future__ import annotations
@@ -95,7 +95,7 @@ def banking(rec: Recorder) -> None:
                      f"{CLI} run --adapter banking --config mock --repeats 3 --db $DB").strip()
     rec.run(
         "banking/reproduction",
-        f"{PY} tools/compare_to_sut.py {run_id} --db $DB "
+        f"{PY} -m tools.cases.compare_to_sut {run_id} --db $DB "
         "--json-out reports/banking/reproduction_detail.json",
     )
     rec.run("banking/controls_mock", f"{CLI} controls run --config mock --run {run_id} --db $DB")
@@ -131,7 +131,7 @@ def banking(rec: Recorder) -> None:
     )
     crashed_run(rec)
     tampered = "run/tampered.db"
-    rec.run("banking/tamper", f"{PY} tools/tamper_demo.py $DB {run_id} {tampered}")
+    rec.run("banking/tamper", f"{PY} -m tools.cases.tamper_demo $DB {run_id} {tampered}")
     rec.run("banking/report_tampered", f"{CLI} report {run_id} --db {tampered}", expect=2)
     rec.run("banking/verify_tampered", f"{CLI} verify {run_id} --db {tampered}", expect=2)
     spread = rec.run(
@@ -179,7 +179,7 @@ def synthworld(rec: Recorder) -> None:
     rec.run("synthworld/suite_build", f"{CLI} suite build {adapter} --db $DB")
     rec.run(
         "synthworld/reproduction",
-        f"{PY} tools/compare_synthworld.py --db $DB "
+        f"{PY} -m tools.cases.compare_synthworld --db $DB "
         "--json-out reports/synthworld/reproduction_detail.json",
     )
     run_id = rec.run(
@@ -209,7 +209,8 @@ def synthworld(rec: Recorder) -> None:
 def governance(rec: Recorder) -> None:
     adapter = "--adapter governance"
     rec.run(
-        "governance/baselines_table", f"{PY} tools/governance_baselines.py --out reports/governance"
+        "governance/baselines_table",
+        f"{PY} -m tools.cases.governance_baselines --out reports/governance",
     )
     run_id = rec.run("governance/run_mock", f"{CLI} run {adapter} --config mock --db $DB").strip()
     rec.run(
@@ -253,7 +254,7 @@ def verifiers(rec: Recorder) -> None:
     """valid-action through the rollout path and through its core functions: the same
     controls on the same oracle config, and the case study's tables."""
     rec.run("verifiers/valid_action_table",
-            f"{PY} tools/verifiers_case.py --source {VALID_ACTION} --out reports/verifiers")
+            f"{PY} -m tools.cases.verifiers_case --source {VALID_ACTION} --out reports/verifiers")
     for adapter, expect in (("verifiers", 3), ("verifiers-offline", 0)):
         rec.run(
             f"verifiers/controls_{adapter.replace('-', '_')}",
@@ -273,9 +274,9 @@ def bfcl(rec: Recorder) -> None:
     not, exit 1), every control per category on the oracle config, and what the case study
     lists entry by entry."""
     rec.run("bfcl/reproduction",
-            f"{PY} tools/reproduce_bfcl.py --detail reports/bfcl/reproduction_detail.txt",
+            f"{PY} -m tools.cases.reproduce_bfcl --detail reports/bfcl/reproduction_detail.txt",
             expect=1)
-    rec.run("bfcl/findings", f"{PY} tools/bfcl_case.py")
+    rec.run("bfcl/findings", f"{PY} -m tools.cases.bfcl_case")
     rec.run("bfcl/check_adapter", f"{CLI} check-adapter bfcl")
     for category, expect in BFCL_CONTROLS_EXIT.items():
         rec.run(f"bfcl/controls_{category}",
@@ -291,8 +292,8 @@ AGENTDOJO_VERDICTS = {"workspace": 0, "travel": 3, "banking": 3, "slack": 0,
 def agentdojo(rec: Recorder) -> None:
     """AgentDojo as it ships: our scoring against its own, what doing nothing earns, and
     every control on each suite."""
-    rec.run("agentdojo/reproduction", f"{PY} tools/reproduce_agentdojo.py")
-    rec.run("agentdojo/findings", f"{PY} tools/agentdojo_findings.py")
+    rec.run("agentdojo/reproduction", f"{PY} -m tools.cases.reproduce_agentdojo")
+    rec.run("agentdojo/findings", f"{PY} -m tools.cases.agentdojo_findings")
     rec.run("agentdojo/check_adapter", f"{CLI} check-adapter agentdojo")
     for suite, verdict in AGENTDOJO_VERDICTS.items():
         name = suite.replace("-", "_")
@@ -305,9 +306,9 @@ def agentdojo(rec: Recorder) -> None:
 
 
 def check_pages(rec: Recorder) -> None:
-    """Open every page in headless Chromium (tools/report_check.py): verdict, plots, rows,
+    """Open every page in headless Chromium (tests/support/report_check.py): verdict, plots, rows,
     links, filter, console and network; writes the screenshots beside the pages."""
-    rec.run("html/report_check", f"{PY} tools/report_check.py --manifest {HTML}/pages.json")
+    rec.run("html/report_check", f"{PY} -m tests.support.report_check --manifest {HTML}/pages.json")
     # the site cannot link outside docs/, so it shows a copy (tests/docs checks it is one)
     shutil.copyfile(HTML / "banking_mock_top.png", DOC_SCREENSHOT)
 

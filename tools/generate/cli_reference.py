@@ -1,6 +1,6 @@
 """Write docs/cli.md from the click commands themselves, so the reference cannot drift.
 
-Usage: python tools/cli_reference.py [--check] [--out docs/cli.md]
+Usage: python -m tools.generate.cli_reference [--check] [--out docs/cli.md]
 
 Every group and leaf command of `agent_assay.cli.cli` gets one section, in the order
 `agent-assay --help` lists them (depth first, names sorted as click sorts them), holding
@@ -18,9 +18,9 @@ from pathlib import Path
 
 import click
 
-from agent_assay.audit.generated_page import check_or_write
+from tools.docs_audit.generated_page import check_or_write
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 OUT = ROOT / "docs" / "cli.md"
 PROGRAM = "agent-assay"
 WIDTH = 100
@@ -33,12 +33,12 @@ INTRO = f"""\
 # Command-line reference
 
 Every `{PROGRAM}` command, with its help exactly as `{PROGRAM} COMMAND --help` prints it.
-This page is generated from the click commands by `tools/cli_reference.py` (help wrapped at
-a fixed width of `{WIDTH}` columns, so it does not depend on your terminal); do not edit it
-by hand. After changing a command, regenerate it with
-`python tools/cli_reference.py`; `python tools/cli_reference.py --check` fails, naming
-the first command that differs, when this page no longer matches the code, and
-`tests/docs/test_cli_reference.py` runs that check.
+This page is generated from the click commands by `tools/generate/cli_reference.py` (help
+wrapped at a fixed width of `{WIDTH}` columns, so it does not depend on your terminal); do
+not edit it by hand. After changing a command, regenerate it with
+`python -m tools.generate.cli_reference`; `python -m tools.generate.cli_reference --check`
+fails, naming the first command that differs, when this page no longer matches the code,
+and `tests/docs/test_cli_reference.py` runs that check.
 
 What the numbers behind these commands mean is in [Statistics](statistics.md); what
 `controls run` runs, and how each control goes red, is in [Controls](controls/index.md).
@@ -120,7 +120,7 @@ def drift(page: str, expected: str, name: str = "docs/cli.md") -> str | None:
     (in page order), or None when the two are identical."""
     if page == expected:
         return None
-    fix = "run python tools/cli_reference.py"
+    fix = "run python -m tools.generate.cli_reference"
     have, want = sections(page), sections(expected)
     for path, text in want.items():
         if path == "":
@@ -154,7 +154,7 @@ def main(argv: list[str] | None = None) -> int:
     expected = render(cli)
     return check_or_write(
         args.out, expected, lambda page: drift(page, expected, display(args.out)),
-        check=args.check, fix="run python tools/cli_reference.py",
+        check=args.check, fix="run python -m tools.generate.cli_reference",
         wrote=f"{len(leaf_paths(cli))} commands",
     )
 

@@ -1,6 +1,6 @@
 """The simulated coverage of the intervals the reports print, by metric kind.
 
-Usage: python tools/coverage_table.py [--draws 2000] [--out reports/stats]
+Usage: python -m tools.studies.coverage_table [--draws 2000] [--out reports/stats]
 
 Every cell draws n items of a known shape (binary p, fractions, counts, measures) and asks
 `stats.intervals.mean_interval` for the interval on their mean, with the kind a scorer of
@@ -30,7 +30,7 @@ from scipy.stats import binomtest
 from agent_assay.scoring.base import ScoreKind
 from agent_assay.stats import intervals
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SIZES = (11, 20, 50, 104, 500)
 BAR = 0.93
 REFUSED_ABOVE = 0.5

@@ -1,6 +1,6 @@
 """How far crashed repetitions move pass^k, pass@k and the mean, before and after the rule.
 
-Usage: python tools/crash_bias.py [--sims 400] [--out reports/stats]
+Usage: python -m tools.studies.crash_bias [--sims 400] [--out reports/stats]
 
 Agents of known per-item success rates (uniform on 0..1, 200 items, k=3) whose failures
 are, in some share, crashes on which the scorer is n/a, and whose slots the harness loses
@@ -25,7 +25,7 @@ from agent_assay.model import AGENT_CRASH, HARNESS_CRASH, CrashCause
 from agent_assay.stats.crashes import treat
 from agent_assay.stats.passrates import pass_at_k, pass_hat_k
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 ITEMS, K = 200, 3
 SCENARIOS = (
     ("failures answered", 0.0, 0.0),

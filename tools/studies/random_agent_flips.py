@@ -1,6 +1,6 @@
 """How often random_agent's verdict flips with the control seed, under the old and new rules.
 
-Usage: python tools/random_agent_flips.py [--adapter synthworld-agentic] [--config auditor]
+Usage: python -m tools.studies.random_agent_flips [--adapter synthworld-agentic] [--config auditor]
                                          [--control-seeds 20] [--out FILE]
 
 Runs the config once (k=1) into a temporary store, then the random_agent control
@@ -35,7 +35,7 @@ from agent_assay.runner import (
 )
 from agent_assay.store import open_store
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def old_rule(rows: dict[str, Any], kinds: dict[str, Any], band: dict[str, Any]) -> bool:

@@ -1,8 +1,8 @@
 """How often identical_config misses an episode that goes wrong once in 500.
 
-Usage: python tools/rare_slip.py [--trials 60] [--out FILE]
+Usage: python -m tools.studies.rare_slip [--trials 60] [--out FILE]
 
-Each trial runs RareSlip (tools/rare_slip_system.py: 100 items, one wrong episode in
+Each trial runs RareSlip (tests/support/rare_slip_system.py: 100 items, one wrong episode in
 500, unseeded) once and then identical_config on that run, which executes two twins in
 fresh processes and compares each with the run and with each other: 300 episodes whose
 fault it could see. A trial the control PASSES is a slip. Writes the measured and the
@@ -30,9 +30,9 @@ from agent_assay.runner import (
     start_run,
 )
 from agent_assay.store import open_store
-from rare_slip_system import ITEMS, RATE, RareSlip
+from tests.support.rare_slip_system import ITEMS, RATE, RareSlip
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 CATCH = 0.95
 
 

@@ -1,6 +1,6 @@
 """Does `compare` say one thing per metric? A seeded simulation of its paired difference.
 
-Usage: python tools/stats_agreement.py --out reports/stats/agreement.json
+Usage: python -m tools.studies.stats_agreement --out reports/stats/agreement.json
        [--draws 2000] [--cluster-draws 3000]
 
 Every draw goes through the project's own code: independent items through

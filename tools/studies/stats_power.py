@@ -1,6 +1,6 @@
 """Does a planned comparison reach the power `plan` promises, judged by compare's own test?
 
-Usage: python tools/stats_power.py [--draws 2000] [--out reports/stats/power.json]
+Usage: python -m tools.studies.stats_power [--draws 2000] [--out reports/stats/power.json]
 
 Each design is a known generative model of two agents' item rates (or item means), an
 effect and a number of repetitions. A pilot run of one agent (104 items, k=3, as the
@@ -44,7 +44,7 @@ from agent_assay.stats.power import (
 )
 from agent_assay.views.planning import REPEATS, WORSE, size_from
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SEED = 36
 PILOT_ITEMS, PILOT_REPEATS = 104, 3
 POWER, ALPHA, CORRELATION = 0.8, 0.05, 0.5
@@ -255,7 +255,7 @@ def main() -> int:
         **spans(rows),
     }
     text = table(rows, args.draws, summary)
-    result = {"command": "python tools/stats_power.py --out reports/stats/power.json",
+    result = {"command": "python -m tools.studies.stats_power --out reports/stats/power.json",
               "draws": args.draws, "seed": SEED, "power": POWER, "alpha": ALPHA,
               "correlation": CORRELATION, "tolerance": TOLERANCE, "worse_factor": WORSE,
               "pilot_items": PILOT_ITEMS, "pilot_repeats": PILOT_REPEATS,
