@@ -19,7 +19,6 @@ from agent_assay.store.run_trajectories import RunTrajectories
 from agent_assay.store.store import Store
 
 Status = Literal["PASSED", "FAILED", "NOT_RUN", "ERROR"]
-STATUSES: tuple[Status, ...] = ("PASSED", "FAILED", "NOT_RUN", "ERROR")
 
 
 @dataclass(frozen=True)

@@ -30,8 +30,6 @@ from agent_assay.controls.next_steps import next_step
 from agent_assay.scoring.base import ScoreKind
 from agent_assay.store.store import StoredOutcome
 
-LEVEL_CONTROLS = ("null_agent", "random_agent", "positive_control")
-
 
 @dataclass(frozen=True)
 class Level:
