@@ -6,7 +6,7 @@ Checks out COMMIT (the last commit before the chain) into a temporary git
 worktree and runs each tree's own core benchmark (`tools/bench_core.py` there,
 `tools.bench.core` here) in turn, interleaved
 round by round so that a neighbour process on a shared machine slows both
-sides alike. Each bench_core run is itself the median of three trials over
+sides alike. Each core benchmark run is itself the median of three trials over
 10,000 no-op trajectories. Writes the per-round figures, both medians and the
 median of the per-round differences to reports/bench/chain_cost.json.
 """
