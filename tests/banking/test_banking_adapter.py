@@ -73,7 +73,7 @@ def test_reproduction_against_synthbank_own_scorer(tmp_path: Path) -> None:
     run = banking_run(store, BankingAdapter(), "mock", limit=None)
     store.close()
     done = subprocess.run(
-        [sys.executable, "tools/compare_to_sut.py", run.run_id, "--db", str(db)],
+        [sys.executable, "-m", "tools.cases.compare_to_sut", run.run_id, "--db", str(db)],
         capture_output=True, text=True, cwd=ROOT, check=False,
     )
     assert done.returncode == 0, done.stdout + done.stderr

@@ -41,7 +41,6 @@ LAYERS: dict[str, int] = {
     "agent_assay.controls": 6,
     "agent_assay.integrity": 7,
     "agent_assay.views": 8,
-    "agent_assay.audit": 8,
     "agent_assay.api": 9,
     "agent_assay.cli": 10,
     "agent_assay.pytest_plugin": 10,

@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from sqlalchemy.engine import make_url
-from tools import pg_cluster
+
+from tests.support import pg_cluster
 
 ENV = "AA_TEST_PG_URL"
 """The owner's URL of a running server (any database on it: tests create their own)."""

@@ -18,7 +18,6 @@ from agent_assay.scoring.base import ScoreKind, Scorer, ScoringContext
 from agent_assay.store import RunTrajectories, Store
 
 Status = Literal["PASSED", "FAILED", "NOT_RUN", "ERROR"]
-STATUSES: tuple[Status, ...] = ("PASSED", "FAILED", "NOT_RUN", "ERROR")
 
 
 @dataclass(frozen=True)

@@ -72,10 +72,6 @@ class Importer(Protocol):
         ...
 
 
-def importer_names() -> list[str]:
-    return sorted(ep.name for ep in entry_points(group=GROUP))
-
-
 def load_importer(name: str) -> Importer:
     found = {ep.name: ep for ep in entry_points(group=GROUP)}
     if name not in found:

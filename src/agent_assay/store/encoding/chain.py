@@ -89,9 +89,6 @@ CHAINED_TABLES: Final = tuple(CONTENT_COLUMNS)
 # The tables that hold scores: rows per score (runs written before schema 4) and sets.
 SCORE_TABLES: Final = ("scores", "score_sets")
 
-# Blocks whose arrival changes what a certificate judged: new trajectories or new scores.
-EVIDENCE_KINDS: Final = frozenset({"trajectory", "rescore"})
-
 
 class Columns(Protocol):
     """Anything whose values can be read by column name (a dict, a database row mapping)."""

@@ -32,8 +32,6 @@ from agent_assay.scoring.base import ScoreKind
 if TYPE_CHECKING:
     from agent_assay.store import StoredOutcome
 
-LEVEL_CONTROLS = ("null_agent", "random_agent", "positive_control")
-
 
 @dataclass(frozen=True)
 class Level:
