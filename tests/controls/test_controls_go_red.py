@@ -166,9 +166,10 @@ class FlaggingEnvironment(RichToyAdapter):
         return self._trajectory(item, 1, world, 0.0)
 
 
-def test_a_passing_positive_control_still_names_golds_first_failed_step(store: Store) -> None:
+def test_gold_at_the_ceiling_through_a_failed_call_fails_naming_the_step(store: Store) -> None:
     positive = certify(store, FlaggingEnvironment())["by_kind"]["positive_control"]
-    assert positive.status == "PASSED"
+    assert positive.status == "FAILED"
+    assert "below ceiling" not in positive.summary
     assert positive.measured["failed_tool_calls"] > 0
     assert positive.measured["first_failing_step"].endswith("(look): look is flagged")
-    assert "first failing step: " in positive.summary
+    assert "gold or the environment is at fault; first failing step: " in positive.summary

@@ -319,19 +319,25 @@ CLAIMS = [
     ),
     Claim(
         "BFCL multi-turn: bfcl.valid on gold's replay equals multi_turn_checker's verdict on "
-        "every entry of base, miss_param and long_context; in miss_func one entry differs",
+        "every entry of base, miss_func, miss_param and long_context",
         "bfcl/reproduction.txt",
         lambda t: (sorted(line.split(":")[0] for line in t.splitlines()
                           if "reproduced to the digit" in line),
-                   re.findall(r"NOT reproduced: .*?\(first: (\S+)\)", t)),
-        (["multi_turn_base", "multi_turn_long_context", "multi_turn_miss_param"],
-         ["multi_turn_miss_func_49"]),
+                   "NOT reproduced" in t),
+        (["multi_turn_base", "multi_turn_long_context", "multi_turn_miss_func",
+          "multi_turn_miss_param"], False),
     ),
     Claim(
         "BFCL multi-turn: a do-nothing agent passes BFCL's check on no entry of any category",
         "bfcl/findings.txt",
         lambda t: re.findall(r"do-nothing agent: bfcl.valid on (\d+) of (\d+)", t),
         [("0", "200")] * 4,
+    ),
+    Claim(
+        "BFCL multi-turn: in all four categories gold's replays flag one call, in miss_func",
+        "bfcl/findings.txt",
+        lambda t: re.findall(r"failed calls in gold's replay: (\d+)", t),
+        ["0", "1", "0", "0"],
     ),
     Claim(
         "BFCL multi-turn: acting in the turn whose possible answer is empty is accepted by "
@@ -355,13 +361,14 @@ CLAIMS = [
         ("1 NOT_RUN, 9 PASSED, run ADMISSIBLE WITH WAIVERS", True),
     ) for category in ("multi_turn_base", "multi_turn_miss_param", "multi_turn_long_context")),
     Claim(
-        "BFCL multi_turn_miss_func: the positive control fails on one possible answer, which "
-        "calls a function the entry withholds in that turn",
+        "BFCL multi_turn_miss_func: one possible answer calls a function its entry still "
+        "withholds; BFCL's checker accepts it, and the positive control fails on that call",
         "bfcl/controls_multi_turn_miss_func.txt",
-        lambda t: (re.search(r"positive_control\s+FAILED", t) is not None,
-                   "first failing step: item multi_turn_miss_func_49, step 4 (tail): unknown "
-                   "tool: tail" in " ".join(t.split())),
-        (True, True),
+        lambda t: (next(line for line in t.splitlines() if ", run " in line),
+                   re.search(r"positive_control\s+FAILED", t) is not None,
+                   "first failing step: item multi_turn_miss_func_49, step 4 (tail): tail is "
+                   "not offered in turn 2 (offered from turn 4)" in " ".join(t.split())),
+        ("1 FAILED, 1 NOT_RUN, 8 PASSED, run INADMISSIBLE", True, True),
     ),
     Claim(
         "AgentDojo: on every suite our utility scorer gives gold's replay and the do-nothing "

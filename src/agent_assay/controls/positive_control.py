@@ -1,4 +1,5 @@
-"""positive_control: gold replayed through the agent's own path must reach the ceiling.
+"""positive_control: gold replayed through the agent's own path must reach the ceiling,
+every call of it succeeding.
 
 The oracle uses exactly the tool interface, environment and scorers a real
 agent's trajectory goes through. If it does not score perfectly, the
@@ -54,10 +55,11 @@ class PositiveControl:
                 measured["first_below_ceiling"] = below
                 summary += f"; first item below ceiling: {below}"
         elif cause:
-            # gold's path reached the ceiling through a call that failed: a reader must see
-            # which, since the environment or the gold disagree about that call
-            summary += f"; first failing step: {cause}"
-        return outcome(self, not short, summary, measured, band)
+            # the ceiling reached through a call the environment failed: gold and the
+            # environment disagree about that call, and one of them is wrong
+            summary += ("; gold reached the ceiling through a call the environment failed, so "
+                        f"gold or the environment is at fault; first failing step: {cause}")
+        return outcome(self, not short and cause is None, summary, measured, band)
 
 
 def first_failing_step(trajectories: Sequence[Trajectory]) -> str | None:
