@@ -46,7 +46,7 @@ demo: $(STAMP)
 	$(BIN)/agent-assay suite build --adapter banking --db $(DB)
 	$(BIN)/agent-assay run --adapter banking --config mock --repeats 3 --db $(DB) \
 		--run-id-file run/demo_run_id
-	$(PY) tools/compare_to_sut.py $$(cat run/demo_run_id) --db $(DB)
+	$(PY) -m tools.cases.compare_to_sut $$(cat run/demo_run_id) --db $(DB)
 	$(BIN)/agent-assay controls run --config mock --run $$(cat run/demo_run_id) --db $(DB)
 	$(BIN)/agent-assay report $$(cat run/demo_run_id) --db $(DB)
 
@@ -57,56 +57,59 @@ test: $(STAMP) docs-check
 # and the site built strictly (a broken link, an orphan page or a missing snippet fails).
 docs-check: readme-check number-audit evidence docs
 
+# mkdocs through `python -m`, so the site's hook (tools/docs_audit/mkdocs_hooks.py) finds
+# the tools package in the directory it runs from.
 docs: $(STAMP)
-	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
+	NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs build --strict --quiet
 
 docs-serve: $(STAMP)
-	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs serve --dev-addr 127.0.0.1:8000
+	NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs serve --dev-addr 127.0.0.1:8000
 
 readme-check: $(STAMP)
-	$(PY) -m agent_assay.audit.readme_check
+	$(PY) -m tools.docs_audit.readme_check
 
 number-audit: $(STAMP)
-	$(PY) -m agent_assay.audit.number_audit
+	$(PY) -m tools.docs_audit.number_audit
 
 evidence: $(STAMP)
-	$(PY) -m agent_assay.audit.evidence tools/evidence_claims.py reports
+	$(PY) -m tools.docs_audit.evidence tools/docs_audit/evidence_claims.py reports
 
 # The one target that needs a database and the systems under test: rebuild reports/.
 artifacts: $(STAMP)
-	$(PY) tools/artifacts.py
-	$(PY) tools/random_agent_flips.py --out reports/synthworld/random_agent_flips.json
-	$(PY) tools/coverage_table.py --out reports/stats
-	$(PY) tools/stats_power.py --out reports/stats/power.json
-	$(PY) tools/crash_bias.py --out reports/stats
-	$(PY) tools/stats_agreement.py --out reports/stats/agreement.json
-	$(PY) tools/bench_core.py --out reports/bench/core.json
-	$(PY) tools/bench_governance.py --out reports/bench/governance.json
-	$(PY) tools/cli_reference.py
-	$(PY) tools/api_reference.py
-	$(PY) -m agent_assay.audit.readme_check --write
+	$(PY) -m tools.generate.artifacts
+	$(PY) -m tools.studies.random_agent_flips --out reports/synthworld/random_agent_flips.json
+	$(PY) -m tools.studies.coverage_table --out reports/stats
+	$(PY) -m tools.studies.stats_power --out reports/stats/power.json
+	$(PY) -m tools.studies.crash_bias --out reports/stats
+	$(PY) -m tools.studies.stats_agreement --out reports/stats/agreement.json
+	$(PY) -m tools.bench.core --out reports/bench/core.json
+	$(PY) -m tools.bench.governance --out reports/bench/governance.json
+	$(PY) -m tools.generate.cli_reference
+	$(PY) -m tools.generate.api_reference
+	$(PY) -m tools.docs_audit.readme_check --write
 
 # AgentDojo as it ships (docs/case-studies/agentdojo.md): the reproduction, the findings and
 # every control on each suite, then the docs refreshed from them
 bench-case-agentdojo: $(STAMP)
-	$(PY) tools/artifacts.py --only agentdojo --db run/agentdojo.db
-	$(PY) -m agent_assay.audit.readme_check --write
+	$(PY) -m tools.generate.artifacts --only agentdojo --db run/agentdojo.db
+	$(PY) -m tools.docs_audit.readme_check --write
 
 # valid-action through its rollout path and its core functions: the case study's artifacts.
 # BFCL multi-turn certified as it ships: reports/bfcl/*, then the documents refreshed.
 bench-case-bfcl: $(STAMP)
-	$(PY) tools/artifacts.py --only bfcl --db run/bfcl.db
-	$(PY) -m agent_assay.audit.readme_check --write
+	$(PY) -m tools.generate.artifacts --only bfcl --db run/bfcl.db
+	$(PY) -m tools.docs_audit.readme_check --write
 
 verifiers-case: $(STAMP)
-	$(PY) tools/artifacts.py --only verifiers --db run/verifiers.db
-	$(PY) -m agent_assay.audit.readme_check --write
+	$(PY) -m tools.generate.artifacts --only verifiers --db run/verifiers.db
+	$(PY) -m tools.docs_audit.readme_check --write
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests tools examples
 
+# src, and the documents' checks that left it for tools/docs_audit/
 typecheck: $(STAMP)
-	$(BIN)/mypy --strict src
+	$(BIN)/mypy --strict src tools/docs_audit
 
 verify: lint typecheck test
 
@@ -117,91 +120,91 @@ BENCHES := bench-chain bench-startup bench-html bench-floor bench-inspect bench-
 bench: $(STAMP)
 	@failed=""; for b in $(BENCHES); do \
 		$(MAKE) --no-print-directory $$b || failed="$$failed $$b"; done; \
-	$(PY) tools/bench_core.py --out reports/bench/core.json || failed="$$failed core"; \
-	$(PY) tools/bench_governance.py --out reports/bench/governance.json || failed="$$failed governance"; \
+	$(PY) -m tools.bench.core --out reports/bench/core.json || failed="$$failed core"; \
+	$(PY) -m tools.bench.governance --out reports/bench/governance.json || failed="$$failed governance"; \
 	$(MAKE) --no-print-directory bench-targets; \
 	if [ -n "$$failed" ]; then echo "bench: failed or missed a target:$$failed" >&2; exit 1; fi
 
 # Every target of the performance issue beside the figure measured for it (reads
 # reports/bench/, measures nothing).
 bench-targets: $(STAMP)
-	$(PY) tools/bench_targets.py --out reports/bench/targets.txt
+	$(PY) -m tools.bench.targets --out reports/bench/targets.txt
 
 # The evidence chain's cost on the hot path: this tree against the last commit before it.
 bench-chain: $(STAMP)
-	$(PY) tools/bench_chain_cost.py --out reports/bench/chain_cost.json
+	$(PY) -m tools.bench.chain_cost --out reports/bench/chain_cost.json
 
 # What a command costs before it does anything: this tree against the eager CLI.
 bench-startup: $(STAMP)
-	$(PY) tools/bench_startup.py --out reports/bench/startup.json
+	$(PY) -m tools.bench.startup --out reports/bench/startup.json
 
 # The HTML report of a 10,000-trajectory run: seconds from opening the store to the file
 # written, and the file's size, against their targets (exit 1 when one is missed).
 bench-html: $(STAMP)
-	$(PY) tools/bench_html.py --out reports/bench/html.json
+	$(PY) -m tools.bench.html --out reports/bench/html.json
 
 # `agent-assay report` over 10k, 100k and 1M stored scores: CPU seconds and peak memory, split
 # into the integrity check and the figures (a few minutes: the 1M run is written first).
 bench-report: $(STAMP)
-	PYTHONPATH=tools $(PY) tools/bench_report.py --out reports/bench/report.json
+	$(PY) -m tools.bench.report --out reports/bench/report.json
 
 # The harness's CPU per trajectory beside a script that only appends the same rows (same
 # schema, indexes and triggers): the ratio, from alternating rounds.
 bench-floor: $(STAMP)
-	PYTHONPATH=tools $(PY) tools/bench_floor.py --out reports/bench/floor.json
+	$(PY) -m tools.bench.floor --out reports/bench/floor.json
 
 # agent-assay's CPU per trajectory beside Inspect AI's per sample on the same no-op work
 # (Inspect AI installed from PyPI into .venv-inspect on first use; skipped, saying why, if not).
 bench-inspect: $(STAMP)
-	$(PY) tools/bench_inspect.py --out reports/bench/inspect.json
+	$(PY) -m tools.bench.inspect --out reports/bench/inspect.json
 
 # `controls run` on a banking x 10 run beside making that run: CPU seconds, peak memory, ratio.
 bench-controls: $(STAMP)
-	$(PY) tools/bench_controls.py --out reports/bench/controls.json
+	$(PY) -m tools.bench.controls --out reports/bench/controls.json
 
 # The same on banking x 100 (10,400 trajectories), once: what certifying a large run holds.
 bench-controls-100: $(STAMP)
-	$(PY) tools/bench_controls.py --repeats 100 --rounds 1 --out reports/bench/controls_100.json \
+	$(PY) -m tools.bench.controls --repeats 100 --rounds 1 --out reports/bench/controls_100.json \
 		--command 'make bench-controls-100'
 
 # Banking throughput with 1, 2 and 4 worker processes (medians of 3 rounds, taking turns).
 bench-workers: $(STAMP)
-	$(PY) tools/bench_workers.py --out reports/bench/workers.json
+	$(PY) -m tools.bench.workers --out reports/bench/workers.json
 
 # 100,000 no-op trajectories through SQLite + a process pool and through PostgreSQL + a Dask
 # LocalCluster (2 workers each): throughput, peak memory, and report time at that size.
 bench-scale: $(STAMP)
-	$(PY) tools/bench_scale.py --out reports/bench/scale.json
+	$(PY) -m tools.bench.scale --out reports/bench/scale.json
 
 # How long `make test` takes on clean clones of HEAD (median of 3; ~15 minutes in all).
 bench-tests: $(STAMP)
-	$(PY) tools/bench_test_suite.py --runs 3 --out reports/bench/test_suite.json
+	$(PY) -m tools.bench.test_suite --runs 3 --out reports/bench/test_suite.json
 
 # How often identical_config misses an episode that goes wrong once in 500 (100 trials).
 rare-slip: $(STAMP)
-	PYTHONPATH=. $(PY) tools/rare_slip.py --trials 100 --out reports/bench/rare_slip.json
+	$(PY) -m tools.studies.rare_slip --trials 100 --out reports/bench/rare_slip.json
 
 # random_agent's verdict across 20 control seeds on SynthWorld, old rule against new.
 random-agent-flips: $(STAMP)
-	$(PY) tools/random_agent_flips.py --out reports/synthworld/random_agent_flips.json
+	$(PY) -m tools.studies.random_agent_flips --out reports/synthworld/random_agent_flips.json
 
 # The simulated coverage and refusal share of the printed intervals, by metric kind x shape x n
 # (2,000 draws a cell, through stats.intervals.mean_interval; binary cells beside Wilson's).
 coverage: $(STAMP)
-	$(PY) tools/coverage_table.py --out reports/stats
+	$(PY) -m tools.studies.coverage_table --out reports/stats
 
 # Planned comparisons judged by compare's paired t: the power each reaches (2,000 a design).
 power: $(STAMP)
-	$(PY) tools/stats_power.py --out reports/stats/power.json
+	$(PY) -m tools.studies.stats_power --out reports/stats/power.json
 
 # How far crashed repetitions move pass^k, pass@k and the mean, before and with the rule.
 crash-bias: $(STAMP)
-	$(PY) tools/crash_bias.py --out reports/stats
+	$(PY) -m tools.studies.crash_bias --out reports/stats
 
 # compare's paired difference simulated: interval/test agreement, false positives, coverage,
 # and the clustered test's false positives by cluster count (a few minutes).
 stats-agreement: $(STAMP)
-	$(PY) tools/stats_agreement.py --out reports/stats/agreement.json
+	$(PY) -m tools.studies.stats_agreement --out reports/stats/agreement.json
 
 # Every statistics simulation #36 asked for, in one target: coverage by kind, plan's power,
 # interval/test agreement with the clustered false-positive rate, and the crash rule's bias.
@@ -216,20 +219,20 @@ store-test: $(STAMP)
 core-check:
 	PYTHON="$(PYTHON)" tools/core_only_check.sh
 
-# The HTML reports in a real headless Chromium (tools/report_check.py; installs chromium
+# The HTML reports in a real headless Chromium (tests/support/report_check.py; installs chromium
 # with apt-get when it is absent and we are root). Which pages, and what each must show,
 # come from reports/html/pages.json: [{file, items, verdict, screenshot}], paths relative to
 # it. Without it, whatever reports/html/*.html exists is checked with nothing expected.
 report-check: $(STAMP)
 	@if [ -f reports/html/pages.json ]; then \
-		$(PY) tools/report_check.py --manifest reports/html/pages.json; \
+		$(PY) -m tests.support.report_check --manifest reports/html/pages.json; \
 	else \
 		shopt -s nullglob; pages=(reports/html/*.html); \
 		if [ $${#pages[@]} -eq 0 ]; then \
 			echo "report-check: no reports/html/pages.json and no reports/html/*.html: nothing to check (make artifacts writes them)" >&2; exit 1; \
 		else \
 			echo "report-check: no reports/html/pages.json: checking $${#pages[@]} page(s) without expected item counts or verdicts"; \
-			$(PY) tools/report_check.py "$${pages[@]}"; \
+			$(PY) -m tests.support.report_check "$${pages[@]}"; \
 		fi; \
 	fi
 
@@ -259,10 +262,10 @@ local-model-stop:
 	$(PY) -m agent_assay.llm.local_server stop
 
 llm-runs: $(STAMP)
-	AA_MODEL_BASE_URL=http://127.0.0.1:$(LOCAL_MODEL_PORT)/v1 $(PY) tools/llm_runs.py
+	AA_MODEL_BASE_URL=http://127.0.0.1:$(LOCAL_MODEL_PORT)/v1 $(PY) -m tools.cases.llm_runs
 
 # The same model as the agent on the published benchmarks (AgentDojo, BFCL): a small part of
 # each, every control, the report; the case studies embed what it writes to reports/llm/.
 llm-benchmarks: $(STAMP)
-	AA_MODEL_BASE_URL=http://127.0.0.1:$(LOCAL_MODEL_PORT)/v1 $(PY) tools/llm_benchmarks.py
-	$(PY) -m agent_assay.audit.readme_check --write
+	AA_MODEL_BASE_URL=http://127.0.0.1:$(LOCAL_MODEL_PORT)/v1 $(PY) -m tools.cases.llm_benchmarks
+	$(PY) -m tools.docs_audit.readme_check --write

@@ -45,6 +45,9 @@ _EXPORTS: dict[str, str] = {
     "ToolCall": "agent_assay.model",
     "Trajectory": "agent_assay.model",
     "AssayError": "agent_assay.errors",
+    "TamperedEvidence": "agent_assay.errors",
+    "RunStopped": "agent_assay.errors",
+    "RunInterrupted": "agent_assay.errors",
     "AgentUnreachable": "agent_assay.errors",
     "EnvironmentFailed": "agent_assay.errors",
     # scorers
@@ -54,11 +57,15 @@ _EXPORTS: dict[str, str] = {
     "ScoringContext": "agent_assay.scoring.base",
     "PlantsDefects": "agent_assay.scoring.base",
     # the store
-    "Store": "agent_assay.store.store",
-    "open_store": "agent_assay.store.store",
+    "Store": "agent_assay.store",
+    "open_store": "agent_assay.store",
     # the API
     "build_suite": "agent_assay.api",
+    "start": "agent_assay.api",
     "evaluate": "agent_assay.api",
+    # the API's options: where agents run, which items a run covers
+    "ExecutorSpec": "agent_assay.executors.spec",
+    "Selection": "agent_assay.selection",
     "resume": "agent_assay.api",
     "rescore": "agent_assay.api",
     "certify": "agent_assay.api",
@@ -87,6 +94,7 @@ __all__ = [
     "Episode",
     "Episodes",
     "Evaluation",
+    "ExecutorSpec",
     "Facts",
     "Gold",
     "Item",
@@ -104,15 +112,19 @@ __all__ = [
     "Replaying",
     "Report",
     "Run",
+    "RunInterrupted",
+    "RunStopped",
     "ScoreKind",
     "ScoreValue",
     "Scorer",
     "ScoringContext",
+    "Selection",
     "StateAssertion",
     "Step",
     "Store",
     "Suite",
     "System",
+    "TamperedEvidence",
     "ToolCall",
     "ToolOutcome",
     "ToolSpec",
@@ -128,6 +140,7 @@ __all__ = [
     "report",
     "rescore",
     "resume",
+    "start",
     "verify",
 ]
 assert set(__all__) == set(_EXPORTS), "every export is listed once"
@@ -179,9 +192,18 @@ if TYPE_CHECKING:
         report,
         rescore,
         resume,
+        start,
         verify,
     )
-    from agent_assay.errors import AgentUnreachable, AssayError, EnvironmentFailed
+    from agent_assay.errors import (
+        AgentUnreachable,
+        AssayError,
+        EnvironmentFailed,
+        RunInterrupted,
+        RunStopped,
+        TamperedEvidence,
+    )
+    from agent_assay.executors.spec import ExecutorSpec
     from agent_assay.model import (
         Config,
         Cost,
@@ -203,4 +225,5 @@ if TYPE_CHECKING:
         ScoreValue,
         ScoringContext,
     )
-    from agent_assay.store.store import Store, open_store
+    from agent_assay.selection import Selection
+    from agent_assay.store import Store, open_store

@@ -22,8 +22,8 @@ from agent_assay.scoring.base import ScoreKind, Scorer, ScoringContext
 from agent_assay.scoring.registry import score_all
 from agent_assay.stats.crashes import Repetitions, Treated, repetitions, treat
 from agent_assay.stats.paired import ALPHA, CLUSTERS_FLOOR, CLUSTERS_TRUSTED, FPR_BOUND
-from agent_assay.store.score_columns import ScoreColumns
-from agent_assay.store.store import SESSION_EVENTS, Store
+from agent_assay.store import SESSION_EVENTS, RunEvent, Store
+from agent_assay.store.encoding import ScoreColumns
 from agent_assay.writers import Liveness, liveness, recorded_writer
 
 
@@ -52,12 +52,15 @@ def run_repetitions(
     return repetitions(run.repeats, run.item_ids, store.stored_per_item(run.run_id), causes)
 
 
-def run_status(store: Store, run: Run) -> RunStatus:
+def run_status(
+    store: Store, run: Run, events: Sequence[RunEvent] | None = None
+) -> RunStatus:
     """complete, running, interrupted or incomplete: from the stored slots and events, and
     for a run still open, whether the process that opened its last session is alive. A
     run a control made (identical_config's twin) that would be interrupted is abandoned:
-    the control that made it stopped, and only a new control run makes it again."""
-    events = store.events(run.run_id)
+    the control that made it stopped, and only a new control run makes it again.
+    `events`: the run's events, if already read."""
+    events = store.events(run.run_id) if events is None else events
     expected = len(run.item_ids) * run.repeats
     stored, crashed = store.trajectory_counts(run.run_id)
     counted = run_repetitions(store, run, (stored, crashed))

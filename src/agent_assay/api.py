@@ -8,7 +8,14 @@
 A system is a registered adapter name or any object implementing the plugin surface
 (`agent_assay.System`); a store is a path, an SQLAlchemy URL or an open `Store`. Every
 function returns a typed result and prints nothing; a user-caused failure is an
-`AssayError` whose message is one line.
+`AssayError` whose message is one line, and one whose exit code is not ERROR has a type
+that carries it (`TamperedEvidence`, `RunStopped`, `RunInterrupted`; `agent_assay.errors`).
+
+The options a caller passes are values, re-exported here: where agents run is one
+`ExecutorSpec` (`executor=`, default `LOCAL`: one agent process on this host), and which
+items a run covers is one `Selection` (`selection=`, default `EVERY`). A run is set up one
+way (`start`: build the suite, choose the items, create the run), which `evaluate` and
+`certify` use before they execute it.
 """
 
 from __future__ import annotations
@@ -23,7 +30,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent_assay.aggregates import run_clusters
-from agent_assay.errors import AssayError
+from agent_assay.errors import AssayError as AssayError
+from agent_assay.errors import RunInterrupted as RunInterrupted
+from agent_assay.errors import RunStopped as RunStopped
+from agent_assay.errors import TamperedEvidence as TamperedEvidence
+from agent_assay.executors.spec import LOCAL as LOCAL
+from agent_assay.executors.spec import ExecutorSpec as ExecutorSpec
 from agent_assay.exitcodes import ExitCode
 from agent_assay.findings import Finding
 from agent_assay.integrity.admissibility import (
@@ -32,20 +44,19 @@ from agent_assay.integrity.admissibility import (
     SinglePass,
     assess,
     integrity,
-    single_pass_refusal,
 )
 from agent_assay.integrity.comparability import Comparison, compare_runs
 from agent_assay.integrity.regression import RegressionGate, regression_gate
-from agent_assay.model import Run, Suite
-from agent_assay.selection import Selection
+from agent_assay.model import Config, Item, Run
+from agent_assay.model import Suite as Suite
+from agent_assay.selection import EVERY as EVERY
+from agent_assay.selection import Selection as Selection
 from agent_assay.stats.paired import ALPHA
-from agent_assay.store import open_store
-from agent_assay.store.bundle import export_bundle
-from agent_assay.store.bundle_proof import open_bundle
-from agent_assay.store.store import Store, open_existing_store
-from agent_assay.store.witness import append_head, check_witness, writable_witness
-from agent_assay.views.breakdown import ItemTable, TagBreakdown, item_table
-from agent_assay.views.breakdown import by_tag as tag_breakdown
+from agent_assay.store import Store, open_existing_store, open_store
+from agent_assay.store.bundle import export_bundle, open_bundle
+from agent_assay.store.database import shown
+from agent_assay.store.evidence import append_head, check_witness, writable_witness
+from agent_assay.views.breakdown import ItemTable, TagBreakdown, items_of, tags_of
 from agent_assay.views.breakdown_render import (
     by_tag_csv,
     by_tag_json,
@@ -55,20 +66,37 @@ from agent_assay.views.breakdown_render import (
     items_text,
     metrics_csv,
 )
-from agent_assay.views.gates import comparison_text, report_json, report_text
-from agent_assay.views.passk import passk_json, passk_report, passk_text
-from agent_assay.views.planning import Plan, make_plan, plan_json, plan_text
+from agent_assay.views.gates import comparison_text, report_json_of, report_text_of
+from agent_assay.views.load import (
+    load_run_data,
+    make_plan,
+    metric_meta,
+    page_data,
+    show_run_view,
+    trajectory_view,
+)
+from agent_assay.views.passk import passk_json, passk_of, render_passk
+from agent_assay.views.planning import Plan, plan_json, plan_text
 from agent_assay.views.regression_view import gate_lines
-from agent_assay.views.run_view import RunView, run_view
-from agent_assay.views.summary import summarise
-from agent_assay.views.trajectory_view import TrajectoryView, trajectory_view
+from agent_assay.views.run_data import RunData
+from agent_assay.views.run_view import RunView
+from agent_assay.views.summary import summary_of
+from agent_assay.views.trajectory_view import TrajectoryView
 
-if TYPE_CHECKING:
-    from agent_assay.adapters.loaded import LoadedSystem
-    from agent_assay.controls.execute import ControlWatch
+if TYPE_CHECKING:  # the types results are given in, for callers' annotations too
+    from agent_assay.adapters.loaded import LoadedSystem as LoadedSystem
+    from agent_assay.adapters.registry import AdapterInfo
+    from agent_assay.controls.execute import ControlStep as ControlStep
+    from agent_assay.controls.execute import ControlWatch as ControlWatch
+    from agent_assay.importers import Importer
+    from agent_assay.importers import ImportReport as ImportReport
+    from agent_assay.integrity.adapter_check import AdapterCheck as AdapterCheck
     from agent_assay.integrity.verify import Verification
-    from agent_assay.rescoring import RescoreResult
+    from agent_assay.mutation.config import MutantSet
+    from agent_assay.rescoring import RescoreResult as RescoreResult
     from agent_assay.runner import RunResult
+    from agent_assay.store.database import Provisioned
+    from agent_assay.views.run_view import ListedRun
 
 # Running, certifying and re-scoring import the adapters, the executors, the runner and the
 # controls (SciPy's statistics among them) where they are called: reading a stored run
@@ -105,6 +133,11 @@ def open_db(store: StoreLike, *, must_exist: bool = False, read_only: bool = Fal
     return open_store(str(store))
 
 
+def shown_db(db: str) -> str:
+    """A store's path or URL as a message may print it (a server URL's password masked)."""
+    return shown(db)
+
+
 def system_of(system: SystemLike) -> LoadedSystem:
     from agent_assay.adapters.loaded import load_system
     from agent_assay.adapters.registry import load_adapter
@@ -129,6 +162,97 @@ class Evaluation:
     def run_id(self) -> str:
         return self.run.run_id
 
+    @property
+    def unmeasured(self) -> AssayError | None:
+        """The error a run whose slots were crashed by the harness (the agent could not be
+        reached, the environment failed) ends with once everything is stored: those slots
+        were not measured (exit ERROR). None when every slot was measured."""
+        if not self.result.harness:
+            return None
+        return AssayError(f"{self.result.crashed} items crashed: {self.result.first_harness}")
+
+    def notices(self, where: str = "") -> list[str]:
+        """What this session stored, the crashes it saw and the next steps, a line each (the
+        CLI prints them on stderr); `where` is the ` --db DB` commands they name need."""
+        from agent_assay.resuming import next_steps
+        from agent_assay.stats.crashes import crash_counts
+
+        result, run_id = self.result, self.run_id
+        lines = [f"wrote {result.written} trajectories ({result.crashed} crashed), "
+                 f"skipped {result.skipped} already stored"]
+        if result.retried:
+            lines.append(
+                f"  ran {result.retried} crashed slot(s) again as new attempts; the crashed "
+                f"attempts stay stored (`agent-assay runs show {run_id}{where}` lists them)")
+        if result.crashed:
+            lines.append("  by cause: "
+                         f"{crash_counts(result.crashed - result.harness, result.harness)}")
+        lines += [f"  crashed: {crash}" for crash in result.first_crashes]
+        if result.crashed > len(result.first_crashes):
+            lines.append(f"  ... and {result.crashed - len(result.first_crashes)} more")
+        if result.first_crashes:
+            lines.append(f"  -> all of them: agent-assay runs show {run_id}{where}")
+        lines += [f"  -> {step}" for step in next_steps(run_id, result.crashes_left, where)]
+        return lines
+
+
+@dataclass(frozen=True)
+class _Defined:
+    """A run as asked for, checked before anything is stored: the system loaded, the config
+    with its settings applied, the repetitions and seed in range."""
+
+    system: LoadedSystem
+    config: Config
+    settings: Mapping[str, object] | None
+    repeats: int
+    seed: int
+
+
+def _define(system: SystemLike, config: str, settings: Mapping[str, object] | None,
+            repeats: int, seed: int) -> _Defined:
+    from agent_assay.runner import check_run_numbers, resolve_config
+
+    check_run_numbers(repeats, seed)
+    loaded = system_of(system)
+    return _Defined(loaded, resolve_config(loaded, config, settings), settings, repeats, seed)
+
+
+def _chosen(db: Store, defined: _Defined, source: FileLike | None,
+            selection: Selection) -> tuple[Suite, list[Item]]:
+    """Build (and store) the suite, then choose the items: the first half of a run's set-up."""
+    from agent_assay.runner import build_and_store_suite
+
+    suite = build_and_store_suite(db, defined.system, as_path(source))
+    return suite, selection.choose(suite.items)
+
+
+def _started(db: Store, defined: _Defined, suite: Suite, items: Sequence[Item]) -> Run:
+    """The run created over `items` (nothing executed): the second half of the set-up."""
+    from agent_assay.runner import settings_env, start_run
+
+    return start_run(db, defined.system, suite, defined.config, repeats=defined.repeats,
+                     seed=defined.seed, items=items,
+                     extra_env=settings_env(defined.config, defined.settings))
+
+
+def start(
+    system: SystemLike,
+    config: str,
+    *,
+    store: StoreLike,
+    source: FileLike | None = None,
+    selection: Selection = EVERY,
+    repeats: int = 1,
+    seed: int = 0,
+    settings: Mapping[str, object] | None = None,
+) -> Run:
+    """Build the system's suite into the store, choose the items `selection` names, and
+    create the run of `config` over them: what `evaluate` does before any agent runs, for a
+    caller that executes the run itself (`runner.execute_run`, a benchmark timing it)."""
+    defined = _define(system, config, settings, repeats, seed)
+    db = open_db(store)
+    return _started(db, defined, *_chosen(db, defined, source, selection))
+
 
 def evaluate(
     system: SystemLike,
@@ -136,57 +260,36 @@ def evaluate(
     *,
     store: StoreLike,
     source: FileLike | None = None,
+    selection: Selection = EVERY,
     repeats: int = 1,
     seed: int = 0,
-    tags: Sequence[str] = (),
-    limit: int | None = None,
-    items: Sequence[str] = (),
-    match: Sequence[str] = (),
     settings: Mapping[str, object] | None = None,
-    workers: int = 1,
-    executor: str = "process",
-    scheduler: str | None = None,
+    executor: ExecutorSpec = LOCAL,
     progress: bool | None = False,
     notice: Notice = _quiet,
 ) -> Evaluation:
-    """Run `config` over the system's items x `repeats` into the store. The items are those
-    `items` (ids), `match` (globs), `tags` and `limit` select, composed as
-    `agent_assay.selection` says; `settings` sets the config's declared settable parameters
-    (`adapters.settings`). The agents run in `workers` agent processes (never in this one;
-    see `hosting`), or with `executor` "dask" on the scheduler at `scheduler` (else a local
-    cluster of `workers` processes), which is reached before the store is touched."""
-    from agent_assay.executors import ExecutorSpec, open_backend
-    from agent_assay.runner import (
-        build_and_store_suite,
-        check_run_numbers,
-        execute_run,
-        resolve_config,
-        settings_env,
-        start_run,
-    )
+    """Run `config` over the items `selection` chooses (`agent_assay.selection`) x `repeats`
+    into the store; `settings` sets the config's declared settable parameters
+    (`adapters.settings`). The agents run where `executor` says: in `workers` agent processes
+    (never in this one; see `hosting`), or on a Dask cluster, which is reached before the
+    store is touched."""
+    from agent_assay.executors.processes import open_backend
+    from agent_assay.runner import execute_run
 
-    spec = ExecutorSpec(executor, workers, scheduler)
-    check_run_numbers(repeats, seed)
-    loaded = system_of(system)
-    chosen_config = resolve_config(loaded, config, settings)
-    selection = Selection.of(ids=items, patterns=match, tags=tags, limit=limit)
-    with open_backend(spec) as backend:
+    defined = _define(system, config, settings, repeats, seed)
+    with open_backend(executor) as backend:
         db = open_db(store)
-        suite = build_and_store_suite(db, loaded, as_path(source))
-        chosen = selection.choose(suite.items)
-        run = start_run(db, loaded, suite, chosen_config, repeats=repeats, seed=seed,
-                        items=chosen, extra_env=settings_env(chosen_config, settings))
+        run = _started(db, defined, *_chosen(db, defined, source, selection))
         notice(f"run {run.run_id}")
-        return Evaluation(run, execute_run(db, loaded, run, backend=backend, progress=progress))
+        return Evaluation(run, execute_run(db, defined.system, run, backend=backend,
+                                           progress=progress))
 
 
 def resume(
     run_id: str,
     *,
     store: StoreLike,
-    workers: int = 1,
-    executor: str = "process",
-    scheduler: str | None = None,
+    executor: ExecutorSpec = LOCAL,
     progress: bool | None = False,
     notice: Notice = _quiet,
     retry: str | None = None,
@@ -205,12 +308,11 @@ def resume(
     are what the caller believes the run is: any that differs from the run's own is
     refused before anything is written (None: not said)."""
     from agent_assay.adapters.registry import load_adapter
-    from agent_assay.executors import ExecutorSpec, open_backend
+    from agent_assay.executors.processes import open_backend
     from agent_assay.resuming import differences, refuse_control_made, refuse_differences
     from agent_assay.runner import execute_run, retry_causes
     from agent_assay.writers import still_writing, this_process
 
-    spec = ExecutorSpec(executor, workers, scheduler)
     if retry is not None:
         retry_causes(retry)  # a mode that is not one is refused before anything is written
     db = open_db(store, must_exist=True)
@@ -220,7 +322,7 @@ def resume(
     refuse_differences(run, differences(
         db, run, loaded, adapter=adapter, config=config, source=source, repeats=repeats,
         limit=limit, seed=seed, tags=tags))
-    with open_backend(spec) as backend:
+    with open_backend(executor) as backend:
         db.claim_run(run.run_id, this_process().to_json(), busy=still_writing)
         notice(f"run {run.run_id}")
         return Evaluation(run, execute_run(db, loaded, run, backend=backend, progress=progress,
@@ -234,16 +336,11 @@ def run_to_certify(
     run: str | None,
     config: str | None,
     source: FileLike | None = None,
-    tags: Sequence[str] = (),
-    limit: int | None = None,
-    items: Sequence[str] = (),
-    match: Sequence[str] = (),
+    selection: Selection = EVERY,
     settings: Mapping[str, object] | None = None,
     repeats: int = 1,
     seed: int = 0,
-    workers: int = 1,
-    executor: str = "process",
-    scheduler: str | None = None,
+    executor: ExecutorSpec = LOCAL,
     notice: Notice = _quiet,
 ) -> Run:
     """The run named, else the newest complete run of `config` (with `settings`) over the
@@ -251,18 +348,9 @@ def run_to_certify(
     asked for (see `evaluate`), which is reached only then. A config or settings given with
     a run must be the run's: silently certifying another config's run would report the
     wrong system."""
-    from agent_assay.executors import ExecutorSpec, open_backend
-    from agent_assay.runner import (
-        build_and_store_suite,
-        certifiable_run,
-        check_run_numbers,
-        execute_run,
-        resolve_config,
-        settings_env,
-        start_run,
-    )
+    from agent_assay.executors.processes import open_backend
+    from agent_assay.runner import certifiable_run, execute_run, resolve_config
 
-    spec = ExecutorSpec(executor, workers, scheduler)
     if run:
         named = db.get_run(run)
         if config and config != named.config_name:
@@ -280,25 +368,19 @@ def run_to_certify(
         return named
     if not config:
         raise AssayError("name a run (--run RUN_ID) or a config (--config NAME)")
-    check_run_numbers(repeats, seed)
-    chosen_config = resolve_config(loaded, config, settings)
-    selection = Selection.of(ids=items, patterns=match, tags=tags, limit=limit)
-    suite = build_and_store_suite(db, loaded, as_path(source))
-    chosen = [i.item_id for i in selection.choose(suite.items)]
-    found = certifiable_run(db, loaded.name, chosen_config.config_hash, chosen)
+    defined = _define(loaded, config, settings, repeats, seed)
+    suite, chosen = _chosen(db, defined, source, selection)
+    found = certifiable_run(db, loaded.name, defined.config.config_hash,
+                            [i.item_id for i in chosen])
     if found is not None:
         return found
-    with open_backend(spec) as backend:
+    with open_backend(executor) as backend:
         notice(
             f"no complete run of {config} over these {len(chosen)} items; running one "
             f"(k={repeats})"
         )
-        made = start_run(
-            db, loaded, suite, chosen_config, repeats=repeats, seed=seed,
-            items=[suite.by_id()[i] for i in chosen],
-            extra_env=settings_env(chosen_config, settings),
-        )
-        execute_run(db, loaded, made, backend=backend)
+        made = _started(db, defined, suite, chosen)
+        execute_run(db, defined.system, made, backend=backend)
     return made
 
 
@@ -343,28 +425,23 @@ def certify(
     run: str | None = None,
     config: str | None = None,
     source: FileLike | None = None,
-    tags: Sequence[str] = (),
-    limit: int | None = None,
-    items: Sequence[str] = (),
-    match: Sequence[str] = (),
+    selection: Selection = EVERY,
     settings: Mapping[str, object] | None = None,
     repeats: int = 1,
     seed: int = 0,
     allow_not_run: Sequence[str] = (),
     random_seeds: int | None = None,
     bands: FileLike | None = None,
-    workers: int = 1,
-    executor: str = "process",
-    scheduler: str | None = None,
+    executor: ExecutorSpec = LOCAL,
     notice: Notice = _quiet,
     witness: FileLike | None = None,
     watch: ControlWatch | None = None,
 ) -> Certification:
     """Run every control on a run and say whether it is admissible. A run made for it runs
-    on the executor asked for (see `evaluate`); identical_config's twins run in `workers`
-    agent processes of this host whatever the executor, started as a run's are. With
+    on the executor asked for (see `evaluate`); identical_config's twins run in its
+    `workers` agent processes of this host whatever the executor, started as a run's are. With
     `witness`, the new head and the verdict are appended to that file (see
-    `store.witness`), which is refused first when it exists and is not an intact witness.
+    `store.evidence.witness`), which is refused first when it exists and is not an intact witness.
     `watch` is told when each control starts and finishes (the CLI draws progress)."""
     from agent_assay.controls.execute import check_allowed, effective_bands, run_controls
 
@@ -375,9 +452,8 @@ def certify(
     db, loaded = open_db(store), system_of(system)
     effective_bands(loaded, bands, random_seeds)  # refused before a run is made for it
     target = run_to_certify(
-        db, loaded, run=run, config=config, source=source, tags=tags, limit=limit,
-        items=items, match=match, settings=settings, repeats=repeats, seed=seed,
-        workers=workers, executor=executor, scheduler=scheduler, notice=notice,
+        db, loaded, run=run, config=config, source=source, selection=selection,
+        settings=settings, repeats=repeats, seed=seed, executor=executor, notice=notice,
     )
     notice(
         f"certifying run {target.run_id} ({target.adapter}/{target.config_name}, "
@@ -385,7 +461,7 @@ def certify(
     )
     result = run_controls(
         db, loaded, target, allowed=allowed, random_seeds=random_seeds, bands_file=bands,
-        workers=workers, watch=watch,
+        workers=executor.workers, watch=watch,
     )
     stored = db.control_outcomes(target.run_id)
     payloads = tuple(stored[o.kind].payload for o in result.outcomes)
@@ -462,12 +538,18 @@ class Report:
         return ExitCode.REFUSED if self.single_pass.reasons else ExitCode.OK
 
     @cached_property
+    def snapshot(self) -> RunData:
+        """The run as the text, JSON and CSV render it, read once after the verdict (nothing
+        more from a tampered store); the page reads its own, fuller one."""
+        return load_run_data(self.store, self.run, self.verdict, cluster=self.cluster,
+                             suite=self.by_tag or self.items is not None,
+                             trajectories=self.passk_curve, outcomes=self.passk_curve)
+
+    @property
     def single_pass(self) -> SinglePass:
         """Whether a k=1 headline may stand (found once for the text, JSON and exit code);
         nothing is read from a tampered store to decide it."""
-        if self.verdict.tampered:
-            return SinglePass(())
-        return single_pass_refusal(self.store, self.run)
+        return self.snapshot.single
 
     @property
     def verdict_word(self) -> str:
@@ -475,22 +557,22 @@ class Report:
 
     @cached_property
     def tag_cut(self) -> TagBreakdown:
-        return tag_breakdown(self.store, self.run)
+        return tags_of(self.snapshot)
 
     @cached_property
     def item_cut(self) -> ItemTable | None:
         if self.items is None:
             return None
-        return item_table(self.store, self.run, self.items, failed_only=self.failed)
+        kind, definition = metric_meta(self.store, self.run, self.items)
+        return items_of(self.snapshot, self.items, kind, definition, failed_only=self.failed)
 
     @cached_property
     def text(self) -> str:
-        text = report_text(self.store, self.run, self.verdict, headline_only=self.headline_only,
-                           cluster=self.cluster, single=self.single_pass)
+        text = report_text_of(self.snapshot, headline_only=self.headline_only)
         if self.verdict.tampered:
             return text
         if self.passk_curve:
-            text += passk_text(self.store, self.run)
+            text += render_passk(passk_of(self.snapshot))
         if self.by_tag:
             text += by_tag_text(self.tag_cut)
         if self.item_cut is not None:
@@ -508,11 +590,11 @@ class Report:
 
     @cached_property
     def data(self) -> dict[str, Any]:
-        data = report_json(self.store, self.run, self.verdict, self.cluster, self.single_pass)
+        data = report_json_of(self.snapshot)
         if self.verdict.tampered:
             return data
         if self.passk_curve:
-            data["passk_curve"] = passk_json(passk_report(self.store, self.run))
+            data["passk_curve"] = passk_json(passk_of(self.snapshot))
         if self.by_tag:
             data["by_tag"] = by_tag_json(self.tag_cut)
         if self.item_cut is not None:
@@ -522,9 +604,9 @@ class Report:
     @cached_property
     def html(self) -> str:
         """The self-contained page: verdict first, plots, tables, every trajectory."""
-        from agent_assay.views.html import run_page
+        from agent_assay.views.html import run_page_of
 
-        return run_page(self.store, self.run, self.verdict)
+        return run_page_of(page_data(self.store, self.run, self.verdict))
 
     @cached_property
     def csv(self) -> str:
@@ -533,16 +615,14 @@ class Report:
         else the per-tag one with `by_tag`, else the metric table. A tampered run has no
         number to export."""
         if self.verdict.tampered:
-            raise AssayError(
+            raise TamperedEvidence(
                 f"run {self.run.run_id} is TAMPERED (its stored evidence fails its own "
-                "chain); no number is exported. `agent-assay verify` shows why",
-                exit_code=ExitCode.TAMPERED)
+                "chain); no number is exported. `agent-assay verify` shows why")
         if self.item_cut is not None:
             return items_csv(self.item_cut, self.verdict.one_line)
         if self.by_tag:
             return by_tag_csv(self.tag_cut, self.verdict.one_line)
-        metrics = summarise(self.store, self.run, self.cluster,
-                            self.verdict.integrity.check).metrics
+        metrics = summary_of(self.snapshot).metrics
         shown = [m for m in metrics if m.headline or not self.headline_only]
         return metrics_csv(shown, self.run.run_id, self.verdict.one_line)
 
@@ -670,7 +750,7 @@ def verify(
 def show_run(run_id: str, *, store: StoreLike) -> RunView:
     """What a run is and how it went: config, suite, environment, events, crashes,
     controls and verdict (no numbers)."""
-    return run_view(open_db(store, read_only=True), run_id)
+    return show_run_view(open_db(store, read_only=True), run_id)
 
 
 def show_trajectory(
@@ -743,3 +823,239 @@ def plan(
         raise AssayError(f"run {target.run_id} names no headline metric: pass --metric")
     return PlanResult(make_plan(db, target, metric=chosen, effects=effects, power=power,
                                alpha=alpha, correlation=correlation))
+
+
+# ---- the rest of what the command line does -------------------------------------------------
+# Each is what one command asks of the layers below, so the command line imports the API,
+# its options, the renderers and the errors only; the order of every check is the command's.
+def adapters() -> list[AdapterInfo]:
+    """Name, version and providing distribution of every registered adapter."""
+    from agent_assay.adapters.registry import list_adapters
+
+    return list_adapters()
+
+
+def adapter_names() -> list[str]:
+    """The registered adapters' names, sorted."""
+    from agent_assay.adapters.registry import adapter_names as names
+
+    return names()
+
+
+def check_adapter(name: str, *, config: str | None = None,
+                  source: Path | None = None) -> AdapterCheck:
+    """The registered adapter `name` checked against the plugin surface before a first run
+    (`integrity.adapter_check`)."""
+    from agent_assay.adapters.registry import load_raw
+    from agent_assay.integrity.adapter_check import check_adapter as checked
+
+    return checked(load_raw(name), name, config=config, source=source)
+
+
+def runs(*, store: StoreLike) -> Sequence[ListedRun]:
+    """The stored runs, oldest first, each with its status and what its controls waived."""
+    from agent_assay.views.load import list_runs
+
+    return list_runs(open_db(store, read_only=True))
+
+
+@dataclass(frozen=True)
+class ImportFile:
+    """A file of published results, read and checked by its importer; nothing is stored
+    until `store` is called."""
+
+    importer: Importer
+    parsed: Any
+
+    def store(self, store: StoreLike, *, name: str | None = None) -> ImportReport:
+        return self.importer.store(open_db(store), self.parsed, name=name)
+
+
+def read_import(importer: str, file: Path) -> ImportFile:
+    """FILE read by the importer plugin `importer`: a bad file is refused before any store
+    is opened."""
+    from agent_assay.importers import load_importer
+
+    plugin = load_importer(importer)
+    return ImportFile(plugin, plugin.parse(file))
+
+
+def check_bands(system: LoadedSystem, bands: FileLike | None, random_seeds: int | None) -> None:
+    """Refuse, before a run is made for certification, a bands file or a seed count the
+    controls would refuse (`controls.execute.effective_bands`)."""
+    from agent_assay.controls.execute import effective_bands
+
+    effective_bands(system, as_path(bands), random_seeds)
+
+
+def check_witness_file(witness: FileLike) -> None:
+    """Refuse a witness file that exists and is not an intact witness (`store.evidence.witness`)."""
+    writable_witness(Path(witness))
+
+
+@dataclass(frozen=True)
+class StoredControls:
+    """The newest stored outcome of every control of a run, and the verdict they give."""
+
+    run: Run
+    outcomes: Mapping[str, Any]
+    """Each control kind's newest stored outcome (`.payload`), in the order they ran."""
+    verdict: Admissibility
+
+    def refusal(self, doing: str) -> AssayError:
+        """The one-line refusal of a command that will not go on (`doing` it) with a run
+        whose evidence fails its integrity check."""
+        from agent_assay.store.evidence import refusal
+
+        return refusal(self.run.run_id, self.verdict.integrity.findings, doing)
+
+
+def stored_controls(run_id: str, *, store: StoreLike) -> StoredControls:
+    """What the controls stored for `run_id` (refused when none did) and the verdict."""
+    db = open_db(store, read_only=True)
+    run = db.get_run(run_id)
+    outcomes = db.control_outcomes(run.run_id)
+    if not outcomes:
+        raise AssayError(f"no control outcomes stored for run {run_id}")
+    return StoredControls(run, outcomes, assess(db, run))
+
+
+def mutants(operators: FileLike | None) -> MutantSet:
+    """The mutant set in `operators` (default: the built-in one), every value checked."""
+    from agent_assay.mutation.config import BUILTIN, load_mutants
+
+    return load_mutants(as_path(operators) or BUILTIN)
+
+
+@dataclass(frozen=True)
+class Mutation:
+    run: Run
+    store: Store
+
+    @cached_property
+    def rows(self) -> Sequence[Mapping[str, Any]]:
+        """The newest mutation pass stored for the run, as `views.mutation_render` reads it
+        (read when first asked for)."""
+        return self.store.latest_mutation_pass(self.run.run_id)
+
+
+def mutate(
+    system: SystemLike,
+    mutant_set: MutantSet,
+    *,
+    store: StoreLike,
+    run: str | None = None,
+    config: str | None = None,
+    source: FileLike | None = None,
+    selection: Selection = EVERY,
+    repeats: int = 1,
+    seed: int = 0,
+    notice: Notice = _quiet,
+) -> Mutation:
+    """Plant the defects of `mutant_set` in a run's trajectories (the run named, else one
+    found or made as `certify` finds it, over every item), replay them and store which
+    metrics noticed; `selection` chooses which of the run's items are mutated."""
+    from agent_assay.mutation.engine import check_thresholds, pass_payloads, run_pass
+
+    db = open_db(store, must_exist=run is not None)
+    loaded = system_of(system)
+    check_thresholds(mutant_set, loaded)  # before a run can be made for the pass
+    if run is None and selection != EVERY:  # refused before a run is made for it
+        selection.choose(loaded.build_suite(as_path(source)).items)
+    target = run_to_certify(db, loaded, run=run, config=config, source=source,
+                            repeats=repeats, seed=seed, notice=notice)
+    result = run_pass(db, loaded, target, mutant_set, selection=selection)
+    db.put_mutation_rows(target.run_id, pass_payloads(result))
+    return Mutation(target, db)
+
+
+def mutation_pass(run_id: str, *, store: StoreLike) -> Mutation:
+    """The newest mutation pass stored for `run_id`."""
+    db = open_db(store, read_only=True)
+    return Mutation(db.get_run(run_id), db)
+
+
+def migrate(store: str, *, repair: bool = False, notice: Notice = _quiet) -> list[Finding]:
+    """Upgrade an older store in place (every row kept) and, with `repair`, restore its
+    missing or altered triggers and indexes (recorded); say each step through `notice`, and
+    return what its schema check still finds (TAMPERED when anything)."""
+    from agent_assay.store.database import make_engine, schema_findings, stored_version
+    from agent_assay.store.database import repair as repair_schema
+    from agent_assay.store.database.migrations import LATEST, apply
+
+    # a read-only look first: what is not a store is refused untouched, and so is no store
+    # at all (a mistyped --db must not become a new, empty one)
+    if stored_version(store) == 0:
+        raise AssayError(f"no store at --db {shown(store)} to migrate: migrate upgrades an "
+                         "existing store and never creates one")
+    engine = make_engine(store)
+    applied = apply(engine)
+    if applied:
+        notice(f"applied migration(s) {', '.join(map(str, applied))}; schema now {LATEST}")
+    if repair:
+        done = repair_schema(engine)
+        for name in done.restored:
+            notice(f"restored {name}")
+        for name in done.refused:
+            notice(f"could not restore {name}: the table holds rows it forbids "
+                   "(`agent-assay verify` names them)")
+        if done.restored or done.refused:
+            notice("the repair is recorded in the store; `agent-assay verify` shows it")
+    with engine.connect() as conn:
+        problems = schema_findings(conn)
+    for finding in problems:
+        notice(f"schema: {finding.line()}")
+    if not problems and not applied and not repair:
+        notice(f"schema already at version {LATEST}, every trigger and index in place")
+    return problems
+
+
+def provision(store: str, role: str | None = None, password: str | None = None) -> Provisioned:
+    """Create or upgrade the store's schema and its append-only guards; with `role`, make
+    that PostgreSQL role the harness's (SELECT and INSERT only)."""
+    from agent_assay.store.database import provision as provisioned
+
+    return provisioned(store, role, password)
+
+
+# ---- a command's store ---------------------------------------------------------------------
+def absent_store(db: str) -> Path | None:
+    """The SQLite file `db` names when there is none yet (a command that creates it takes
+    it away again when it fails before storing a run: `discard_unused`); else None."""
+    from agent_assay.store.database import absent_store_file
+
+    return absent_store_file(db)
+
+
+def discard_unused(created: Path) -> None:
+    """Close every store still held, then remove `created` if no run was stored in it."""
+    from agent_assay.store import close_pinned
+    from agent_assay.store.database import discard_if_unused
+
+    close_pinned()
+    discard_if_unused(created)
+
+
+def close_stores() -> None:
+    """End every read transaction a store still holds (at the end of a command)."""
+    from agent_assay.store import close_pinned
+
+    close_pinned()
+
+
+def database_failure(exc: BaseException, db: str | None = None) -> AssayError | None:
+    """The one-line error a failure of the database engine becomes (None for any other
+    exception): for the store `db`, what is damaged in it (TAMPERED) or why it could not be
+    reached; with no store named, a full disk or an unreadable store (ERROR)."""
+    from sqlalchemy.exc import DatabaseError
+
+    from agent_assay.store.database import damage_error, disk_full, short
+
+    if not isinstance(exc, DatabaseError):
+        return None
+    reason = str(exc.orig) if exc.orig is not None else str(exc)
+    if db is not None:
+        return damage_error(db, reason)
+    if disk_full(reason):
+        return AssayError(f"the store cannot be written: the disk is full ({short(reason)})")
+    return AssayError(f"the store cannot be read: {short(reason)}")

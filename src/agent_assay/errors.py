@@ -1,8 +1,11 @@
-"""The one exception type the CLI turns into a one-line message.
+"""The exception types the CLI turns into a one-line message and an exit code.
 
 Anything a user can cause (bad input, unknown ids, a missing file) raises
 `AssayError` with a message that names the file, line, name or id. Anything
-else is a bug and is allowed to show a traceback.
+else is a bug and is allowed to show a traceback. An error whose exit code is not
+ERROR has a type of its own that carries it (`TamperedEvidence`, `RunStopped`,
+`RunInterrupted`), so no code spells an exit code where it raises; the command line
+turns any of them into its exit code in one place (`cli.run_cli`).
 """
 
 
@@ -20,6 +23,48 @@ class AssayError(Exception):
     def __init__(self, message: str, *, exit_code: int = ExitCode.ERROR) -> None:
         super().__init__(message)
         self.exit_code = exit_code
+
+
+class TamperedEvidence(AssayError):
+    """Stored evidence fails its own checks (a chain, a digest, a row that does not decode
+    or fit its shape, a bundle that disagrees with itself, a damaged database): nothing
+    built on it is believed. Exit TAMPERED."""
+
+    exit_code: int = ExitCode.TAMPERED
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, exit_code=ExitCode.TAMPERED)
+
+
+class RunStopped(AssayError):
+    """A run that stopped early (Ctrl-C, a worker that died): what is stored stays stored,
+    and the message says how to go on. Exit ERROR, or INTERRUPTED / TERMINATED for a run
+    stopped by a signal (`RunInterrupted`)."""
+
+    def __init__(self, run_id: str, what: str, *, exit_code: int = ExitCode.ERROR) -> None:
+        self.run_id, self.what = run_id, what
+        super().__init__(self.resume_line(), exit_code=exit_code)
+
+    def resume_line(self, where: str = "") -> str:
+        """The message, its resume command naming the store with `where` (` --db DB`, as
+        messages show it; empty for the default store)."""
+        return f"{self.what}; resume it with `agent-assay run --resume {self.run_id}{where}`"
+
+    def for_cli(self, where: str) -> AssayError:
+        """The one-line error `run` ends with, naming the store to resume from (`where`, see
+        `resume_line`), and a plain AssayError, so the command line does not take it for a
+        fresh Ctrl-C."""
+        return AssayError(self.resume_line(where), exit_code=self.exit_code)
+
+
+class RunInterrupted(RunStopped, KeyboardInterrupt):
+    """Ctrl-C (exit INTERRUPTED) or SIGTERM (`terminated`, exit TERMINATED) during a run.
+    Still a KeyboardInterrupt, so code that stops on Ctrl-C keeps stopping; also an
+    AssayError, so the command line says how to resume."""
+
+    def __init__(self, run_id: str, what: str, *, terminated: bool = False) -> None:
+        super().__init__(run_id, what, exit_code=ExitCode.TERMINATED if terminated
+                         else ExitCode.INTERRUPTED)
 
 
 class AgentUnreachable(Exception):

@@ -328,7 +328,7 @@ class Trajectory:
 
     @staticmethod
     def from_json(data: Mapping[str, JSON]) -> Trajectory:
-        if "final_state_delta" in data:  # the store rebuilds it first (store.state_blobs)
+        if "final_state_delta" in data:  # the store rebuilds it first (store.encoding.state_blobs)
             raise ValueError("a stored final-state delta must be expanded before decoding")
         cost = data.get("cost") or {"usd": 0.0, "reason": "not reported by the adapter"}
         return Trajectory(

@@ -95,7 +95,7 @@ class Gate:
 
     def _certify(self) -> Certification:
         from agent_assay import api
-        from agent_assay.store.witness import writable_witness
+        from agent_assay.store.evidence import writable_witness
 
         if self.witness is not None:  # refused before a run is made
             writable_witness(self.witness)

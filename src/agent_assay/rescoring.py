@@ -13,9 +13,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from agent_assay.adapters.loaded import LoadedSystem, load_system
-from agent_assay.runner import run_context, scorer_manifest
-from agent_assay.store.run_check import require_intact
-from agent_assay.store.store import ScoreRecord, Store
+from agent_assay.run_context import run_context
+from agent_assay.runner import scorer_manifest
+from agent_assay.store import ScoreRecord, Store
+from agent_assay.store.evidence import require_intact
 
 
 @dataclass(frozen=True)

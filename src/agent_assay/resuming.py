@@ -22,7 +22,7 @@ from agent_assay.adapters.pure_suite import build_pure_suite
 from agent_assay.errors import AssayError
 from agent_assay.model import AGENT_CRASH, HARNESS_CRASH, CrashCause, Run
 from agent_assay.runner import select_items
-from agent_assay.store.store import Store
+from agent_assay.store import Store
 
 
 def refuse_control_made(run: Run) -> None:

@@ -32,9 +32,11 @@ from agent_assay.adapters.loaded import LoadedSystem, load_system
 from agent_assay.adapters.pure_suite import build_pure_suite
 from agent_assay.adapters.settings import applied
 from agent_assay.aggregates import scorer_versions
-from agent_assay.errors import AssayError, Terminated
-from agent_assay.executors import SEQUENTIAL, Arrival, Backend, ExecutorLost, ScoringJob, Task
+from agent_assay.errors import AssayError, RunInterrupted, RunStopped, Terminated
+from agent_assay.executors.processes import SEQUENTIAL
+from agent_assay.executors.protocol import Arrival, Backend, ExecutorLost, ScoringJob
 from agent_assay.hashing import stable_seed
+from agent_assay.hosting.jobs import Task
 from agent_assay.llm.configs import MODEL_SETTINGS, is_model_config
 from agent_assay.llm.endpoint import resolve_endpoint
 from agent_assay.model import (
@@ -49,15 +51,12 @@ from agent_assay.model import (
     Trajectory,
     crash_cause_in,
 )
-from agent_assay.scoring.base import ScoreKind, Scorer, ScoringContext
-from agent_assay.scoring.registry import score_all
+from agent_assay.run_context import RunContext, SystemLike, run_context
+from agent_assay.scoring.base import Scorer
 from agent_assay.selection import Selection
-from agent_assay.store.chain_check import RETRY_EVENT
-from agent_assay.store.checkpoint import write_checkpoint
-from agent_assay.store.engine import shown
-from agent_assay.store.prepared import PreparedTrajectory
-from agent_assay.store.run_check import require_intact
-from agent_assay.store.store import Attempt, ScoreRecord, Store
+from agent_assay.store import Attempt, ScoreRecord, Store
+from agent_assay.store.encoding import PreparedTrajectory
+from agent_assay.store.evidence import RETRY_EVENT, require_intact, write_checkpoint
 from agent_assay.version import harness_version
 from agent_assay.writers import this_process
 
@@ -81,60 +80,6 @@ class RunResult:
     """Of the written, how many ran a crashed slot again (`retry`)."""
     crashes_left: Mapping[CrashCause, int] = field(default_factory=dict)
     """The slots whose newest attempt crashed once this session ended, by cause."""
-
-
-SystemLike = object
-"""A loaded system, or any object implementing the plugin surface (checked on use by
-`load_system`, so a script can hand its own system object to any of these functions)."""
-
-
-@dataclass(frozen=True)
-class RunContext:
-    """What scoring a run's trajectories needs, set up once: the system prepared for the
-    stored suite, its items by id, the scorer set, the scoring context, each scorer's kind.
-    The runner, re-scoring, mutation and the controls all start from one."""
-
-    system: LoadedSystem
-    suite: Suite
-    items: Mapping[str, Item]
-    scorers: tuple[Scorer, ...]
-    scoring: ScoringContext
-
-    @property
-    def kinds(self) -> dict[str, ScoreKind]:
-        return {s.name: s.kind for s in self.scorers}
-
-    def score(self, trajectory: Trajectory) -> list[ScoreRecord]:
-        return score_records(self.scorers, self.items[trajectory.item_id], trajectory, self.scoring)
-
-
-def run_context(store: Store, system: SystemLike, run: Run) -> RunContext:
-    return suite_context(system, store.get_suite(run.suite_hash))
-
-
-def suite_context(system: SystemLike, suite: Suite) -> RunContext:
-    """The scoring context of `suite` (with its gold): the system prepared for it, its
-    scorers. Where there is no store at hand, a scoring process say."""
-    loaded = load_system(system)
-    loaded.prepare(suite)
-    return RunContext(loaded, suite, suite.by_id(), loaded.scorers(), loaded.scoring_context())
-
-
-def score_records(
-    scorers: Sequence[Scorer], item: Item, trajectory: Trajectory, ctx: ScoringContext
-) -> list[ScoreRecord]:
-    return [
-        ScoreRecord(
-            item_id=trajectory.item_id,
-            repetition=trajectory.repetition,
-            scorer=scorer.name,
-            scorer_version=scorer.version,
-            value=result.value,
-            detail=result.detail,
-            imported=result.imported,
-        )
-        for scorer, result in score_all(scorers, item.gold, trajectory, ctx)
-    ]
 
 
 def resolve_config(
@@ -488,29 +433,6 @@ class _Tally:
                                                     "cause": cause, **numbered})
 
 
-class RunStopped(AssayError):
-    """A run that stopped early (Ctrl-C, a worker that died): what is stored stays stored,
-    and the message says how to go on."""
-
-    def __init__(self, run_id: str, what: str, *, exit_code: int = 1) -> None:
-        self.run_id, self.what = run_id, what
-        super().__init__(self.resume_line(None), exit_code=exit_code)
-
-    def resume_line(self, db: str | None) -> str:
-        where = f" --db {shown(db)}" if db else ""
-        return f"{self.what}; resume it with `agent-assay run --resume {self.run_id}{where}`"
-
-    def for_cli(self, db: str | None) -> AssayError:
-        """The one-line error `run` ends with, naming the `--db` to resume from (and a
-        plain AssayError, so the command line does not take it for a fresh Ctrl-C)."""
-        return AssayError(self.resume_line(db), exit_code=self.exit_code)
-
-
-class RunInterrupted(RunStopped, KeyboardInterrupt):
-    """Ctrl-C during a run. Still a KeyboardInterrupt, so code that stops on Ctrl-C keeps
-    stopping; also an AssayError, so the command line says how to resume."""
-
-
 def _why_stopped(run: Run, written: int, exc: BaseException) -> BaseException:
     """What a run that stopped early raises: Ctrl-C and an executor that went away (a worker
     process that died, a lost scheduler) become one line saying how to resume; anything
@@ -519,7 +441,7 @@ def _why_stopped(run: Run, written: int, exc: BaseException) -> BaseException:
         word = "terminated" if isinstance(exc, Terminated) else "interrupted"
         return RunInterrupted(
             run.run_id, f"{word}: run {run.run_id} stopped after {written} new "
-            "trajectories", exit_code=Terminated.exit_code if word == "terminated" else 130,
+            "trajectories", terminated=word == "terminated",
         )
     if isinstance(exc, ExecutorLost):
         return RunStopped(

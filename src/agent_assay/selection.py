@@ -25,6 +25,9 @@ SHOWN = 3
 
 @dataclass(frozen=True)
 class Selection:
+    """Which items a run covers: ids, patterns, tags and a limit, composed in the order
+    this module's docstring gives (`EVERY`, the default, is every item)."""
+
     ids: tuple[str, ...] = ()
     patterns: tuple[str, ...] = ()
     """Shell-style globs (`*`, `?`, `[...]`) matched against the whole id, case-sensitive."""

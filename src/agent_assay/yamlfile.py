@@ -29,12 +29,6 @@ MAX_NODES = 100_000
 _MERGE = "tag:yaml.org,2002:merge"
 
 
-def read_yaml(path: Path, what: str) -> Any:
-    """The parsed document; a missing file, a syntax error or a key given twice in one
-    mapping is an AssayError naming the file and line."""
-    return read_located(path, what).data
-
-
 @dataclass(frozen=True)
 class Located:
     """A parsed YAML document and the line each mapping key stands on, so a check of a
@@ -54,8 +48,9 @@ class Located:
 
 
 def read_located(path: Path, what: str) -> Located:
-    """Like `read_yaml`, with key lines, refusing a key that appears twice in one mapping
-    (YAML would silently keep the last)."""
+    """The parsed document with its key lines; a missing file, a syntax error or a key given
+    twice in one mapping (YAML would silently keep the last) is an AssayError naming the
+    file and line."""
     return parse_located(path, read_utf8(path, what), what)
 
 

@@ -61,7 +61,7 @@ from agent_assay.model import (
     ToolCall,
     Trajectory,
 )
-from agent_assay.yamlfile import read_located
+from agent_assay.yamlfile import Located, read_located
 from agent_assay_bundled.bands import BANDS
 from agent_assay_bundled.governance_scoring import (
     EXECUTE,
@@ -167,15 +167,7 @@ _SUITES: dict[WorldSpec, tuple[Item, ...]] = {}
 def load_spec(path: Path) -> WorldSpec:
     """Read ``{seed, split, n, difficulty}``; any fault names the file and the line."""
     doc = read_located(path, "suite file")
-    data = doc.data
-    if not isinstance(data, dict):
-        raise AssayError(f"{path}:1: expected a mapping with {_fields()}")
-    for key in data:
-        if key not in SPEC_FIELDS:
-            raise AssayError(f"{doc.at(key)}: unknown field {key!r}; expected {_fields()}")
-    missing = [f for f in SPEC_FIELDS if f not in data]
-    if missing:
-        raise AssayError(f"{path}:1: missing field(s): {', '.join(missing)}")
+    data = _spec_fields(path, doc)
 
     def bad(field: str, why: str) -> AssayError:
         return AssayError(f"{doc.at(field)}: field {field!r} {why}, got {data[field]!r}")
@@ -193,6 +185,20 @@ def load_spec(path: Path) -> WorldSpec:
     if not isinstance(data["difficulty"], str) or data["difficulty"] not in DIFFICULTIES:
         raise bad("difficulty", f"must be one of {', '.join(DIFFICULTIES)}")
     return WorldSpec(int(data["seed"]), str(data["split"]), int(data["n"]), data["difficulty"])
+
+
+def _spec_fields(path: Path, doc: Located) -> dict[Any, Any]:
+    """The suite file's mapping, refused unless it holds exactly the spec's fields."""
+    data = doc.data
+    if not isinstance(data, dict):
+        raise AssayError(f"{path}:1: expected a mapping with {_fields()}")
+    for key in data:
+        if key not in SPEC_FIELDS:
+            raise AssayError(f"{doc.at(key)}: unknown field {key!r}; expected {_fields()}")
+    missing = [f for f in SPEC_FIELDS if f not in data]
+    if missing:
+        raise AssayError(f"{path}:1: missing field(s): {', '.join(missing)}")
+    return data
 
 
 def _fields() -> str:

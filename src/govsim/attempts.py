@@ -107,6 +107,30 @@ def _check_holders(world: World, body: Body, attempt: Attempt) -> tuple[Defect, 
     return tuple(out)
 
 
+def _count_seated(
+    body: Body, attempt: Attempt, members: set[str], conflicted: frozenset[str] | set[str]
+) -> list[Defect]:
+    """Whether the members who were not conflicted carried it: unanimously by written
+    consent, else with a quorum present and enough of them in favour."""
+    bid = body.body_id
+    voting, recused = set(attempt.participant_ids), set(attempt.recused_ids)
+    eligible = members - conflicted
+    ayes = len(voting & eligible)
+    if attempt.method == "written_consent":
+        if not eligible <= voting:
+            return [Defect(Code.INSUFFICIENT_VOTES, bid, "written consent must be unanimous")]
+        return []
+    out: list[Defect] = []
+    present = (voting | recused) & members
+    if not body.recused_count_for_quorum:
+        present -= conflicted & recused
+    if not body.quorum.exceeded_by(len(present), len(members)):
+        out.append(Defect(Code.NO_QUORUM, bid, f"{len(present)} of {len(members)} present"))
+    if not body.vote.exceeded_by(ayes, len(eligible)):
+        out.append(Defect(Code.INSUFFICIENT_VOTES, bid, f"{ayes} of {len(eligible)} in favour"))
+    return out
+
+
 def _check_seated(
     world: World, body: Body, attempt: Attempt, day: date, rules: ConflictRules
 ) -> tuple[Defect, ...]:
@@ -127,19 +151,7 @@ def _check_seated(
             out.append(Defect(Code.CONFLICTED_VOTE_COUNTED, person, f"interested in {bid}"))
         elif person not in recused:
             out.append(Defect(Code.MISSING_RECUSAL, person, f"must recuse from {bid}"))
-    eligible = members - conflicted
-    ayes = len(voting & eligible)
-    if attempt.method == "written_consent":
-        if not eligible <= voting:
-            out.append(Defect(Code.INSUFFICIENT_VOTES, bid, "written consent must be unanimous"))
-    else:
-        present = (voting | recused) & members
-        if not body.recused_count_for_quorum:
-            present -= conflicted & recused
-        if not body.quorum.exceeded_by(len(present), len(members)):
-            out.append(Defect(Code.NO_QUORUM, bid, f"{len(present)} of {len(members)} present"))
-        if not body.vote.exceeded_by(ayes, len(eligible)):
-            out.append(Defect(Code.INSUFFICIENT_VOTES, bid, f"{ayes} of {len(eligible)} in favour"))
+    out += _count_seated(body, attempt, members, conflicted)
     cited = set(attempt.disclosure_record_ids)
     for record_id in sorted(rules.disclosures.get(bid, frozenset()) - cited):
         out.append(Defect(Code.MISSING_DISCLOSURE, record_id, f"{bid} did not cite it"))

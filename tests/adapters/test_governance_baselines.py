@@ -1,6 +1,6 @@
 """Acceptance: every govsim agent through the harness, k=1, on all 64 worlds.
 
-The baseline table comes from tools/governance_baselines.py (the function the tool
+The baseline table comes from tools/cases/governance_baselines.py (the function the tool
 calls), run against a temporary database; its per-world rewards must agree exactly
 with govsim's own ``run_episode`` for every agent.
 """
@@ -17,14 +17,14 @@ import pytest
 from agent_assay.store import open_store
 from govsim import generate_worlds, run_episode
 from tests.support.invoke import invoke
-from tests.support.tools import load_tool
+from tools.cases import governance_baselines
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
 def tool() -> ModuleType:
-    return load_tool("governance_baselines")
+    return governance_baselines
 
 
 @pytest.fixture(scope="module")

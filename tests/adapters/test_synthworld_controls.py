@@ -11,15 +11,9 @@ from typing import Any
 
 import pytest
 
+from agent_assay import api
 from agent_assay.controls.base import ControlOutcome
 from agent_assay.controls.execute import run_controls
-from agent_assay.runner import (
-    build_and_store_suite,
-    execute_run,
-    resolve_config,
-    select_items,
-    start_run,
-)
 from agent_assay.store import open_store
 from agent_assay_bundled.synthworld import SynthWorldAgenticAdapter
 
@@ -28,12 +22,7 @@ from agent_assay_bundled.synthworld import SynthWorldAgenticAdapter
 def outcomes(tmp_path_factory: pytest.TempPathFactory) -> dict[str, ControlOutcome]:
     store = open_store(str(tmp_path_factory.mktemp("controls") / "assay.db"))
     adapter = SynthWorldAgenticAdapter()
-    suite = build_and_store_suite(store, adapter, None)
-    run = start_run(
-        store, adapter, suite, resolve_config(adapter, "auditor"), repeats=1, seed=0,
-        items=select_items(suite),
-    )
-    execute_run(store, adapter, run, progress=False)
+    run = api.evaluate(adapter, "auditor", store=store, repeats=1, seed=0).run
     result = run_controls(store, adapter, run)
     return {o.kind: o for o in result.outcomes}
 

@@ -11,19 +11,16 @@ import pytest
 from synthworld.agentic import export_agentic_benchmark, generate_asteria_agentic_v1
 
 from agent_assay.store import open_store
-from tests.support.tools import load_tool
+from tools.cases import compare_synthworld
 
 ROOT = Path(__file__).resolve().parents[2]
 CONFIGS = ("always_deny", "current_state", "reference", "auditor")
 
 
-TOOL = load_tool("compare_synthworld")
-
-
 @pytest.fixture(scope="module")
 def results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]]:
     db = tmp_path_factory.mktemp("cmp") / "assay.db"
-    found = TOOL.compare_all(None, str(db))
+    found = compare_synthworld.compare_all(None, str(db))
     return {r["config"]: {row["metric"]: row for row in r["rows"]} for r in found}
 
 
@@ -90,7 +87,7 @@ def test_tool_runs_from_an_exported_directory_and_writes_json(tmp_path: Path) ->
     source = tmp_path / "bench"
     export_agentic_benchmark(source, generate_asteria_agentic_v1())
     out = tmp_path / "cmp.json"
-    code = TOOL.main(["--source", str(source), "--db", str(tmp_path / "a.db"),
+    code = compare_synthworld.main(["--source", str(source), "--db", str(tmp_path / "a.db"),
                       "--json-out", str(out)])
     assert code == 0
     written = json.loads(out.read_text(encoding="utf-8"))
@@ -103,4 +100,4 @@ def test_tool_reports_a_broken_source_and_exits_1(tmp_path: Path) -> None:
     source = tmp_path / "bench"
     export_agentic_benchmark(source, generate_asteria_agentic_v1())
     shutil.rmtree(source / "evaluator")
-    assert TOOL.main(["--source", str(source), "--db", str(tmp_path / "a.db")]) == 1
+    assert compare_synthworld.main(["--source", str(source), "--db", str(tmp_path / "a.db")]) == 1

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from agent_assay.audit import evidence, number_audit, readme_check
-from agent_assay.audit.regions import render
 from agent_assay.errors import AssayError
+from tools.docs_audit import evidence, number_audit, readme_check
+from tools.docs_audit.regions import render
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -78,7 +78,7 @@ def test_numbers_in_regions_code_and_ordinals_are_not_findings(tmp_path: Path) -
 
 
 def test_a_claim_whose_artifact_changed_fails_evidence(repo: Path) -> None:
-    claims = ROOT / "tools" / "evidence_claims.py"
+    claims = ROOT / "tools" / "docs_audit" / "evidence_claims.py"
     assert evidence.run(claims, repo / "reports") == 0
     detail = repo / "reports" / "banking" / "reproduction_detail.json"
     data = json.loads(detail.read_text())

@@ -10,20 +10,18 @@ from pathlib import Path
 
 import pytest
 
+from agent_assay import api
 from agent_assay.controls.execute import run_controls
 from agent_assay.errors import AssayError
 from agent_assay.integrity.comparability import compare_runs
 from agent_assay.model import Gold, Run, Trajectory
 from agent_assay.runner import (
-    build_and_store_suite,
-    execute_run,
     resolve_config,
-    select_items,
-    start_run,
 )
 from agent_assay.scoring.base import ScoreKind, ScoreValue, ScoringContext
 from agent_assay.store import Store, open_store
-from agent_assay.views.gates import UNSOUND, comparison_text, report_text
+from agent_assay.views.gates import UNSOUND, comparison_text
+from agent_assay.views.load import report_text
 from agent_assay_bundled.banking import BankingAdapter
 from synthbank.scripts import default_scripts_dir
 from tests.support.invoke import invoke
@@ -65,11 +63,8 @@ def test_malformed_script_is_one_line_naming_file_and_line(tmp_path: Path) -> No
 
 def banking_run(store: Store, adapter: BankingAdapter, config: str, *, repeats: int = 1,
                 limit: int | None = 12) -> Run:
-    suite = build_and_store_suite(store, adapter, None)
-    run = start_run(store, adapter, suite, resolve_config(adapter, config), repeats=repeats,
-                    seed=0, items=select_items(suite, limit=limit))
-    execute_run(store, adapter, run, progress=False)
-    return run
+    return api.evaluate(adapter, config, store=store, repeats=repeats, seed=0,
+                        selection=api.Selection(limit=limit)).run
 
 
 def test_reproduction_against_synthbank_own_scorer(tmp_path: Path) -> None:
@@ -78,7 +73,7 @@ def test_reproduction_against_synthbank_own_scorer(tmp_path: Path) -> None:
     run = banking_run(store, BankingAdapter(), "mock", limit=None)
     store.close()
     done = subprocess.run(
-        [sys.executable, "tools/compare_to_sut.py", run.run_id, "--db", str(db)],
+        [sys.executable, "-m", "tools.cases.compare_to_sut", run.run_id, "--db", str(db)],
         capture_output=True, text=True, cwd=ROOT, check=False,
     )
     assert done.returncode == 0, done.stdout + done.stderr

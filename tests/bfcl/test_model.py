@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from agent_assay.adapters.loaded import load_system
-from agent_assay.executors import Task, act
+from agent_assay.hosting.jobs import Task, act
 from agent_assay.model import USER_TURN, Item, turns_of
 from agent_assay.runner import resolve_config
 from agent_assay.scoring.base import ScoringContext

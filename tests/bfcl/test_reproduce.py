@@ -1,14 +1,12 @@
-"""tools/reproduce_bfcl.py: our verdict against BFCL's, entry by entry; "reproduced to the
+"""tools/cases/reproduce_bfcl.py: our verdict against BFCL's, entry by entry; "reproduced to the
 digit" only when every entry matches, and a mismatch printed when one does not."""
 
 from __future__ import annotations
 
 from tests.bfcl.support import need_bfcl
-from tests.support.tools import load_tool
+from tools.cases import reproduce_bfcl as reproduce
 
 need_bfcl()
-
-reproduce = load_tool("reproduce_bfcl")
 
 
 def test_a_category_whose_entries_all_match_is_reproduced_to_the_digit() -> None:

@@ -159,6 +159,7 @@ def test_run_that_could_not_reach_its_agent_still_prints_its_document(copy: Path
     assert [t.crashed for t in stored] == [True]
 
 
+@pytest.mark.usefixtures("toy_db")  # registers the toy adapter
 def test_suite_build(tmp_path: Path) -> None:
     db = tmp_path / "fresh.db"
     done = run_json("suite", "build", "--adapter", "toy", db=db)

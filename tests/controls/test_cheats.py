@@ -6,19 +6,13 @@ from pathlib import Path
 
 import pytest
 
+from agent_assay import api
 from agent_assay.adapters.loaded import load_system
 from agent_assay.controls.execute import run_controls
 from agent_assay.errors import AssayError
 from agent_assay.integrity.admissibility import single_pass_refusal
-from agent_assay.runner import (
-    build_and_store_suite,
-    execute_run,
-    resolve_config,
-    select_items,
-    start_run,
-)
 from agent_assay.store import Store
-from agent_assay.views.gates import report_text
+from agent_assay.views.load import report_text
 from tests.support.certify import certify
 from tests.support.cheats import (
     PEEK_ENV,
@@ -83,25 +77,19 @@ def test_nondeterministic_fields_cannot_cover_a_headline() -> None:
 
 def test_a_lucky_subset_does_not_lift_the_single_pass_refusal(store: Store) -> None:
     system = DeterministicOnlyOnOne()
-    suite = build_and_store_suite(store, system, None)
-    config = resolve_config(system, "cheat")
-    lucky = start_run(store, system, suite, config, repeats=1, seed=0,
-                      items=[suite.by_id()["look-L1"]])
-    execute_run(store, system, lucky, progress=False)
+    one = api.Selection(ids=("look-L1",))
+    lucky = api.evaluate(system, "cheat", store=store, repeats=1, seed=0, selection=one).run
     run_controls(store, system, lucky)
     assert store.control_outcomes(lucky.run_id)["identical_config"].status == "PASSED"
     assert single_pass_refusal(store, lucky).certified_by == lucky.run_id
 
-    whole = start_run(store, system, suite, config, repeats=1, seed=0, items=select_items(suite))
-    execute_run(store, system, whole, progress=False)
+    whole = api.evaluate(system, "cheat", store=store, repeats=1, seed=0).run
     refused = single_pass_refusal(store, whole)
     assert refused.certified_by is None
     assert any("a pass on another subset does not count" in r for r in refused.reasons)
     assert "!!! single run; not a measurement" in report_text(store, whole)
     # a subset of a certified run's items is covered by that certificate
-    part = start_run(store, system, suite, config, repeats=1, seed=3,
-                     items=[suite.by_id()["look-L1"]])
-    execute_run(store, system, part, progress=False)
+    part = api.evaluate(system, "cheat", store=store, repeats=1, seed=3, selection=one).run
     assert single_pass_refusal(store, part).certified_by == lucky.run_id
     assert f"certified by identical_config on run {lucky.run_id}" in report_text(store, part)
 

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from agent_assay import api
 from agent_assay.adapters.loaded import load_system
 from agent_assay.controls import registry
 from agent_assay.controls.bands import load_bands
@@ -17,13 +18,6 @@ from agent_assay.controls.headline_reference import references
 from agent_assay.errors import AssayError
 from agent_assay.integrity.admissibility import assess
 from agent_assay.model import Run
-from agent_assay.runner import (
-    build_and_store_suite,
-    execute_run,
-    resolve_config,
-    select_items,
-    start_run,
-)
 from agent_assay.store import Store
 from tests.support.certify import certify
 from tests.support.scorer_cheats import (
@@ -40,10 +34,7 @@ KIND = "headline_agreement"
 
 
 def made_run(store: Store, system: Any) -> Run:
-    suite = build_and_store_suite(store, system, None)
-    run = start_run(store, system, suite, resolve_config(system, "good"), repeats=1, seed=0,
-                    items=select_items(suite))
-    execute_run(store, system, run, progress=False)
+    run = api.evaluate(system, "good", store=store, repeats=1, seed=0).run
     return run
 
 

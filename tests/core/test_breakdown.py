@@ -17,10 +17,9 @@ from pathlib import Path
 import pytest
 
 from agent_assay.model import Suite
-from agent_assay.store import open_store
-from agent_assay.store.store import open_existing_store
-from agent_assay.views.breakdown import by_tag
+from agent_assay.store import open_existing_store, open_store
 from agent_assay.views.breakdown_render import partition_line
+from agent_assay.views.load import by_tag
 from tests.support.invoke import Invocation, invoke
 from tests.support.tamper import tampered_copy
 from tests.support.toy import ToyAdapter, toy_items

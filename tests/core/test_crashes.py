@@ -18,30 +18,33 @@ import jsonschema
 import numpy as np
 import pytest
 
+from agent_assay import api
 from agent_assay.adapters.loaded import load_system
 from agent_assay.aggregates import item_values
 from agent_assay.hosting.jobs import Task, attributed, run_task
 from agent_assay.integrity.comparability import compare_runs
 from agent_assay.integrity.verify import verify_run
 from agent_assay.model import CRASH_CAUSE, Config, CrashCause, Run, Trajectory
-from agent_assay.runner import (
-    build_and_store_suite,
-    execute_run,
-    resolve_config,
-    run_context,
-    start_run,
-)
+from agent_assay.run_context import run_context
 from agent_assay.schemas import schema
 from agent_assay.scoring.base import ScoreKind
 from agent_assay.stats.crashes import NO_VERDICT, WHAT_IT_COUNTS_AS, treat
 from agent_assay.stats.passrates import pass_at_k, pass_hat_k
 from agent_assay.store import Store, open_store
-from agent_assay.views.gates import comparison_text, report_json, report_text
-from agent_assay.views.html.page import run_page
-from agent_assay.views.passk import passk_json, passk_report, render_passk
-from agent_assay.views.run_view import run_json, run_text, run_view
-from agent_assay.views.summary import MetricSummary, summarise
-from agent_assay.views.trajectory_view import trajectory_json, trajectory_text, trajectory_view
+from agent_assay.views.gates import comparison_text
+from agent_assay.views.load import (
+    passk_report,
+    report_json,
+    report_text,
+    run_page,
+    summarise,
+    trajectory_view,
+)
+from agent_assay.views.load import show_run_view as run_view
+from agent_assay.views.passk import passk_json, render_passk
+from agent_assay.views.run_view import run_json, run_text
+from agent_assay.views.summary import MetricSummary
+from agent_assay.views.trajectory_view import trajectory_json, trajectory_text
 from tests.support.crashing import CoinSystem, draws
 from tests.support.tamper import behind_triggers
 
@@ -60,10 +63,8 @@ class Coins:
 
 def coin_run(store: Store, config: str) -> tuple[Run, int]:
     system = CoinSystem()
-    suite = build_and_store_suite(store, system, None)
-    run = start_run(store, system, suite, resolve_config(system, config), repeats=K, seed=0,
-                    items=list(suite.items))
-    return run, execute_run(store, system, run, progress=False).harness
+    done = api.evaluate(system, config, store=store, repeats=K, seed=0)
+    return done.run, done.result.harness
 
 
 @pytest.fixture(scope="module")
@@ -224,9 +225,8 @@ def test_a_crash_stored_without_a_cause_is_the_agents(store: Store) -> None:
     should have, and so does a cause the harness does not know; one the runner then
     marked as unreachable was a failed measurement already, and stays one."""
     system = CoinSystem()
-    suite = build_and_store_suite(store, system, None)
-    run = start_run(store, system, suite, resolve_config(system, "scored"), repeats=2, seed=0,
-                    items=list(suite.items)[:3])
+    run = api.start(system, "scored", store=store, repeats=2, seed=0,
+                    selection=api.Selection(limit=3))
     context = run_context(store, system, run)
     first, second, third = run.item_ids
     heads = {(item, rep): Trajectory(item, rep, outcome="heads")

@@ -12,7 +12,6 @@ from dataclasses import replace
 import numpy as np
 import pytest
 from scipy import stats
-from tools.stats_power import MODELS, judged
 
 from agent_assay.stats import paired
 from agent_assay.stats import power as sizing
@@ -21,6 +20,7 @@ from agent_assay.views.planning import REPEATS, size_from
 from tests.support.invoke import invoke
 from tests.support.toy import RichToyAdapter
 from tests.support.toyrun import toy_run
+from tools.studies.stats_power import MODELS, judged
 
 DRAWS = 1000
 """Comparisons per simulated check: fast, with a standard error near 0.013 at power 0.8."""

@@ -12,8 +12,8 @@ from agent_assay.hashing import stable_seed
 from agent_assay.runner import execute_run
 from agent_assay.stats.intervals import METHODS, exact_interval
 from agent_assay.store import Store
+from agent_assay.views.load import summarise
 from agent_assay.views.render import fmt, fmt_ci, fmt_signed, render_json, render_text, summary_json
-from agent_assay.views.summary import summarise
 from tests.support.toy import ToyAdapter
 from tests.support.toyrun import new_toy_run, toy_run
 

@@ -11,7 +11,7 @@ from agent_assay.scoring.outcome import OutcomeMatch
 from agent_assay.scoring.path import LcsRatio
 from agent_assay.scoring.resources import CostUsd
 from agent_assay.store import Store
-from agent_assay.views.summary import summarise
+from agent_assay.views.load import summarise
 from tests.support.toy import ToyAdapter
 from tests.support.toyrun import toy_run
 

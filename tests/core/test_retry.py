@@ -17,9 +17,9 @@ import pytest
 
 from agent_assay import api
 from agent_assay.integrity.admissibility import assess
-from agent_assay.runner import execute_run, run_context, start_run
-from agent_assay.store import Store, open_store
-from agent_assay.store.store import Attempt
+from agent_assay.run_context import run_context
+from agent_assay.runner import execute_run, start_run
+from agent_assay.store import Attempt, Store, open_store
 from tests.support.fixable import FIXED_ENV, FixableToy, write_fixable_dist
 from tests.support.invoke import Invocation, invoke, on_path
 from tests.support.toy import ToyAdapter

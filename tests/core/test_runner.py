@@ -13,17 +13,18 @@ import pytest
 from agent_assay.adapters.loaded import load_system
 from agent_assay.errors import AssayError
 from agent_assay.model import Gold, Suite, Trajectory
+from agent_assay.run_context import score_records
 from agent_assay.runner import (
     build_and_store_suite,
     execute_run,
     resolve_config,
-    score_records,
     select_items,
 )
 from agent_assay.scoring.base import ScoreValue, ScoringContext
 from agent_assay.scoring.registry import default_scorers
 from agent_assay.store import Store
-from agent_assay.views.summary import summarise
+from agent_assay.store.evidence import RawReader
+from agent_assay.views.load import summarise
 from tests.support.misbehaving import CTRL_C_PID_ENV, InterruptingToy, press_ctrl_c_on
 from tests.support.toy import ToyAdapter, toy_items
 from tests.support.toyrun import new_toy_run, toy_run
@@ -53,7 +54,7 @@ def test_toy_run_stores_every_slot_with_thirteen_scores(store: Store, toy: ToyAd
     assert [e.event for e in store.events(run.run_id)] == ["started", "complete"]
     complete = dict(store.events(run.run_id)[-1].detail)
     # the terminal event records the chain head it closes on: block 1 (the run), 12 trajectories
-    closed_on = store.ledger(run.run_id)[12]
+    closed_on = RawReader(store).ledger(run.run_id)[12]
     assert complete.pop("head") == {"seq": 13, "digest": closed_on.digest}
     assert closed_on.kind == "trajectory"
     assert complete == {"written": 12, "skipped": 0}

@@ -1,5 +1,5 @@
 """docs/api.md is generated from the code: the committed page must be what
-tools/api_reference.py writes, every public name must have its entry with its real
+tools/generate/api_reference.py writes, every public name must have its entry with its real
 signature, and the checker must go red on a page where one entry has drifted."""
 
 from __future__ import annotations
@@ -10,13 +10,10 @@ from pathlib import Path
 import pytest
 
 import agent_assay
-from tests.support.tools import load_tool
+from tools.generate import api_reference as ref
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = ROOT / "docs" / "api.md"
-
-
-ref = load_tool("api_reference")
 
 
 def test_the_committed_page_is_the_generated_page() -> None:

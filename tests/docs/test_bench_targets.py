@@ -1,5 +1,5 @@
 """The table of performance targets (reports/bench/targets.txt, shown in
-docs/performance.md) is what tools/bench_targets.py renders from the committed figures,
+docs/performance.md) is what tools/bench/targets.py renders from the committed figures,
 and refuses figures whose recorded verdict does not follow from them."""
 
 from __future__ import annotations
@@ -10,14 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.tools import load_tool
+from tools.bench import targets
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_the_committed_table_is_the_committed_figures() -> None:
     committed = (ROOT / "reports/bench/targets.txt").read_text(encoding="utf-8")
-    assert load_tool("bench_targets").table(ROOT / "reports") == committed
+    assert targets.table(ROOT / "reports") == committed
 
 
 def test_a_figure_the_table_reads_moves_its_row(tmp_path: Path) -> None:
@@ -26,7 +26,7 @@ def test_a_figure_the_table_reads_moves_its_row(tmp_path: Path) -> None:
     figures = json.loads(floor.read_text())
     figures["ratio"], figures["meets_targets"]["ratio"] = 1.5, True
     floor.write_text(json.dumps(figures))
-    row = next(line for line in load_tool("bench_targets").table(tmp_path).splitlines()
+    row = next(line for line in targets.table(tmp_path).splitlines()
                if line.startswith("harness CPU / raw-SQLite floor"))
     assert row.split()[5:9] == ["1.5", "<=", "2.0", "yes"]
 
@@ -38,4 +38,4 @@ def test_a_verdict_that_does_not_follow_from_its_figure_is_refused(tmp_path: Pat
     figures["meets_targets"]["speedup_at_2"] = not figures["meets_targets"]["speedup_at_2"]
     workers.write_text(json.dumps(figures))
     with pytest.raises(SystemExit, match=r"speedup_over_1\.2: the benchmark's verdict"):
-        load_tool("bench_targets").table(tmp_path)
+        targets.table(tmp_path)

@@ -1,5 +1,5 @@
 """docs/cli.md is generated from the click commands: the committed page must be what
-tools/cli_reference.py writes, every leaf command must have its section, and the checker
+tools/generate/cli_reference.py writes, every leaf command must have its section, and the checker
 must go red on a page where one command's help has drifted (its own negative control)."""
 
 from __future__ import annotations
@@ -13,14 +13,11 @@ import pytest
 from click.testing import CliRunner
 
 from agent_assay.cli import cli
-from tests.support.tools import load_tool
+from tools.generate import cli_reference as ref
 
 ROOT = Path(__file__).resolve().parents[2]
-TOOL = ROOT / "tools" / "cli_reference.py"
+TOOL = ["-m", "tools.generate.cli_reference"]  # run from ROOT
 PAGE = ROOT / "docs" / "cli.md"
-
-
-ref = load_tool("cli_reference")
 
 
 def leaves(command: click.Command, path: str) -> list[str]:
@@ -96,14 +93,14 @@ def test_check_exits_1_on_drift_and_0_on_the_committed_page(tmp_path: Path) -> N
     copy = tmp_path / "cli.md"
     copy.write_text(page.replace(phrase, "Registered adaptor name"), encoding="utf-8")
     drifted = subprocess.run(
-        [sys.executable, str(TOOL), "--check", "--out", str(copy)],
-        capture_output=True, text=True, check=False,
+        [sys.executable, *TOOL, "--check", "--out", str(copy)],
+        capture_output=True, text=True, check=False, cwd=ROOT,
     )
     assert drifted.returncode == 1
     assert drifted.stdout == ""
     (line,) = drifted.stderr.splitlines()
     assert f"the section for `{first}` differs" in line
     clean = subprocess.run(
-        [sys.executable, str(TOOL), "--check"], capture_output=True, text=True, check=False,
+        [sys.executable, *TOOL, "--check"], capture_output=True, text=True, check=False, cwd=ROOT,
     )
     assert clean.returncode == 0, clean.stderr

@@ -11,11 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from agent_assay.audit import readme_check
-from agent_assay.audit.documents import audited_documents, doc_pages, generated_documents
+from tools.docs_audit import readme_check
+from tools.docs_audit.documents import audited_documents, doc_pages, generated_documents
 
 ROOT = Path(__file__).resolve().parents[2]
-MKDOCS = Path(sys.executable).parent / "mkdocs"
 
 
 @pytest.fixture
@@ -28,14 +27,16 @@ def site(tmp_path: Path) -> Path:
         shutil.copy(ROOT / name, tmp_path / name)
     shutil.copytree(ROOT / "examples", tmp_path / "examples",
                     ignore=shutil.ignore_patterns("*.egg-info", "__pycache__"))
-    (tmp_path / "tools").mkdir()
-    shutil.copy(ROOT / "tools" / "mkdocs_hooks.py", tmp_path / "tools" / "mkdocs_hooks.py")
+    # the site's hook (tools/docs_audit/mkdocs_hooks.py) imports its package, which
+    # `python -m mkdocs` finds in the directory it runs from
+    shutil.copytree(ROOT / "tools", tmp_path / "tools",
+                    ignore=shutil.ignore_patterns("__pycache__"))
     return tmp_path
 
 
 def build(where: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [str(MKDOCS), "build", "--strict", "--site-dir", str(where / "site")],
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(where / "site")],
         cwd=where, capture_output=True, text=True, check=False,
         env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
     )

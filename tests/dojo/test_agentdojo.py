@@ -22,7 +22,7 @@ from agent_assay.controls.headline_agreement import HeadlineAgreement
 from agent_assay.controls.null_agent import NullAgentControl
 from agent_assay.controls.positive_control import PositiveControl
 from agent_assay.controls.random_agent import RandomAgentControl
-from agent_assay.executors import Task, act
+from agent_assay.hosting.jobs import Task, act
 from agent_assay.model import ToolCall
 from agent_assay.runner import resolve_config
 from agent_assay_bundled.agentdojo.checks import UtilityCheck

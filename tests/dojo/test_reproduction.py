@@ -1,4 +1,4 @@
-"""tools/reproduce_agentdojo.py: our utility against AgentDojo's own pipeline, with ==, and
+"""tools/cases/reproduce_agentdojo.py: our utility against AgentDojo's own pipeline, with ==, and
 a planted disagreement printed as a mismatch rather than "reproduced to the digit"."""
 
 from __future__ import annotations
@@ -10,13 +10,13 @@ import pytest
 pytest.importorskip("agentdojo", reason="agentdojo is not installed (make install adds the "
                     "agentdojo extra)")
 
-from tests.support.tools import load_tool
+from tools.cases import reproduce_agentdojo
 
 TASKS = ["user_task_0", "user_task_5"]  # banking: the first fails doing nothing, the second passes
 
 
 def test_agreement_is_reproduced_to_the_digit() -> None:
-    tool = load_tool("reproduce_agentdojo")
+    tool = reproduce_agentdojo
     rows = tool.compare("banking", "v1.2.2", TASKS)
     text, agreed = tool.render("banking", "v1.2.2", rows)
     assert agreed
@@ -27,7 +27,7 @@ def test_agreement_is_reproduced_to_the_digit() -> None:
 
 
 def test_a_planted_difference_is_printed_as_a_mismatch(monkeypatch: pytest.MonkeyPatch) -> None:
-    tool = load_tool("reproduce_agentdojo")
+    tool = reproduce_agentdojo
     real = tool.theirs
 
     def flipped(suite: Any, task_id: str) -> tuple[bool, bool]:

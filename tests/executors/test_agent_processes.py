@@ -14,11 +14,11 @@ from typing import Any
 
 import pytest
 
-from agent_assay.errors import AssayError
+from agent_assay.errors import AssayError, RunStopped
 from agent_assay.model import Config, PublicItem, Trajectory
-from agent_assay.runner import RunStopped, execute_run
+from agent_assay.runner import execute_run
 from agent_assay.store import Store
-from agent_assay.store.chain_check import check_run_chain
+from agent_assay.store.evidence import RawReader, check_run_chain
 from tests.support.misbehaving import SLOW_SECONDS_ENV, InterruptingToy, SlowToy, press_ctrl_c_on
 from tests.support.toy import ToyAdapter
 from tests.support.toyrun import new_toy_run
@@ -46,7 +46,7 @@ def test_a_fast_agent_shares_commits_and_each_trajectory_keeps_its_block(
     assert execute_run(store, toy, run, progress=False).written == 100
     assert sum(sizes) == 100 and max(sizes) > 1
     assert check_run_chain(store, run.run_id).intact
-    assert len([e for e in store.ledger(run.run_id) if e.kind == "trajectory"]) == 100
+    assert len([e for e in RawReader(store).ledger(run.run_id) if e.kind == "trajectory"]) == 100
 
 
 def test_a_slow_agents_trajectories_are_written_as_they_finish(

@@ -18,11 +18,12 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from agent_assay import api
-from agent_assay.errors import AssayError
-from agent_assay.executors import SEQUENTIAL, ExecutorSpec, Processes, open_backend
-from agent_assay.runner import RunInterrupted, execute_run
+from agent_assay.errors import AssayError, RunInterrupted
+from agent_assay.executors.processes import SEQUENTIAL, Processes, open_backend
+from agent_assay.executors.spec import ExecutorSpec
+from agent_assay.runner import execute_run
 from agent_assay.store import Store, open_store
-from agent_assay.store.chain_check import check_run_chain
+from agent_assay.store.evidence import check_run_chain
 from tests.executors.toys import DOOMED_ITEM, DoomedToy, set_env
 from tests.support.cheats import PEEK_ENV, GoldPeek, noted
 from tests.support.invoke import invoke, on_path
@@ -117,9 +118,10 @@ def test_banking_mock_through_dask_compares_equal_to_the_process_pool(
     cluster: DaskBackend, tmp_path: Path
 ) -> None:
     db = str(tmp_path / "bank.db")
-    common: dict[str, Any] = {"store": db, "repeats": 3, "limit": 50}
-    pool = api.evaluate("banking", "mock", workers=2, **common)
-    dask = api.evaluate("banking", "mock", executor="dask", scheduler=address(cluster), **common)
+    common: dict[str, Any] = {"store": db, "repeats": 3, "selection": api.Selection(limit=50)}
+    pool = api.evaluate("banking", "mock", executor=api.ExecutorSpec(workers=2), **common)
+    dask = api.evaluate("banking", "mock", executor=api.ExecutorSpec("dask", 2, address(cluster)),
+                        **common)
     certified = [api.certify("banking", store=db, run=done.run_id) for done in (pool, dask)]
     assert [c.admissible for c in certified] == [True, True]
     assert certified[0].counts() == certified[1].counts()
@@ -290,8 +292,8 @@ def test_a_cluster_left_without_any_worker_stops_the_run_resumably(
 
     from distributed import Client, LocalCluster
 
+    from agent_assay.errors import RunStopped
     from agent_assay.executors.dask_cluster import DaskBackend
-    from agent_assay.runner import RunStopped
 
     monkeypatch.setattr("agent_assay.executors.dask_cluster.WORKERLESS_SECONDS", 0.5)
     monkeypatch.setattr("agent_assay.executors.dask_cluster.WORKER_CHECK_SECONDS", 0.1)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -14,8 +15,8 @@ from agent_assay.errors import AssayError
 from agent_assay.executors.scored_pool import scoring_workers
 from agent_assay.hashing import STATE, canonical_hash, canonical_json
 from agent_assay.store import Store, open_store
-from agent_assay.store.chain_check import check_run_chain
-from agent_assay.store.prepared import PreparedTrajectory
+from agent_assay.store.encoding import PreparedTrajectory
+from agent_assay.store.evidence import check_run_chain
 from tests.support.toy import ToyAdapter
 from tests.support.toyrun import new_toy_run
 
@@ -33,9 +34,9 @@ def _rows(store: Store, run_id: str) -> dict[tuple[str, int], tuple[str, object]
 
 def test_banking_rows_scored_beside_the_agents_equal_the_writers_own(tmp_path: Path) -> None:
     db = str(tmp_path / "bank.db")
-    common = {"store": db, "repeats": 2, "limit": 24}
+    common: dict[str, Any] = {"store": db, "repeats": 2, "selection": api.Selection(limit=24)}
     alone = api.evaluate("banking", "mock", **common)
-    pooled = api.evaluate("banking", "mock", workers=2, **common)
+    pooled = api.evaluate("banking", "mock", executor=api.ExecutorSpec(workers=2), **common)
     store = open_store(db)
     rows = _rows(store, pooled.run.run_id)
     assert len(rows) == 2 * 24

@@ -2,7 +2,7 @@
 nothing an adapter or an agent wrote becomes live markup on them.
 
 Every page is parsed with the standard library's html.parser; one test also opens the demo
-page and the planted page in headless Chromium (tools/report_check.py), skipping with the
+page and the planted page in headless Chromium (tests/support/report_check.py), skipping with the
 reason when there is no browser. Pages are rendered once per module and shared.
 """
 
@@ -34,8 +34,7 @@ from agent_assay.model import (
     Trajectory,
 )
 from agent_assay.scoring.base import ScoreKind, ScoreValue, ScoringContext
-from agent_assay.store import Store, open_store
-from agent_assay.store.store import open_existing_store
+from agent_assay.store import Store, open_existing_store, open_store
 from agent_assay.version import harness_version
 from agent_assay.views.gates import (
     admissibility_lines,
@@ -43,11 +42,10 @@ from agent_assay.views.gates import (
     headline_line,
     tampered_lines,
 )
-from agent_assay.views.html import comparison_page, run_page
-from agent_assay.views.html.trajectories import trajectory_views
-from agent_assay.views.trajectory_view import trajectory_view
+from agent_assay.views.html import comparison_page
+from agent_assay.views.load import run_page, trajectory_view, trajectory_views
+from tests.support import report_check as rc
 from tests.support.tamper import tampered_copy
-from tests.support.tools import load_tool
 from tests.support.toy import ToyAdapter, toy_items
 from tests.support.toyrun import toy_run
 
@@ -538,7 +536,6 @@ def test_a_comparison_with_a_tampered_run_shows_no_number(tampered: tuple[Store,
 
 def test_the_pages_keep_the_browser_contract(demo: Rendered, planted: Rendered,
                                              tmp_path: Path) -> None:
-    rc = load_tool("report_check")
     why: list[str] = []
     browser = rc.ensure_browser(why=why)
     if browser is None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent_assay.store.store import StoredOutcome
+from agent_assay.store import StoredOutcome
 from agent_assay.views.html.levels import levels, null_levels
 
 

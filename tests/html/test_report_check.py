@@ -1,4 +1,4 @@
-"""tools/report_check.py in a real headless Chromium: a page that keeps the contract passes
+"""tests/support/report_check.py in a real headless Chromium: a page that keeps the contract passes
 with no finding, and every check goes red on a page with that one defect planted (the
 checker's own negative controls). One browser serves the module; the pages are hand-made."""
 
@@ -13,13 +13,11 @@ from typing import Any
 
 import pytest
 
-from tests.support.tools import load_tool
+from tests.support import report_check as rc
 
 ROOT = Path(__file__).resolve().parents[2]
-TOOL = ROOT / "tools" / "report_check.py"
+TOOL = ["-m", "tests.support.report_check"]  # run from ROOT
 
-
-rc = load_tool("report_check")
 
 ITEMS = ("item-1", "item-2", "item-10")  # item-1 is in item-10: the filter probe is item-2
 PNG_DATA = "data:image/png;base64,iVBORw0KGgo="
@@ -247,8 +245,8 @@ def test_the_cli_prints_findings_and_exits_by_them(browser: Any, tmp_path: Path)
         {"file": "good.html", "items": 3, "verdict": "ADMISSIBLE", "screenshot": "good.png"},
         {"file": "bad.html", "items": 3, "verdict": "ADMISSIBLE"},
     ]))
-    ran = subprocess.run([sys.executable, str(TOOL), "--manifest", str(tmp_path / "pages.json")],
-                         capture_output=True, text=True, check=False)
+    ran = subprocess.run([sys.executable, *TOOL, "--manifest", str(tmp_path / "pages.json")],
+                         capture_output=True, text=True, check=False, cwd=ROOT)
     lines = ran.stdout.splitlines()
     assert ran.returncode == 1, ran.stdout + ran.stderr
     assert lines[0].startswith(f"ok {good} (2 plots, 3 item rows, screenshot ")
@@ -257,9 +255,9 @@ def test_the_cli_prints_findings_and_exits_by_them(browser: Any, tmp_path: Path)
                          lines[2], "FAILED: 1 of 2 pages"]
     assert lines[2].startswith(f"FAILED {bad}: 1 finding (2 plots, 3 item rows, ")
 
-    ran = subprocess.run([sys.executable, str(TOOL), str(good), "--items", "3",
+    ran = subprocess.run([sys.executable, *TOOL, str(good), "--items", "3",
                           "--verdict", "ADMISSIBLE"], capture_output=True, text=True,
-                         check=False)
+                         check=False, cwd=ROOT)
     assert ran.returncode == 0, ran.stdout + ran.stderr
     assert ran.stdout.splitlines() == [ran.stdout.splitlines()[-1]]
     assert ran.stdout.startswith(f"ok {good} (2 plots, 3 item rows, ")

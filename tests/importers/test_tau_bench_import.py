@@ -18,7 +18,7 @@ from agent_assay.errors import AssayError
 from agent_assay.model import Config, ToolCall
 from agent_assay.rescoring import rescore
 from agent_assay.store import Store, open_store
-from agent_assay.views.summary import summarise
+from agent_assay.views.load import summarise
 from agent_assay_bundled.tau_bench.adapter import TauBenchAdapter
 from agent_assay_bundled.tau_bench.importer import import_results, rule_agreement
 from agent_assay_bundled.tau_bench.parse import parse_results

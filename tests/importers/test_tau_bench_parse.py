@@ -21,7 +21,8 @@ from agent_assay import cli
 from agent_assay.cli import DEFAULT_DB
 from agent_assay.errors import AssayError
 from agent_assay.store import Store
-from agent_assay.views.passk import passk_report, render_passk
+from agent_assay.views.load import passk_report
+from agent_assay.views.passk import render_passk
 from agent_assay_bundled.tau_bench.importer import import_results
 from agent_assay_bundled.tau_bench.parse import UNPARSED, _ArrayReader, parse_results
 

@@ -23,13 +23,8 @@ from agent_assay.model import Run
 from agent_assay.stats.intervals import exact_interval, mean_interval
 from agent_assay.stats.passrates import pass_hat_k
 from agent_assay.store import Store, open_store
-from agent_assay.views.passk import (
-    PassKReport,
-    passk_json,
-    passk_report,
-    render_passk,
-)
-from agent_assay.views.summary import summarise
+from agent_assay.views.load import passk_report, summarise
+from agent_assay.views.passk import PassKReport, passk_json, render_passk
 from agent_assay_bundled.tau_bench.adapter import TauBenchAdapter
 from agent_assay_bundled.tau_bench.importer import import_results
 from tests.importers.test_tau_bench_parse import real_file, run_cli
@@ -188,14 +183,11 @@ def test_report_passk_curve_flag(
 
 def test_any_run_gets_a_curve(store: Store) -> None:
     """The curve is generic: a toy run with k=3 gets k = 1..3 for its headline metrics."""
-    from agent_assay.runner import build_and_store_suite, execute_run, resolve_config, start_run
+    from agent_assay import api
     from tests.support.toy import ToyAdapter
 
     adapter = ToyAdapter()
-    suite = build_and_store_suite(store, adapter, None)
-    run = start_run(store, adapter, suite, resolve_config(adapter, "good"), repeats=3, seed=0,
-                    items=list(suite.items))
-    execute_run(store, adapter, run, progress=False)
+    run = api.evaluate(adapter, "good", store=store, repeats=3, seed=0).run
     report = passk_report(store, run)
     assert report.curves and all(len(c.points) == 3 for c in report.curves)
     assert "pass^k and pass@k, k = 1..3" in render_passk(report)

@@ -8,22 +8,17 @@ import jsonschema
 import pytest
 from scipy import stats as scipy_stats
 
+from agent_assay import api
 from agent_assay.controls.execute import run_controls
 from agent_assay.errors import AssayError
 from agent_assay.integrity.comparability import compare_runs, paired
 from agent_assay.model import Gold, Run, Trajectory
-from agent_assay.runner import (
-    build_and_store_suite,
-    execute_run,
-    resolve_config,
-    select_items,
-    start_run,
-)
 from agent_assay.schemas import schema
 from agent_assay.scoring.base import ScoreKind, ScoreValue, ScoringContext
 from agent_assay.stats.paired import ALPHA
 from agent_assay.store import Store
-from agent_assay.views.gates import UNSOUND, comparison_json, comparison_text, report_text
+from agent_assay.views.gates import UNSOUND, comparison_json, comparison_text
+from agent_assay.views.load import report_text
 from tests.support.toy import RichToyAdapter, ToyAdapter
 
 
@@ -48,10 +43,7 @@ class NewerToy(RichToyAdapter):
 
 def make_run(store: Store, adapter: ToyAdapter, config: str = "good", repeats: int = 1,
              controls: bool = True) -> Run:
-    suite = build_and_store_suite(store, adapter, None)
-    run = start_run(store, adapter, suite, resolve_config(adapter, config), repeats=repeats,
-                    seed=0, items=select_items(suite))
-    execute_run(store, adapter, run, progress=False)
+    run = api.evaluate(adapter, config, store=store, repeats=repeats, seed=0).run
     if controls:
         run_controls(store, adapter, run)
     return run

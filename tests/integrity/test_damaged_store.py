@@ -66,11 +66,11 @@ def test_text_that_is_not_utf8_late_in_a_run_is_named_not_raised(
     tolerant decoding where it stopped, so the damaged row (the last one read, batches of
     two rows: several were handed out before it) is the one finding, and no row is missed
     or counted twice."""
-    from agent_assay.store import store as store_module
-    from agent_assay.store.chain_check import check_run_chain
-    from agent_assay.store.store import open_existing_store
+    from agent_assay.store import open_existing_store
+    from agent_assay.store.database import reads
+    from agent_assay.store.evidence import check_run_chain
 
-    monkeypatch.setattr(store_module, "_STREAM_BATCH", 2)
+    monkeypatch.setattr(reads, "STREAM_BATCH", 2)
 
     db, run_id = toy_store(tmp_path)
     con = sqlite3.connect(db)

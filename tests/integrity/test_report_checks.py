@@ -24,11 +24,15 @@ from agent_assay.aggregates import scorer_versions
 from agent_assay.controls.certificate import certificate
 from agent_assay.integrity.admissibility import integrity
 from agent_assay.integrity.verify import verify_store
-from agent_assay.runner import score_records
+from agent_assay.run_context import score_records
 from agent_assay.store import open_store
-from agent_assay.store.chain_check import check_run_chain
-from agent_assay.store.checkpoint import claim_of, covered_stream
-from agent_assay.store.run_check import check_run
+from agent_assay.store.evidence import (
+    RawReader,
+    check_run,
+    check_run_chain,
+    claim_of,
+    covered_stream,
+)
 from tests.support.certify import (
     Certified,
     certified_store,
@@ -357,7 +361,7 @@ def test_rows_edited_under_a_forged_first_checkpoint_are_tampered(
     monkeypatch.setattr("agent_assay.runner.write_checkpoint", lambda store, run_id: None)
     run = certify(store, RichToyAdapter(), "good")["run"]
     monkeypatch.undo()
-    certifiers = store.first_block(run.run_id, "checkpoint")
+    certifiers = RawReader(store).first_block(run.run_id, "checkpoint")
     assert certifiers is not None
     clean = check_run_chain(store, run.run_id)
     store.close()
@@ -369,7 +373,7 @@ def test_rows_edited_under_a_forged_first_checkpoint_are_tampered(
     assert clean.evidence.head is not None
     claim = claim_of(clean, covered_stream(store, run.run_id, clean.evidence.head.seq))
     assert store.append_checkpoint(run.run_id, lambda conn, head: claim) is not None
-    assert store.first_block(run.run_id, "checkpoint") == certifiers
+    assert RawReader(store).first_block(run.run_id, "checkpoint") == certifiers
     store.close()
     assert any("content does not match its digest" in line
                for line in verify_findings(db, run.run_id))

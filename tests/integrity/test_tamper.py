@@ -22,10 +22,8 @@ from agent_assay.controls.execute import run_controls
 from agent_assay.errors import AssayError
 from agent_assay.integrity.admissibility import assess
 from agent_assay.model import Trajectory
-from agent_assay.runner import (
-    resolve_config,
-    score_records,
-)
+from agent_assay.run_context import score_records
+from agent_assay.runner import resolve_config
 from agent_assay.scoring.outcome import OutcomeMatch
 from agent_assay.store import open_store
 from tests.support.certify import Certified, certified_store, private_copy

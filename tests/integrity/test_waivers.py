@@ -9,7 +9,8 @@ from pathlib import Path
 from agent_assay.controls.registry import control_kinds
 from agent_assay.integrity.admissibility import assess
 from agent_assay.store import Store
-from agent_assay.views.gates import admissibility_lines, report_text
+from agent_assay.views.gates import admissibility_lines
+from agent_assay.views.load import report_text
 from tests.support.choosy import Excuses, LooseBands, SomeExcuses, StrictBands, certified
 from tests.support.toy import RichToyAdapter
 

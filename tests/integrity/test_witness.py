@@ -25,8 +25,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agent_assay import api
-from agent_assay.store.store import Head
-from agent_assay.store.witness import append_head
+from agent_assay.store import Head
+from agent_assay.store.evidence import RawReader, append_head
 from tests.support.certify import richtoy_named
 from tests.support.forge import forgery_of
 from tests.support.invoke import Invocation, invoke
@@ -204,7 +204,7 @@ def test_a_file_that_is_not_an_intact_witness_is_refused_before_anything_is_writ
         target = tmp_path / "witness.jsonl"
         target.write_bytes(lines[1] + lines[0])
     before = target.read_bytes() if target.exists() else None
-    blocks = len(api.open_db(copy).ledger(witnessed.run))
+    blocks = len(RawReader(api.open_db(copy)).ledger(witnessed.run))
     out = tmp_path / "out.jsonl"
     for args in (["export", witnessed.run, str(out)],
                  ["controls", "run", "--adapter", "richtoy", "--run", witnessed.run]):
@@ -213,7 +213,7 @@ def test_a_file_that_is_not_an_intact_witness_is_refused_before_anything_is_writ
         assert refused.code == 1 and len(refused.err.strip().splitlines()) == 1, refused.err
         assert str(target) in refused.err and refused.out == ""
     assert (target.read_bytes() if target.exists() else None) == before and not out.exists()
-    assert len(api.open_db(copy).ledger(witnessed.run)) == blocks
+    assert len(RawReader(api.open_db(copy)).ledger(witnessed.run)) == blocks
 
 
 def test_lines_of_runs_not_held_are_a_note_and_each_line_links_the_last(

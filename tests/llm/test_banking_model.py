@@ -8,19 +8,16 @@ from typing import Any
 
 import pytest
 
+from agent_assay import api
 from agent_assay.adapters.loaded import load_system
 from agent_assay.controls.execute import run_controls
-from agent_assay.executors import Task, act
 from agent_assay.hashing import stable_seed
+from agent_assay.hosting.jobs import Task, act
 from agent_assay.model import Config
 from agent_assay.runner import (
     affects_results,
-    build_and_store_suite,
-    execute_run,
     resolve_config,
     run_environment,
-    select_items,
-    start_run,
 )
 from agent_assay.store import Store, open_store
 from agent_assay_bundled.banking import MODEL_INSTRUCTIONS, BankingAdapter
@@ -112,12 +109,8 @@ def test_run_item_executes_the_models_calls_in_synthbank(monkeypatch: pytest.Mon
 def model_run(
     store: Store, adapter: BankingAdapter, name: str, items: int, repeats: int, tag: str
 ) -> Any:
-    suite = build_and_store_suite(store, adapter, None)
-    chosen = select_items(suite, tags=[tag], limit=items)
-    run = start_run(store, adapter, suite, resolve_config(adapter, name), repeats=repeats,
-                    seed=0, items=chosen)
-    execute_run(store, adapter, run, progress=False)
-    return run
+    return api.evaluate(adapter, name, store=store, repeats=repeats, seed=0,
+                        selection=api.Selection(tags=(tag,), limit=items)).run
 
 
 def test_malformed_arguments_score_as_failures(
@@ -190,7 +183,7 @@ def test_an_environment_that_raises_under_the_model_agent_is_the_harness_crash(
     """The harness drives the model through the bank's episodes, so it sees whose code
     raised: the bank's, when setting up the world or executing a call, is not the model's
     failure (stats.crashes leaves the slot out rather than failing the model for it)."""
-    from agent_assay.executors import run_task
+    from agent_assay.hosting.jobs import run_task
     from agent_assay_bundled import banking
 
     def raises(*args: Any, **kwargs: Any) -> None:

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from agent_assay.adapters.loaded import load_system
-from agent_assay.executors import Task, act
+from agent_assay.hosting.jobs import Task, act
 from agent_assay.runner import affects_results, resolve_config, run_environment
 from agent_assay_bundled.governance import MODEL_INSTRUCTIONS, GovernanceAdapter
 from tests.llm.fake_openai import Action, call, completion, fake_server

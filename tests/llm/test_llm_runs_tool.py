@@ -1,4 +1,4 @@
-"""tools/llm_runs.py without a model: the subset rule and the summaries it prints."""
+"""tools/cases/llm_runs.py without a model: the subset rule and the summaries it prints."""
 
 from __future__ import annotations
 
@@ -13,14 +13,14 @@ from agent_assay.store import Store
 from agent_assay_bundled.banking import BankingAdapter
 from tests.llm.fake_openai import fake_server
 from tests.llm.test_banking_model import model_run, polite_policy
-from tests.support.tools import load_tool
+from tools.cases import llm_runs
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
 def tool() -> ModuleType:
-    return load_tool("llm_runs")
+    return llm_runs
 
 
 def test_subset_is_twenty_items_adversarial_plus_common_tags(

@@ -10,18 +10,12 @@ from typing import Any
 
 import pytest
 
+from agent_assay import api
 from agent_assay.errors import AssayError
 from agent_assay.model import Gold, Run, ToolCall, Trajectory
 from agent_assay.mutation.config import DEFAULT, MutantSet, OperatorSpec, load_mutants
 from agent_assay.mutation.engine import MutationPass, pass_payloads, run_pass
 from agent_assay.mutation.operators import OPERATORS, OperatorContext
-from agent_assay.runner import (
-    build_and_store_suite,
-    execute_run,
-    resolve_config,
-    select_items,
-    start_run,
-)
 from agent_assay.scoring.base import ScoreValue, ScoringContext
 from agent_assay.scoring.tools import ArgsMatch, ToolRecall
 from agent_assay.selection import Selection
@@ -57,10 +51,7 @@ def test_operators_leave_calls_alone_when_nothing_fits() -> None:
 
 def baseline_run(store: Store) -> Run:
     adapter = RichToyAdapter()
-    suite = build_and_store_suite(store, adapter, None)
-    run = start_run(store, adapter, suite, resolve_config(adapter, "good"), repeats=1, seed=0,
-                    items=select_items(suite))
-    execute_run(store, adapter, run, progress=False)
+    run = api.evaluate(adapter, "good", store=store, repeats=1, seed=0).run
     return run
 
 
@@ -83,13 +74,10 @@ def test_a_pass_reading_the_run_item_by_item_decides_as_one_holding_it(
 ) -> None:
     """A run too large to hold is walked from the store each time: the pass's every figure
     and verdict is the one it gives on the same run held in memory."""
-    from agent_assay.store import run_trajectories
+    from agent_assay.store.facade import run_trajectories
 
     adapter = RichToyAdapter()
-    suite = build_and_store_suite(store, adapter, None)
-    run = start_run(store, adapter, suite, resolve_config(adapter, "good"), repeats=3, seed=0,
-                    items=select_items(suite))
-    execute_run(store, adapter, run, progress=False)
+    run = api.evaluate(adapter, "good", store=store, repeats=3, seed=0).run
     held = pass_payloads(run_pass(store, adapter, run, DEFAULT))
     monkeypatch.setattr(run_trajectories, "HELD_TRAJECTORIES", 0)
     streamed = pass_payloads(run_pass(store, adapter, run, DEFAULT))

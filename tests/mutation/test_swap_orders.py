@@ -10,17 +10,11 @@ from dataclasses import replace
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from agent_assay import api
 from agent_assay.model import Gold, Run, ToolCall, Trajectory
 from agent_assay.mutation.config import MutantSet, OperatorSpec
 from agent_assay.mutation.engine import pass_payloads, run_pass
 from agent_assay.mutation.operators import OPERATORS, OperatorContext, transposition
-from agent_assay.runner import (
-    build_and_store_suite,
-    execute_run,
-    resolve_config,
-    select_items,
-    start_run,
-)
 from agent_assay.scoring.base import ScoreKind, ScoreValue, ScoringContext
 from agent_assay.store import Store
 from agent_assay.views.mutation_render import mutant_json, mutation_json, mutation_text
@@ -118,8 +112,5 @@ def mutant_set(*specs: OperatorSpec) -> MutantSet:
 
 
 def toy_run(store: Store, adapter: RichToyAdapter, config: str) -> Run:
-    suite = build_and_store_suite(store, adapter, None)
-    run = start_run(store, adapter, suite, resolve_config(adapter, config), repeats=1, seed=0,
-                    items=select_items(suite))
-    execute_run(store, adapter, run, progress=False)
+    run = api.evaluate(adapter, config, store=store, repeats=1, seed=0).run
     return run

@@ -10,9 +10,8 @@ from sqlalchemy import text
 from sqlalchemy.exc import DatabaseError
 
 from agent_assay.model import Trajectory
-from agent_assay.store import open_store, schema
-from agent_assay.store.schema_check import schema_findings
-from agent_assay.store.store import ScoreRecord
+from agent_assay.store import ScoreRecord, open_store
+from agent_assay.store.database import schema, schema_findings
 from tests.store.conftest import Backend
 from tests.support.legacy import score_rows_layout
 from tests.support.toy import ToyAdapter
@@ -43,7 +42,7 @@ def populate(backend: Backend) -> str:
     with owner.engine.begin() as conn:
         conn.execute(text("DROP TRIGGER runs_no_update" + (" ON runs" if backend.on_postgresql
                                                            else "")))
-    from agent_assay.store.schema_check import repair
+    from agent_assay.store.database import repair
 
     assert repair(owner.engine).restored == ("trigger runs_no_update",)
     owner.close()

@@ -10,14 +10,10 @@ from pathlib import Path
 from sqlalchemy import text
 
 from agent_assay.model import Trajectory
-from agent_assay.runner import run_context
-from agent_assay.store import open_store
-from agent_assay.store.bundle import export_bundle
-from agent_assay.store.bundle_proof import open_bundle
-from agent_assay.store.chain_check import check_run_chain
-from agent_assay.store.checkpoint import write_checkpoint
-from agent_assay.store.run_check import check_run
-from agent_assay.store.store import RetriedSlot, Store
+from agent_assay.run_context import run_context
+from agent_assay.store import RetriedSlot, Store, open_store
+from agent_assay.store.bundle import export_bundle, open_bundle
+from agent_assay.store.evidence import check_run, check_run_chain, write_checkpoint
 from tests.store.conftest import Backend
 from tests.support.toy import ToyAdapter
 from tests.support.toyrun import new_toy_run

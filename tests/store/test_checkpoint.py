@@ -16,11 +16,18 @@ from typing import Any
 
 import pytest
 
-from agent_assay.store import Store, open_store, run_check
-from agent_assay.store import checkpoint as checkpoints
-from agent_assay.store.chain_check import ChainCheck, check_run_chain
-from agent_assay.store.checkpoint import CHANGED, KIND, covered_stream, write_checkpoint
-from agent_assay.store.run_check import check_run
+from agent_assay.store import Store, open_store
+from agent_assay.store.evidence import (
+    ChainCheck,
+    RawReader,
+    check_run,
+    check_run_chain,
+    covered_stream,
+    run_check,
+    write_checkpoint,
+)
+from agent_assay.store.evidence import checkpoint as checkpoints
+from agent_assay.store.evidence.checkpoint import CHANGED, KIND
 from tests.support.toy import ToyAdapter
 from tests.support.toyrun import toy_run
 
@@ -45,7 +52,7 @@ def _edit(db: Path, trigger: str, statement: str, params: tuple[Any, ...] = ()) 
 
 
 def _kinds(store: Store, run_id: str) -> list[str]:
-    return [entry.kind for entry in store.ledger(run_id)]
+    return [entry.kind for entry in RawReader(store).ledger(run_id)]
 
 
 @pytest.fixture
@@ -139,7 +146,7 @@ def test_evidence_rows_after_the_checkpoint_send_the_check_to_the_full_walk(
     made: tuple[Path, Store, str], table: str
 ) -> None:
     db, store, run_id = made
-    last = max(entry.seq for entry in store.ledger(run_id))
+    last = max(entry.seq for entry in RawReader(store).ledger(run_id))
     _edit(db, f"{table}_no_update", f"UPDATE {table} SET block = ? WHERE id = (SELECT min(id) "
           f"FROM {table})", (last + 5,))
     assert table in checkpoints.EVIDENCE_TABLES
@@ -153,7 +160,7 @@ def test_a_checkpoint_is_written_once_and_covers_the_block_before_it(
     _, store, run_id = made
     assert write_checkpoint(store, run_id) is None  # it has one already
     assert _kinds(store, run_id).count(KIND) == 1
-    first = store.first_block(run_id, KIND)
+    first = RawReader(store).first_block(run_id, KIND)
     assert first is not None
     assert json.loads(first.detail)["through"] == first.seq - 1
 
@@ -177,7 +184,7 @@ def test_no_checkpoint_is_written_for_a_run_edited_during_its_walk(
 
     monkeypatch.setattr(checkpoints, "check_run_chain", walk_then_edit)
     assert write_checkpoint(store, run_id) is None
-    assert store.first_block(run_id, KIND) is None
+    assert RawReader(store).first_block(run_id, KIND) is None
 
 
 def _streams_taken(monkeypatch: pytest.MonkeyPatch) -> list[int]:
@@ -240,7 +247,7 @@ def test_a_damaged_run_gets_no_checkpoint(tmp_path: Path, monkeypatch: pytest.Mo
     run_id = toy_run(store, ToyAdapter(), "good").run_id
     _edit(db, "trajectories_no_update", "UPDATE trajectories SET created_at = 'then'")
     assert write_checkpoint(store, run_id) is None
-    assert store.first_block(run_id, KIND) is None
+    assert RawReader(store).first_block(run_id, KIND) is None
 
 
 @pytest.mark.parametrize(
@@ -307,7 +314,7 @@ def test_any_change_to_a_covered_value_changes_the_stream(
     """Each edit, whatever the row digests make of it, leaves the covered rows streaming to
     another digest than the checkpoint's."""
     db, store, run_id = made
-    first = store.first_block(run_id, KIND)
+    first = RawReader(store).first_block(run_id, KIND)
     assert first is not None
     recorded = json.loads(first.detail)["stream"]
     assert covered_stream(store, run_id, first.seq - 1).digest == recorded

@@ -12,9 +12,8 @@ import pytest
 
 from agent_assay.model import Run, Trajectory
 from agent_assay.store import Store, open_store
-from agent_assay.store.chain_check import check_run_chain
-from agent_assay.store.prepared import PreparedTrajectory, prepare
-from agent_assay.store.state_blobs import StateEncoder
+from agent_assay.store.encoding import PreparedTrajectory, StateEncoder, prepare
+from agent_assay.store.evidence import check_run_chain
 from tests.support.toy import ToyAdapter
 from tests.support.toyrun import new_toy_run
 

@@ -13,9 +13,9 @@ import pytest
 from sqlalchemy import inspect, text
 
 from agent_assay.errors import AssayError
-from agent_assay.store import migrations, open_store
-from agent_assay.store.chain_check import check_run_chain
-from agent_assay.store.schema_check import schema_findings
+from agent_assay.store import open_store
+from agent_assay.store.database import migrations, schema_findings
+from agent_assay.store.evidence import check_run_chain
 from tests.store.conftest import Backend
 from tests.support.invoke import invoke, on_path
 from tests.support.legacy import copy_as_version, schema_version, score_rows_layout

@@ -9,8 +9,8 @@ import re
 import sqlite3
 from pathlib import Path
 
-from agent_assay.store import migrations
-from agent_assay.store.state_blobs import DELTA_KEY
+from agent_assay.store.database import migrations
+from agent_assay.store.encoding import DELTA_KEY
 from tests.support.invoke import invoke
 from tests.support.legacy import copy_as_version, schema_version, score_rows_layout
 

@@ -12,10 +12,9 @@ import pytest
 
 from agent_assay.hashing import canonical_json
 from agent_assay.model import Run, Trajectory
-from agent_assay.store import Store, open_store
-from agent_assay.store import run_trajectories as module
-from agent_assay.store.run_trajectories import RunTrajectories
-from agent_assay.store.state_blobs import BaseStates
+from agent_assay.store import RunTrajectories, Store, open_store
+from agent_assay.store.database import BaseStates
+from agent_assay.store.facade import run_trajectories as module
 from tests.support.toy import ToyAdapter
 from tests.support.toyrun import new_toy_run
 

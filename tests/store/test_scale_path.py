@@ -1,6 +1,6 @@
 """The scale path gives the same numbers as the single machine: banking's mock agent, k=3,
 on Dask workers into PostgreSQL, equals the SQLite process-pool run to the digit, and
-synthbank's own scorer agrees with it (tools/compare_to_sut.py)."""
+synthbank's own scorer agrees with it (tools/cases/compare_to_sut.py)."""
 
 from __future__ import annotations
 
@@ -48,7 +48,7 @@ def test_dask_into_postgresql_reproduces_the_process_pool_on_sqlite(
         [r for r in pooled if r.scorer not in clock]
     assert {r.scorer for r in pooled} & clock == {"latency.total_ms"}
     checked = subprocess.run(
-        [sys.executable, "tools/compare_to_sut.py", dask_run, "--db", pg.db],
+        [sys.executable, "-m", "tools.cases.compare_to_sut", dask_run, "--db", pg.db],
         cwd=ROOT, env=cli_env(), capture_output=True, text=True, timeout=300,
     )
     assert checked.returncode == 0, checked.stdout + checked.stderr

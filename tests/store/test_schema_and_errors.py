@@ -11,10 +11,8 @@ from sqlalchemy import text
 from sqlalchemy.exc import DatabaseError
 
 from agent_assay.errors import AssayError
-from agent_assay.store import open_store
-from agent_assay.store.engine import Access, make_engine
-from agent_assay.store.schema_check import schema_findings
-from agent_assay.store.store import open_existing_store
+from agent_assay.store import open_existing_store, open_store
+from agent_assay.store.database import Access, make_engine, schema_findings
 from tests.store.conftest import Backend
 from tests.support.invoke import invoke
 from tests.support.postgres import PgServer
@@ -162,7 +160,7 @@ def test_an_empty_database_is_refused_by_readers_and_by_a_role_that_cannot_creat
     pg_server: PgServer,
 ) -> None:
     database = pg_server.new_database()
-    from agent_assay.store.provision import provision
+    from agent_assay.store.database import provision
 
     provision(pg_server.url(database), None)  # the schema exists ...
     bare = pg_server.new_database()  # ... here it does not, and the role may not create it

@@ -14,10 +14,11 @@ from hypothesis import strategies as st
 from agent_assay.errors import AssayError
 from agent_assay.rescoring import rescore
 from agent_assay.scoring.outcome import OutcomeMatch
-from agent_assay.store import Store, score_pack
+from agent_assay.store import Store
 from agent_assay.store.bundle import export_bundle, load_bundle
-from agent_assay.store.chain_check import check_run_chain
-from agent_assay.views.summary import summarise
+from agent_assay.store.encoding import score_pack
+from agent_assay.store.evidence import check_run_chain
+from agent_assay.views.load import summarise
 from tests.support.legacy import score_rows_layout
 from tests.support.toy import ToyAdapter
 from tests.support.toyrun import toy_run

@@ -11,10 +11,8 @@ from typing import Any
 
 import pytest
 
-from agent_assay.store import Store, open_store
-from agent_assay.store.chain_check import ChainCheck, check_run_chain
-from agent_assay.store.run_check import check_run
-from agent_assay.store.store import open_existing_store
+from agent_assay.store import Store, open_existing_store, open_store
+from agent_assay.store.evidence import ChainCheck, RawReader, check_run, check_run_chain
 from tests.store.conftest import Backend
 from tests.support.toy import ToyAdapter
 from tests.support.toyrun import toy_run
@@ -26,14 +24,14 @@ def _append_while_reading(
     """After the check's first read of run_events, another connection appends an event
     block and commits; returns a list that records that it happened."""
     appended: list[int] = []
-    real = Store.read_raw
+    real = RawReader.read_raw
 
-    def read_raw(self: Store, query: Any, conn: Any = None) -> Iterator[tuple[Any, ...]]:
+    def read_raw(self: RawReader, query: Any, conn: Any = None) -> Iterator[tuple[Any, ...]]:
         yield from real(self, query, conn)
         if not appended and "run_events" in str(query):
             appended.append(writer.append_event(run_id, "note", {"said": "meanwhile"}).seq)
 
-    monkeypatch.setattr(Store, "read_raw", read_raw)
+    monkeypatch.setattr(RawReader, "read_raw", read_raw)
     return appended
 
 

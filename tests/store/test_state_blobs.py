@@ -18,9 +18,9 @@ from agent_assay.hashing import canonical_json
 from agent_assay.model import Run, Trajectory
 from agent_assay.store import Store, open_store
 from agent_assay.store.bundle import export_bundle, load_bundle
-from agent_assay.store.chain_check import check_run_chain
-from agent_assay.store.state_blobs import DELTA_KEY, INLINE_BYTES, StateEncoder
-from agent_assay.store.state_delta import joined, rebuilt, reproduces, section_edits
+from agent_assay.store.encoding import DELTA_KEY, INLINE_BYTES, StateEncoder
+from agent_assay.store.encoding.state_delta import joined, rebuilt, reproduces, section_edits
+from agent_assay.store.evidence import check_run_chain
 from tests.support.invoke import invoke
 from tests.support.toy import ToyAdapter
 from tests.support.toyrun import new_toy_run

@@ -9,35 +9,19 @@ from typing import Any
 
 import pytest
 
+from agent_assay import api
 from agent_assay.adapters.loaded import load_system
 from agent_assay.adapters.system import System
 from agent_assay.controls.execute import run_controls
 from agent_assay.errors import AssayError
 from agent_assay.integrity.admissibility import assess
-from agent_assay.runner import (
-    build_and_store_suite,
-    execute_run,
-    resolve_config,
-    select_items,
-    start_run,
-)
 from agent_assay.store import Store, open_store
 from tests.support.toy import RichToyAdapter
 
 
 def certify(store: Store, adapter: System, config: str, *, repeats: int = 1) -> dict[str, Any]:
     """The run, each control's outcome (by kind), the stored payloads, and the verdict."""
-    suite = build_and_store_suite(store, adapter, None)
-    run = start_run(
-        store,
-        adapter,
-        suite,
-        resolve_config(adapter, config),
-        repeats=repeats,
-        seed=0,
-        items=select_items(suite),
-    )
-    execute_run(store, adapter, run, progress=False)
+    run = api.evaluate(adapter, config, store=store, repeats=repeats, seed=0).run
     result = run_controls(store, adapter, run)
     stored = store.control_outcomes(run.run_id)
     payloads = [stored[o.kind].payload for o in result.outcomes]
@@ -70,10 +54,8 @@ def certified_store(db: Path) -> Certified:
     got = certify(store, adapter, "good")
     assert got["admissible"], got["reasons"]
     run = got["run"]
-    suite = store.get_suite(run.suite_hash)
-    other = start_run(store, adapter, suite, resolve_config(adapter, "good"), repeats=1,
-                      seed=0, items=[suite.by_id()[i] for i in run.item_ids])
-    execute_run(store, adapter, other, progress=False)
+    other = api.evaluate(adapter, "good", store=store, repeats=1, seed=0).run
+    assert other.item_ids == run.item_ids
     store.close()
     twins = got["payloads"]["identical_config"]["certificate"]["aux_runs"]
     return Certified(db, run.run_id, tuple(sorted(twins)), other.run_id)

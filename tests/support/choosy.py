@@ -15,13 +15,6 @@ from agent_assay.adapters.system import System
 from agent_assay.controls.execute import run_controls
 from agent_assay.integrity.admissibility import Admissibility, assess
 from agent_assay.model import PublicItem, Run, Suite
-from agent_assay.runner import (
-    build_and_store_suite,
-    execute_run,
-    resolve_config,
-    select_items,
-    start_run,
-)
 from agent_assay.store import Store
 from tests.support.cheats import CheatBase
 from tests.support.dists import write_dist as write_fake_dist
@@ -100,9 +93,8 @@ def certified(
     allowed: frozenset[str] = frozenset(), bands_file: Path | None = None,
 ) -> tuple[Run, Admissibility]:
     """A run of `config` over the whole suite, every control on it, and its verdict."""
-    suite = build_and_store_suite(store, system, None)
-    run = start_run(store, system, suite, resolve_config(system, config), repeats=repeats,
-                    seed=seed, items=select_items(suite))
-    execute_run(store, system, run, progress=False)
+    from agent_assay import api  # here: an agent process rebuilding a system skips it
+
+    run = api.evaluate(system, config, store=store, repeats=repeats, seed=seed).run
     run_controls(store, system, run, allowed=allowed, bands_file=bands_file)
     return run, assess(store, run)

@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from agent_assay.hashing import canonical_json
-from agent_assay.store import chain
 from agent_assay.store.bundle import read_bundle
+from agent_assay.store.encoding import chain
 
 Line = dict[str, Any]
 

@@ -18,10 +18,9 @@ from sqlalchemy import MetaData, func, select, text
 
 from agent_assay.hashing import canonical_json
 from agent_assay.model import Trajectory
-from agent_assay.store import Store, chain, migrations, schema
-from agent_assay.store.engine import Access, make_engine
-from agent_assay.store.score_pack import score_value
-from agent_assay.store.store import ScoreRecord, now
+from agent_assay.store import ScoreRecord, Store
+from agent_assay.store.database import Access, make_engine, migrations, schema
+from agent_assay.store.encoding import chain, now, score_value
 
 
 def copy_as_version(current_db: str | Path, legacy_db: str | Path, version: int) -> None:

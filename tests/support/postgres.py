@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from sqlalchemy.engine import make_url
-from tools import pg_cluster
+
+from tests.support import pg_cluster
 
 ENV = "AA_TEST_PG_URL"
 """The owner's URL of a running server (any database on it: tests create their own)."""
@@ -54,7 +55,7 @@ class PgServer:
     def harness_database(self) -> tuple[str, str]:
         """A new database with the store created by its owner and this process's harness
         role granted on it; (the harness's URL, the owner's URL)."""
-        from agent_assay.store.provision import provision
+        from agent_assay.store.database import provision
 
         name = self.new_database()
         owner = self.url(name)

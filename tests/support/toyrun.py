@@ -9,13 +9,6 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from agent_assay.model import Run
-from agent_assay.runner import (
-    build_and_store_suite,
-    execute_run,
-    resolve_config,
-    select_items,
-    start_run,
-)
 from agent_assay.store import Store
 from tests.support.toy import ToyAdapter
 
@@ -35,17 +28,10 @@ def new_toy_run(
     limit: int | None = None,
 ) -> Run:
     """Create (but do not execute) a toy run."""
-    suite = build_and_store_suite(store, adapter, None)
-    items = select_items(suite, tags=tags, limit=limit)
-    return start_run(
-        store,
-        adapter,
-        suite,
-        resolve_config(adapter, config),
-        repeats=repeats,
-        seed=seed,
-        items=items,
-    )
+    from agent_assay import api  # here: an agent process importing a test's system skips it
+
+    return api.start(adapter, config, store=store, repeats=repeats, seed=seed,
+                     selection=api.Selection.of(tags=tags, limit=limit))
 
 
 def toy_run(
@@ -57,9 +43,9 @@ def toy_run(
     seed: int = 0,
 ) -> Run:
     """Create and execute a toy run; return it."""
-    run = new_toy_run(store, adapter, config, repeats=repeats, seed=seed)
-    execute_run(store, adapter, run, progress=False)
-    return run
+    from agent_assay import api
+
+    return api.evaluate(adapter, config, store=store, repeats=repeats, seed=seed).run
 
 
 def write_toy_dist(directory: Path) -> Path:

@@ -40,7 +40,8 @@ def _run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, base_url: str) -> tupl
     source.write_text(f"environment: {TINY}\n")
     store = api.open_db(str(tmp_path / "m.db"))
     system = load_system(VerifiersAdapter())
-    run = api.run_to_certify(store, system, run=None, config="model", source=source, limit=2)
+    run = api.run_to_certify(store, system, run=None, config="model", source=source,
+                             selection=api.Selection(limit=2))
     return store, run
 
 

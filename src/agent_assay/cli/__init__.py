@@ -75,9 +75,10 @@ def run_cli(args: Sequence[str] | None = None) -> int:
     try:
         return _run(args)
     finally:
-        from agent_assay.store.store import close_pinned
+        if "agent_assay.api" in sys.modules:  # a store is only ever opened through it
+            from agent_assay import api
 
-        close_pinned()
+            api.close_stores()
 
 
 def _run(args: Sequence[str] | None) -> int:
@@ -100,19 +101,13 @@ def _run(args: Sequence[str] | None) -> int:
         # click's usage errors exit 2, which this table gives to tampered evidence
         return ExitCode.ERROR
     except Exception as exc:
-        from sqlalchemy.exc import DatabaseError
+        from agent_assay import api
 
-        from agent_assay.store.damage import disk_full, short
-
-        if not isinstance(exc, DatabaseError):
+        failure = api.database_failure(exc)
+        if failure is None:
             raise
-        reason = str(exc.orig) if exc.orig is not None else str(exc)
-        if disk_full(reason):
-            click.echo(f"error: the store cannot be written: the disk is full ({short(reason)})",
-                       err=True)
-            return ExitCode.ERROR
-        click.echo(f"error: the store cannot be read: {short(reason)}", err=True)
-        return ExitCode.ERROR
+        click.echo(f"error: {failure}", err=True)
+        return failure.exit_code
 
 
 def one_line(message: object) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -26,6 +27,9 @@ from agent_assay.cli.options import (
 from agent_assay.cli.selecting import selection_options, settings_option
 from agent_assay.errors import AssayError
 from agent_assay.exitcodes import ExitCode
+
+if TYPE_CHECKING:
+    from agent_assay.api import ExecutorSpec, Selection
 
 RUN_HELP = (
     "The run to use (default: the newest complete run of the config over the same items; "
@@ -71,18 +75,13 @@ def controls_run(
     adapter: str | None,
     source: Path | None,
     run_id: str | None,
-    items: tuple[str, ...],
-    match: tuple[str, ...],
-    tags: tuple[str, ...],
-    limit: int | None,
+    selection: Selection,
     repeats: int,
     seed: int,
     allow: tuple[str, ...],
     random_seeds: int | None,
     bands_file: Path | None,
-    workers: int,
-    executor: str,
-    scheduler: str | None,
+    executor: ExecutorSpec,
     witness: Path | None,
     as_json: bool,
     db: str,
@@ -99,8 +98,6 @@ def controls_run(
     """
     from agent_assay import api
     from agent_assay.cli.control_progress import control_progress
-    from agent_assay.controls.execute import effective_bands
-    from agent_assay.store.witness import writable_witness
     from agent_assay.views.gates import control_table, controls_json, verdict_details
 
     default_db_dir(db)
@@ -109,20 +106,19 @@ def controls_run(
         named = store.get_run(run_id).adapter if run_id and adapter is None else None
         system = api.system_of(chosen_adapter(adapter, named))
         # a bad file or too few seeds is refused before a run is made
-        effective_bands(system, bands_file, random_seeds)
+        api.check_bands(system, bands_file, random_seeds)
         if witness is not None:  # so is a witness that is not one, or cannot be written
             writable_file(witness, "--witness")
-            writable_witness(witness)
+            api.check_witness_file(witness)
         run = api.run_to_certify(
-            store, system, run=run_id, config=config_name, source=source, tags=tags,
-            limit=limit, items=items, match=match, settings=settings, repeats=repeats,
-            seed=seed, workers=workers, executor=executor, scheduler=scheduler, notice=stderr,
+            store, system, run=run_id, config=config_name, source=source,
+            selection=selection, settings=settings, repeats=repeats, seed=seed,
+            executor=executor, notice=stderr,
         )
         with control_progress() as watch:
             done = api.certify(
                 system, store=store, run=run.run_id, allow_not_run=allow,
-                random_seeds=random_seeds, bands=bands_file, workers=workers,
-                executor=executor, scheduler=scheduler,
+                random_seeds=random_seeds, bands=bands_file, executor=executor,
                 notice=stderr if as_json else click.echo, witness=witness, watch=watch,
             )
     if as_json:
@@ -151,8 +147,6 @@ def controls_show(run_id: str, as_json: bool, db: str) -> int:
     exits 0 otherwise, whatever the verdict (`report` and `controls run` gate on it).
     """
     from agent_assay import api
-    from agent_assay.integrity.admissibility import assess
-    from agent_assay.store.run_check import refusal
     from agent_assay.views.gates import (
         admissibility_lines,
         control_table,
@@ -160,14 +154,10 @@ def controls_show(run_id: str, as_json: bool, db: str) -> int:
         tampered_lines,
     )
 
-    store = api.open_db(db, read_only=True)
-    run = store.get_run(run_id)
-    outcomes = store.control_outcomes(run.run_id)
-    if not outcomes:
-        raise AssayError(f"no control outcomes stored for run {run_id}")
-    verdict = assess(store, run)
+    stored = api.stored_controls(run_id, store=db)
+    run, outcomes, verdict = stored.run, stored.outcomes, stored.verdict
     if verdict.tampered and as_json:
-        raise refusal(run.run_id, verdict.integrity.findings, "shown")
+        raise stored.refusal("shown")
     if verdict.tampered:  # what the controls measured is a number too
         click.echo("\n".join([*tampered_lines(run, verdict.integrity),
                               *admissibility_lines(verdict)]))
@@ -208,10 +198,7 @@ def mutate_command(
     adapter: str | None,
     source: Path | None,
     run_id: str | None,
-    items: tuple[str, ...],
-    match: tuple[str, ...],
-    tags: tuple[str, ...],
-    limit: int | None,
+    selection: Selection,
     repeats: int,
     seed: int,
     as_json: bool,
@@ -222,28 +209,18 @@ def mutate_command(
     --items, --items-file, --match, --tag and --limit choose which of the run's items are
     mutated (a run made for it covers every item)."""
     from agent_assay import api
-    from agent_assay.mutation.config import BUILTIN, load_mutants
-    from agent_assay.mutation.engine import check_thresholds, pass_payloads, run_pass
-    from agent_assay.selection import Selection
     from agent_assay.views.mutation_render import mutation_json, mutation_text
 
-    mutants = load_mutants(operators or BUILTIN)
+    mutants = api.mutants(operators)
     default_db_dir(db)
     with stdout_to_stderr(as_json):
         store = api.open_db(db, must_exist=run_id is not None)
         named = store.get_run(run_id).adapter if run_id and adapter is None else None
         system = api.system_of(chosen_adapter(adapter, named))
-        check_thresholds(mutants, system)  # before a run can be made for the pass
-        chosen = Selection.of(ids=items, patterns=match, tags=tags, limit=limit)
-        if run_id is None and chosen != Selection():  # refused before a run is made for it
-            chosen.choose(system.build_suite(source).items)
-        run = api.run_to_certify(
-            store, system, run=run_id, config=config_name, source=source, repeats=repeats,
-            seed=seed, notice=stderr,
-        )
-        result = run_pass(store, system, run, mutants, selection=chosen)
-        store.put_mutation_rows(run.run_id, pass_payloads(result))
-    rows = store.latest_mutation_pass(run.run_id)
+        done = api.mutate(system, mutants, store=store, run=run_id, config=config_name,
+                          source=source, selection=selection, repeats=repeats, seed=seed,
+                          notice=stderr)
+    run, rows = done.run, done.rows
     if as_json:
         emit_json(mutation_json(rows, run, command="mutate"))
         return
@@ -265,9 +242,8 @@ def mutation_score(run_id: str, as_json: bool, db: str) -> None:
     from agent_assay import api
     from agent_assay.views.mutation_render import mutation_json, mutation_text
 
-    store = api.open_db(db, read_only=True)
-    run = store.get_run(run_id)
-    rows = store.latest_mutation_pass(run.run_id)
+    stored = api.mutation_pass(run_id, store=db)
+    run, rows = stored.run, stored.rows
     if as_json:
         emit_json(mutation_json(rows, run, command="mutation-score"))
     else:
@@ -285,11 +261,11 @@ def mutation_show(run_id: str, item: str, operator: str, as_json: bool, db: str)
     from agent_assay import api
     from agent_assay.views.mutation_render import mutant_json, mutant_text
 
-    store = api.open_db(db, read_only=True)
-    run = store.get_run(run_id)
+    stored = api.mutation_pass(run_id, store=db)
+    run = stored.run
     if item not in run.item_ids:
         raise AssayError(f"unknown item {item} in run {run.run_id}")
-    rows = store.latest_mutation_pass(run.run_id)
+    rows = stored.rows
     if not rows:
         raise AssayError(f"no mutation pass is stored for run {run_id}")
     if as_json:

@@ -12,12 +12,14 @@ import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
 import click
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from agent_assay.controls.execute import ControlStep, ControlWatch
+if TYPE_CHECKING:
+    from agent_assay.api import ControlStep, ControlWatch
 
 
 def duration(seconds: float) -> str:

@@ -30,42 +30,10 @@ def migrate_command(repair: bool, db: str) -> int:
     A dropped or altered trigger or index is reported (exit 2) and, with --repair,
     restored; the repair is recorded in the store and shown by `verify`.
     """
-    from agent_assay.errors import AssayError
-    from agent_assay.store.engine import make_engine, shown
-    from agent_assay.store.migrations import LATEST, apply
-    from agent_assay.store.schema_check import repair as repair_schema
-    from agent_assay.store.schema_check import schema_findings
-    from agent_assay.store.store import stored_version
+    from agent_assay import api
 
-    # a read-only look first: what is not a store is refused untouched, and so is no store
-    # at all (a mistyped --db must not become a new, empty one)
-    if stored_version(db) == 0:
-        raise AssayError(f"no store at --db {shown(db)} to migrate: migrate upgrades an "
-                         "existing store and never creates one")
-    engine = make_engine(db)
-    applied = apply(engine)
-    if applied:
-        click.echo(f"applied migration(s) {', '.join(map(str, applied))}; schema now {LATEST}")
-    if repair:
-        done = repair_schema(engine)
-        for name in done.restored:
-            click.echo(f"restored {name}")
-        for name in done.refused:
-            click.echo(
-                f"could not restore {name}: the table holds rows it forbids "
-                "(`agent-assay verify` names them)"
-            )
-        if done.restored or done.refused:
-            click.echo("the repair is recorded in the store; `agent-assay verify` shows it")
-    with engine.connect() as conn:
-        problems = schema_findings(conn)
-    for finding in problems:
-        click.echo(f"schema: {finding.line()}")
-    if problems:
-        return ExitCode.TAMPERED
-    if not applied and not repair:
-        click.echo(f"schema already at version {LATEST}, every trigger and index in place")
-    return 0
+    problems = api.migrate(db, repair=repair, notice=click.echo)
+    return ExitCode.TAMPERED if problems else ExitCode.OK
 
 
 @click.command("verify")
@@ -137,12 +105,11 @@ def check_adapter_command(
     Names every missing member, builds the suite twice, replays gold, runs one item, and
     says how many items the mutation control needs; exit 1 when something must change.
     """
-    from agent_assay.adapters.registry import load_raw
+    from agent_assay import api
     from agent_assay.cli.results import check_adapter_json, check_adapter_text
-    from agent_assay.integrity.adapter_check import check_adapter
 
     with stdout_to_stderr(as_json):
-        checked = check_adapter(load_raw(name), name, config=config_name, source=source)
+        checked = api.check_adapter(name, config=config_name, source=source)
     if as_json:
         emit_json(check_adapter_json(checked))
     else:

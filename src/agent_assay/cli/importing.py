@@ -30,15 +30,13 @@ from agent_assay.cli.options import (
 def import_command(importer: str, file: Path, name: str | None, as_json: bool, db: str) -> None:
     """Import published results (trajectories agent-assay did not execute) from FILE with
     the importer NAME (`tau-bench`: a JSON list of task_id/trial/reward/info/traj)."""
+    from agent_assay import api
     from agent_assay.cli.results import import_json
-    from agent_assay.importers import load_importer
-    from agent_assay.store import open_store
 
     with stdout_to_stderr(as_json):
-        plugin = load_importer(importer)
-        parsed = plugin.parse(file)  # a bad file is refused before any store is opened
+        parsed = api.read_import(importer, file)  # a bad file: refused before a store opens
         default_db_dir(db)
-        report = plugin.store(open_store(db), parsed, name=name)
+        report = parsed.store(db, name=name)
     for line in report.lines:
         stderr(line)
     if as_json:

@@ -22,28 +22,23 @@ DB_ENV = "AGENT_ASSAY_DB"
 def db_option[F: Callable[..., Any]](function: F) -> F:
     """--db; a store the database engine cannot read becomes one line naming the damage,
     and a store the command created is taken away again when the command fails before it
-    stored a run (`store.fresh`)."""
+    stored a run (`store.database.fresh`)."""
 
     @functools.wraps(function)
     def guarded(*args: Any, **kwargs: Any) -> Any:
-        from sqlalchemy.exc import DatabaseError
+        from agent_assay import api
 
-        from agent_assay.store.fresh import absent_store_file, discard_if_unused
-
-        created = absent_store_file(kwargs["db"])
+        created = api.absent_store(kwargs["db"])
         try:
             return function(*args, **kwargs)
-        except DatabaseError as exc:
-            from agent_assay.store.damage import damage_error
-
-            reason = str(exc.orig) if exc.orig is not None else str(exc)
-            raise damage_error(kwargs["db"], reason) from exc
+        except Exception as exc:
+            failure = api.database_failure(exc, kwargs["db"])
+            if failure is None:
+                raise
+            raise failure from exc
         finally:
             if created is not None and sys.exc_info()[0] is not None:
-                from agent_assay.store.store import close_pinned
-
-                close_pinned()
-                discard_if_unused(created)
+                api.discard_unused(created)
 
     option = click.option(
         "--db",
@@ -76,9 +71,9 @@ def chosen_adapter(adapter: str | None, run_adapter: str | None = None) -> str:
         return adapter
     if run_adapter is not None:
         return run_adapter
-    from agent_assay.adapters.registry import adapter_names
+    from agent_assay import api
 
-    names = adapter_names()
+    names = api.adapter_names()
     if len(names) == 1:
         return names[0]
     if not names:
@@ -104,14 +99,16 @@ seed_option = click.option(
 
 def executor_options[F: Callable[..., Any]](function: F) -> F:
     """--workers, --executor and --scheduler: where the agents run (the store is written in
-    this process whichever is chosen). A combination that cannot work (--scheduler without
-    --executor dask) is refused before the command does anything."""
+    this process whichever is chosen); the command receives one `executor`
+    (`api.ExecutorSpec`). A combination that cannot work (--scheduler without --executor
+    dask) is refused before the command does anything."""
 
     @functools.wraps(function)
     def checked(*args: Any, **kwargs: Any) -> Any:
-        from agent_assay.executors import ExecutorSpec
+        from agent_assay.api import ExecutorSpec
 
-        ExecutorSpec(kwargs["executor"], kwargs["workers"], kwargs["scheduler"])
+        kwargs["executor"] = ExecutorSpec(kwargs.pop("executor"), kwargs.pop("workers"),
+                                          kwargs.pop("scheduler"))
         return function(*args, **kwargs)
 
     options = (

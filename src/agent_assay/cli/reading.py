@@ -150,10 +150,10 @@ def runs_group() -> None:
 @db_option
 def runs_list(as_json: bool, db: str) -> None:
     """List stored runs, oldest first."""
-    from agent_assay.store.store import open_existing_store
-    from agent_assay.views.run_view import list_runs, runs_list_json, runs_list_text
+    from agent_assay import api
+    from agent_assay.views.run_view import runs_list_json, runs_list_text
 
-    listed = list_runs(open_existing_store(db))
+    listed = api.runs(store=db)
     if as_json:
         emit_json(runs_list_json(listed))
     else:
@@ -216,9 +216,9 @@ def adapters_group() -> None:
 @adapters_group.command("list")
 def adapters_list() -> None:
     """Show every adapter's name, version and the distribution that provides it."""
-    from agent_assay.adapters.registry import list_adapters
+    from agent_assay import api
 
-    for info in list_adapters():
+    for info in api.adapters():
         click.echo(f"{info.name}\t{info.version}\t{info.source}")
 
 

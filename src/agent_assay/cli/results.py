@@ -12,11 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from agent_assay.adapters.loaded import LoadedSystem
-    from agent_assay.importers import ImportReport
-    from agent_assay.integrity.adapter_check import AdapterCheck
-    from agent_assay.model import Suite
-    from agent_assay.rescoring import RescoreResult
+    from agent_assay.api import AdapterCheck, ImportReport, LoadedSystem, RescoreResult, Suite
 
 
 def _tags(suite: Suite) -> list[str]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -25,6 +26,9 @@ from agent_assay.cli.options import (
 from agent_assay.cli.selecting import selection_options, settings_option
 from agent_assay.errors import AssayError
 from agent_assay.outfiles import write_whole
+
+if TYPE_CHECKING:
+    from agent_assay.api import Evaluation, ExecutorSpec, Selection
 
 
 @click.group("suite")
@@ -50,6 +54,42 @@ def suite_build(adapter: str | None, source: Path | None, as_json: bool, db: str
         emit_json(suite_json(built, system))
     else:
         click.echo(suite_text(built, system), nl=False)
+
+
+def _new_run_config(config_name: str | None, retry: str | None) -> str:
+    """The config a new run (no --resume) is started with; --retry without --resume and no
+    --config are refused."""
+    if retry:
+        raise AssayError("--retry needs --resume RUN_ID (it runs a stored run's "
+                         "crashed slots again)")
+    if not config_name:
+        raise AssayError("run needs --config NAME (or --resume RUN_ID)")
+    return config_name
+
+
+def _resume(
+    resume_id: str,
+    retry: str | None,
+    adapter: str | None,
+    config_name: str | None,
+    source: Path | None,
+    repeats: int,
+    selection: Selection,
+    seed: int,
+    executor: ExecutorSpec,
+    db: str,
+) -> Evaluation:
+    """`run --resume`: go on with the stored run; an option given on the command line (not
+    its default) is held against what the run recorded."""
+    from agent_assay import api
+
+    return api.resume(
+        resume_id, store=db, executor=executor, progress=None, notice=stderr,
+        retry=retry, adapter=adapter if _typed("adapter") else None,
+        config=config_name, source=source,
+        repeats=repeats if _typed("repeats") else None, limit=selection.limit,
+        seed=seed if _typed("seed") else None, tags=selection.tags or None,
+    )
 
 
 @click.command("run")
@@ -82,14 +122,9 @@ def run_command(
     adapter: str | None,
     source: Path | None,
     repeats: int,
-    items: tuple[str, ...],
-    match: tuple[str, ...],
-    tags: tuple[str, ...],
-    limit: int | None,
+    selection: Selection,
     seed: int,
-    workers: int,
-    executor: str,
-    scheduler: str | None,
+    executor: ExecutorSpec,
     resume_id: str | None,
     retry: str | None,
     run_id_file: Path | None,
@@ -108,12 +143,9 @@ def run_command(
     names a run whose stored evidence fails its checks (the table: docs/ci.md).
     """
     from agent_assay import api
-    from agent_assay.resuming import next_steps
-    from agent_assay.runner import RunStopped
-    from agent_assay.store.engine import shown
     from agent_assay.views.run_view import run_result_json
 
-    if resume_id and (settings or items or match):
+    if resume_id and (settings or selection.ids or selection.patterns):
         # --tag and --limit are held against the run's own items by api.resume (the same
         # selection is fine); these name items or settings no stored run records
         raise AssayError("--resume goes on with the run as it was defined: drop -M, --items, "
@@ -124,50 +156,23 @@ def run_command(
     try:
         with stdout_to_stderr(as_json):
             if resume_id:
-                done = api.resume(
-                    resume_id, store=db, workers=workers, executor=executor,
-                    scheduler=scheduler, progress=None, notice=stderr, retry=retry,
-                    adapter=adapter if _typed("adapter") else None, config=config_name,
-                    source=source, repeats=repeats if _typed("repeats") else None,
-                    limit=limit, seed=seed if _typed("seed") else None, tags=tags or None,
-                )
-            elif retry:
-                raise AssayError("--retry needs --resume RUN_ID (it runs a stored run's "
-                                 "crashed slots again)")
-            elif not config_name:
-                raise AssayError("run needs --config NAME (or --resume RUN_ID)")
+                done = _resume(resume_id, retry, adapter, config_name, source, repeats,
+                               selection, seed, executor, db)
             else:
+                config = _new_run_config(config_name, retry)
                 done = api.evaluate(
-                    chosen_adapter(adapter), config_name, store=db, source=source,
-                    repeats=repeats, seed=seed, tags=tags, limit=limit, items=items,
-                    match=match, settings=settings, workers=workers, executor=executor,
-                    scheduler=scheduler, progress=None, notice=stderr,
+                    chosen_adapter(adapter), config, store=db, source=source,
+                    selection=selection, repeats=repeats, seed=seed, settings=settings,
+                    executor=executor, progress=None, notice=stderr,
                 )
-    except RunStopped as stopped:
-        raise stopped.for_cli(None if db == DEFAULT_DB else db) from None
-    result = done.result
-    stderr(
-        f"wrote {result.written} trajectories ({result.crashed} crashed), "
-        f"skipped {result.skipped} already stored"
-    )
-    where = "" if db == DEFAULT_DB else f" --db {shown(db)}"
-    if result.retried:
-        stderr(f"  ran {result.retried} crashed slot(s) again as new attempts; the crashed "
-               f"attempts stay stored (`agent-assay runs show {done.run_id}{where}` lists them)")
-    if result.crashed:
-        from agent_assay.stats.crashes import crash_counts
-
-        stderr(f"  by cause: {crash_counts(result.crashed - result.harness, result.harness)}")
-    for crash in result.first_crashes:
-        stderr(f"  crashed: {crash}")
-    if result.crashed > len(result.first_crashes):
-        stderr(f"  ... and {result.crashed - len(result.first_crashes)} more")
-    if result.first_crashes:
-        stderr(f"  -> all of them: agent-assay runs show {done.run_id}{where}")
-    for step in next_steps(done.run_id, result.crashes_left, where):
-        stderr(f"  -> {step}")
+    except api.RunStopped as stopped:
+        raise stopped.for_cli(f" --db {api.shown_db(db)}" if db and db != DEFAULT_DB
+                              else "") from None
+    where = "" if db == DEFAULT_DB else f" --db {api.shown_db(db)}"
+    for line in done.notices(where):
+        stderr(line)
     if as_json:
-        emit_json(run_result_json(result, resumed=bool(resume_id)))
+        emit_json(run_result_json(done.result, resumed=bool(resume_id)))
     else:
         click.echo(done.run_id)
     if run_id_file:
@@ -175,9 +180,9 @@ def run_command(
             write_whole(run_id_file, (done.run_id + "\n").encode(), "--run-id-file")
         except AssayError as exc:
             raise AssayError(f"run {done.run_id} is stored, but {exc}") from exc
-    if result.harness:
+    if done.unmeasured is not None:
         # Everything is stored (the crashed items too); the exit says the measurement failed.
-        raise AssayError(f"{result.crashed} items crashed: {result.first_harness}")
+        raise done.unmeasured
 
 
 def _typed(parameter: str) -> bool:

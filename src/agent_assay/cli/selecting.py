@@ -55,16 +55,21 @@ def file_ids(path: Path) -> list[str]:
 
 
 def selection_options[F: Callable[..., Any]](function: F) -> F:
-    """The item selection options; the command receives `items` (the ids of --items and
-    --items-file together), `match`, `tags` and `limit`."""
+    """The item selection options; the command receives one `selection` (`api.Selection`:
+    the ids of --items and --items-file together, the --match patterns, the tags and the
+    limit)."""
 
     @functools.wraps(function)
     def chosen(*args: Any, **kwargs: Any) -> Any:
         named = split_ids(kwargs.pop("item_ids"))
         listed = kwargs.pop("items_file")
-        kwargs["items"] = tuple(named + (file_ids(listed) if listed is not None else []))
-        if any(not pattern for pattern in kwargs["match"]):
+        ids = tuple(named + (file_ids(listed) if listed is not None else []))
+        patterns, tags, limit = kwargs.pop("match"), kwargs.pop("tags"), kwargs.pop("limit")
+        if any(not pattern for pattern in patterns):
             raise AssayError("--match needs a pattern (an empty one matches no item)")
+        from agent_assay.api import Selection
+
+        kwargs["selection"] = Selection.of(ids=ids, patterns=patterns, tags=tags, limit=limit)
         return function(*args, **kwargs)
 
     options = (

@@ -33,18 +33,18 @@ def store_init(role: str | None, password_env: str | None, db: str) -> None:
     """Create or upgrade the store's schema and its append-only guards; with --role, make
     that role the harness's. Run it once, as the database's owner; then point `--db` at
     the same database as the role."""
-    from agent_assay.store.engine import shown
-    from agent_assay.store.provision import provision
+    from agent_assay import api
 
     password = None
     if password_env is not None:
         password = os.environ.get(password_env)
         if not password:
             raise AssayError(f"--role-password-env {password_env}: that variable is not set")
-    done = provision(db, role, password)
+    done = api.provision(db, role, password)
     applied = ", ".join(map(str, done.applied))
     schema = f"applied migration(s) {applied}" if applied else "schema already current"
-    click.echo(f"store at {shown(db)}: {schema}; schema version {done.version}, guards checked")
+    click.echo(f"store at {api.shown_db(db)}: {schema}; schema version {done.version}, "
+               "guards checked")
     if done.role is not None:
         how = "created" if done.created_role else "adopted"
         click.echo(

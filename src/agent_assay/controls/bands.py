@@ -253,29 +253,40 @@ def _overlay(bands: Bands, doc: Located, *, may_allow: bool) -> Bands:
         per_kind[key] = {**per_kind[key], **value}
         set_by |= {f"{key}.{name}": by for name in value if name != "derivation"}
     if "not_applicable" in data:
-        reasons = data["not_applicable"]
-        if not isinstance(reasons, dict):
-            raise AssayError(f"{doc.at('not_applicable')}: not_applicable maps kinds to reasons")
-        for kind, reason in reasons.items():
-            if kind not in RULES:
-                raise AssayError(f"{doc.at('not_applicable', kind)}: unknown control kind {kind!r}")
-            if not isinstance(reason, str) or not reason.strip():
-                raise AssayError(
-                    f"{doc.at('not_applicable', kind)}: the reason {kind} does not apply must "
-                    "be a sentence"
-                )
-            declared[kind] = " ".join(reason.split())
+        declared |= _not_applicable(doc, data["not_applicable"])
     if "allow_not_applicable" in data:
-        allow = data["allow_not_applicable"]
-        if not isinstance(allow, bool):
-            raise AssayError(f"{doc.at('allow_not_applicable')}: must be true or false")
-        if allow and not may_allow:
-            raise AssayError(
-                f"{doc.at('allow_not_applicable')}: a system's own bands file cannot allow "
-                "its controls not to run; whoever certifies the run allows that (--bands "
-                "FILE with allow_not_applicable: true, or --allow-not-run KIND)"
-            )
+        allow = _allowed(doc, data["allow_not_applicable"], may_allow=may_allow)
     return Bands(per_kind, declared, allow, (*bands.sources, doc.path), bands.defaults, set_by)
+
+
+def _not_applicable(doc: Located, reasons: Any) -> dict[str, str]:
+    """The controls a bands file declares not applicable, each with its reason."""
+    if not isinstance(reasons, dict):
+        raise AssayError(f"{doc.at('not_applicable')}: not_applicable maps kinds to reasons")
+    declared: dict[str, str] = {}
+    for kind, reason in reasons.items():
+        if kind not in RULES:
+            raise AssayError(f"{doc.at('not_applicable', kind)}: unknown control kind {kind!r}")
+        if not isinstance(reason, str) or not reason.strip():
+            raise AssayError(
+                f"{doc.at('not_applicable', kind)}: the reason {kind} does not apply must "
+                "be a sentence"
+            )
+        declared[kind] = " ".join(reason.split())
+    return declared
+
+
+def _allowed(doc: Located, allow: Any, *, may_allow: bool) -> bool:
+    """allow_not_applicable as a bands file sets it: only a certifier's file may."""
+    if not isinstance(allow, bool):
+        raise AssayError(f"{doc.at('allow_not_applicable')}: must be true or false")
+    if allow and not may_allow:
+        raise AssayError(
+            f"{doc.at('allow_not_applicable')}: a system's own bands file cannot allow "
+            "its controls not to run; whoever certifies the run allows that (--bands "
+            "FILE with allow_not_applicable: true, or --allow-not-run KIND)"
+        )
+    return allow
 
 
 def _check_band(doc: Located, at: tuple[Any, ...], kind: str, band: Any, *, complete: bool) -> None:
@@ -296,14 +307,18 @@ def _check_band(doc: Located, at: tuple[Any, ...], kind: str, band: Any, *, comp
         if problem:
             raise AssayError(f"{doc.at(*at, key)}: band {kind}.{key} {problem}")
     if kind == "shuffled_gold" and ("min_drop" in band or complete):
-        drops = band.get("min_drop")
-        if not isinstance(drops, dict) or "default" not in drops:
-            raise AssayError(f"{doc.at(*at, 'min_drop')}: band shuffled_gold.min_drop needs a "
-                             "'default' entry")
-        for metric, drop in drops.items():
-            problem = MIN_DROP(drop)
-            if problem:
-                raise AssayError(
-                    f"{doc.at(*at, 'min_drop', metric)}: band shuffled_gold.min_drop.{metric} "
-                    f"{problem}"
-                )
+        _check_min_drop(doc, at, band.get("min_drop"))
+
+
+def _check_min_drop(doc: Located, at: tuple[Any, ...], drops: Any) -> None:
+    """shuffled_gold's min_drop: a default, and a valid drop per metric."""
+    if not isinstance(drops, dict) or "default" not in drops:
+        raise AssayError(f"{doc.at(*at, 'min_drop')}: band shuffled_gold.min_drop needs a "
+                         "'default' entry")
+    for metric, drop in drops.items():
+        problem = MIN_DROP(drop)
+        if problem:
+            raise AssayError(
+                f"{doc.at(*at, 'min_drop', metric)}: band shuffled_gold.min_drop.{metric} "
+                f"{problem}"
+            )

@@ -15,11 +15,9 @@ from agent_assay.adapters.loaded import NO_REPLAY, LoadedSystem
 from agent_assay.hosting.replays import EnvironmentReplays
 from agent_assay.model import Config, Item, Run, Suite
 from agent_assay.scoring.base import ScoreKind, Scorer, ScoringContext
-from agent_assay.store.run_trajectories import RunTrajectories
-from agent_assay.store.store import Store
+from agent_assay.store import RunTrajectories, Store
 
 Status = Literal["PASSED", "FAILED", "NOT_RUN", "ERROR"]
-STATUSES: tuple[Status, ...] = ("PASSED", "FAILED", "NOT_RUN", "ERROR")
 
 
 @dataclass(frozen=True)

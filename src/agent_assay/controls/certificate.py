@@ -16,8 +16,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from agent_assay.model import Run
-from agent_assay.store.chain_check import ChainCheck
-from agent_assay.store.store import Store
+from agent_assay.store import Store
+from agent_assay.store.evidence import ChainCheck
 from agent_assay.version import harness_version
 
 

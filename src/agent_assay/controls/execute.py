@@ -22,12 +22,9 @@ from agent_assay.controls.registry import NOT_APPLICABLE, all_controls, control_
 from agent_assay.errors import AssayError
 from agent_assay.hashing import stable_seed
 from agent_assay.model import Run
-from agent_assay.runner import run_context
-from agent_assay.store.chain_check import check_run_chain
-from agent_assay.store.checkpoint import write_checkpoint
-from agent_assay.store.run_check import require_intact
-from agent_assay.store.run_trajectories import RunTrajectories
-from agent_assay.store.store import Store
+from agent_assay.run_context import run_context
+from agent_assay.store import RunTrajectories, Store
+from agent_assay.store.evidence import check_run_chain, require_intact, write_checkpoint
 
 
 @dataclass(frozen=True)

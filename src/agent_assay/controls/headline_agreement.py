@@ -180,15 +180,29 @@ def judge_item(ctx: ControlContext, refs: Sequence[Reference], scorers: Sequence
             if source in ("own", "random"):
                 for name, s in watched.items():
                     tally.count_pass(name, source, passes(s.kind, values.get(name)))
-            for ref in refs:
-                mine = passes(ref.scorer.kind, values.get(ref.scorer.name))
-                if mine is True and ref.rejects(values, floor):
-                    tally.add(ref.scorer.name, "credited", source, t.item_id)
-                if mine is False and ref.credits(values, source):
-                    tally.add(ref.scorer.name, "withheld", source, t.item_id)
+            _judge_values(refs, values, floor, source, t.item_id, tally)
     for name, values in nulls.items():
         for metric, s in watched.items():
             tally.count_pass(metric, f"do_nothing:{name}", passes(s.kind, values.get(metric)))
+    _judge_replays(ctx, refs, gold, got, tally, counts)
+
+
+def _judge_values(refs: Sequence[Reference], values: Values, floor: Values, source: str,
+                  item_id: str, tally: Tally) -> None:
+    """Each reference's verdict on one trajectory's values: credited where the generic
+    lenses reject it, withheld where they credit it."""
+    for ref in refs:
+        mine = passes(ref.scorer.kind, values.get(ref.scorer.name))
+        if mine is True and ref.rejects(values, floor):
+            tally.add(ref.scorer.name, "credited", source, item_id)
+        if mine is False and ref.credits(values, source):
+            tally.add(ref.scorer.name, "withheld", source, item_id)
+
+
+def _judge_replays(ctx: ControlContext, refs: Sequence[Reference], gold: Gold,
+                   got: ItemSources, tally: Tally, counts: dict[str, int]) -> None:
+    """The headline scorers on each own trajectory against its replay: the same path
+    must score the same."""
     if got.own_replayed or "gold" in got.by_source:
         counts["own_replayed"] = counts.get("own_replayed", 0) + len(got.own_replayed)
     headline = [r.scorer for r in refs]

@@ -26,7 +26,7 @@ from typing import Any
 
 from agent_assay.adapters.system import NONDETERMINISTIC_TRAJECTORY_FIELDS
 from agent_assay.controls.base import ControlContext, ControlOutcome, Requirement, outcome
-from agent_assay.executors import Processes
+from agent_assay.executors.processes import Processes
 from agent_assay.model import Cost, Trajectory
 from agent_assay.runner import execute_run, start_run
 from agent_assay.statepaths import flatten

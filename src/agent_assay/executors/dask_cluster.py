@@ -70,17 +70,10 @@ from distributed import (
 from agent_assay.adapters.loaded import LoadedSystem
 from agent_assay.adapters.recipe import Recipe, recipe_of
 from agent_assay.errors import AssayError
-from agent_assay.executors import (
-    Arrival,
-    Executor,
-    ExecutorLost,
-    ExecutorSpec,
-    ScoringJob,
-    Task,
-    scheduler_address,
-)
 from agent_assay.executors.batching import FIRST_BATCH, next_size
-from agent_assay.hosting.jobs import crashed
+from agent_assay.executors.protocol import Arrival, Executor, ExecutorLost, ScoringJob
+from agent_assay.executors.spec import ExecutorSpec, scheduler_address
+from agent_assay.hosting.jobs import Task, crashed
 from agent_assay.hosting.pool import AgentProcesses, ProcessesLost
 from agent_assay.model import JSON, PublicSuite, Trajectory
 

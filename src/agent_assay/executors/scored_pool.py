@@ -33,13 +33,14 @@ from typing import Any
 
 from agent_assay.adapters.recipe import Recipe, rebuild
 from agent_assay.errors import AssayError
-from agent_assay.executors import Arrival, ExecutorLost, ScoringJob, Task
+from agent_assay.executors.protocol import Arrival, ExecutorLost, ScoringJob
 from agent_assay.hashing import canonical_json
+from agent_assay.hosting.jobs import Task
 from agent_assay.hosting.lifeline import die_with_parent
 from agent_assay.hosting.pool import AgentProcesses, ProcessesLost
 from agent_assay.model import PublicSuite, Trajectory
-from agent_assay.store.prepared import PreparedTrajectory, prepared_row
-from agent_assay.store.state_blobs import StateEncoder, expanded
+from agent_assay.run_context import suite_context
+from agent_assay.store.encoding import PreparedTrajectory, StateEncoder, expanded, prepared_row
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,8 +64,6 @@ class _Scorer:
     and the bases it has decoded."""
 
     def __init__(self, recipe: Recipe, job: ScoringJob) -> None:
-        from agent_assay.runner import suite_context  # the runner imports the executors
-
         self.context = suite_context(rebuild(recipe), job.suite)
         self.run_id = job.run_id
         self.encoder = StateEncoder()

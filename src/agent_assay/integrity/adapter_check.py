@@ -20,8 +20,8 @@ from agent_assay.adapters.pure_suite import drift
 from agent_assay.adapters.system import LearnsFacts
 from agent_assay.controls.bands import load_bands
 from agent_assay.errors import AssayError
-from agent_assay.executors import Task, act
 from agent_assay.hashing import stable_seed
+from agent_assay.hosting.jobs import Task, act
 from agent_assay.llm.configs import is_model_config
 from agent_assay.model import Config, Suite
 from agent_assay.scoring.base import passes

@@ -5,7 +5,7 @@ was run again more than once (`integrity.retries`). An admissible run judged und
 anything but the harness's defaults, or whose measured failures were run again, is
 ADMISSIBLE WITH WAIVERS, each one named.
 
-Decided from the store alone. First the integrity check (`run_check.evidence_findings`:
+Decided from the store alone. First the integrity check (`store.evidence.check_evidence`:
 the schema's triggers and indexes, the run's chain with every row re-hashed, its
 slots, suite, gold and config, and the same of every run its certificates relied on):
 a store that fails it is TAMPERED and nothing else is decided, since its rows cannot be
@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent_assay.aggregates import run_status, scorer_versions
+from agent_assay.aggregates import RunStatus, run_status, scorer_versions
 from agent_assay.controls.registry import control_kinds
 from agent_assay.exitcodes import ExitCode
 from agent_assay.findings import Finding
@@ -28,9 +28,8 @@ from agent_assay.integrity.certificates import void_reasons
 from agent_assay.integrity.choices import SINGLE_PASS, judge_choices
 from agent_assay.integrity.retries import judge_retries
 from agent_assay.model import Run
-from agent_assay.store.chain_check import ChainCheck
-from agent_assay.store.run_check import evidence_findings
-from agent_assay.store.store import Store, StoredOutcome
+from agent_assay.store import Store, StoredOutcome
+from agent_assay.store.evidence import ChainCheck, check_evidence
 
 
 @dataclass(frozen=True)
@@ -46,7 +45,7 @@ class Integrity:
 
 
 def integrity(store: Store, run: Run) -> Integrity:
-    found, check = evidence_findings(store, run.run_id)
+    found, check = check_evidence(store, run.run_id)
     return Integrity(tuple(found), check)
 
 
@@ -65,6 +64,8 @@ class Admissibility:
     """Departures from the defaults that waive nothing (stricter bands, the headline)."""
     choices: Mapping[str, Any] = field(default_factory=dict)
     """The choices bound in the newest certificate, as stored."""
+    status: RunStatus | None = None
+    """The run's status as the verdict read it (None when TAMPERED: nothing is read)."""
 
     @property
     def tampered(self) -> bool:
@@ -141,7 +142,7 @@ def assess(store: Store, run: Run, state: Integrity | None = None) -> Admissibil
     reasons += [*chosen.refusals, *retried.refusals]
     return Admissibility(not reasons, tuple(reasons), outcomes, state,
                          (*chosen.waivers, *retried.waivers),
-                         (*chosen.disclosures, *retried.disclosures), chosen.bound)
+                         (*chosen.disclosures, *retried.disclosures), chosen.bound, status)
 
 
 @dataclass(frozen=True)
@@ -163,7 +164,7 @@ def determinism_certifier(store: Store, run: Run) -> str | None:
         certified = store.get_run(o.run_id)
         if not wanted <= set(certified.item_ids):
             continue
-        problems, check = evidence_findings(store, certified.run_id)
+        problems, check = check_evidence(store, certified.run_id)
         if problems:
             continue
         latest = store.control_outcomes(certified.run_id).get("identical_config")

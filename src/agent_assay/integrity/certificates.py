@@ -15,8 +15,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from agent_assay.model import Run
-from agent_assay.store.chain_check import ChainCheck
-from agent_assay.store.store import Store, StoredOutcome
+from agent_assay.store import Store, StoredOutcome
+from agent_assay.store.evidence import ChainCheck
 from agent_assay.version import harness_version
 
 UNBOUND = (
@@ -45,11 +45,27 @@ def void_reasons(
     cert = outcome.payload.get("certificate")
     if not isinstance(cert, dict):
         return [UNBOUND]
-    reasons: list[str] = []
     if cert.get("run_id") != run.run_id:
         return [f"it was judged on run {cert.get('run_id')}, not this one (a copied verdict)"]
-    if not isinstance(cert.get("choices"), dict):
-        reasons.append(CHOICES_UNBOUND)
+    return [
+        *([] if isinstance(cert.get("choices"), dict) else [CHOICES_UNBOUND]),
+        *_evidence_changed(cert, check),
+        *_judged_otherwise(cert, run, scorer_versions),
+        *(f"run {aux}, which it made and judged, has changed or is missing"
+          for aux, recorded in sorted((cert.get("aux_runs") or {}).items())
+          if _head_json(store, aux) != recorded),
+    ]
+
+
+def _head_json(store: Store, run_id: str) -> Any:
+    now = store.head(run_id)
+    return now.to_json() if now else None
+
+
+def _evidence_changed(cert: Mapping[str, Any], check: ChainCheck) -> list[str]:
+    """How the run's chain, trajectories and scores differ from those the certificate
+    judged."""
+    reasons: list[str] = []
     head = cert.get("head") or {}
     if check.digests.get(head.get("seq", -1)) != head.get("digest"):
         reasons.append("the chain head it judged is not in this run's chain")
@@ -72,6 +88,14 @@ def void_reasons(
             else f"{scores.get('n')} rows then, {evidence.scores.n} now"
         )
         reasons.append(f"scores changed since it was judged ({counts})")
+    return reasons
+
+
+def _judged_otherwise(
+    cert: Mapping[str, Any], run: Run, scorer_versions: Mapping[str, str]
+) -> list[str]:
+    """How what judged the run (suite, config, scorers, harness) differs from now."""
+    reasons: list[str] = []
     if (cert.get("suite_hash"), cert.get("config_hash")) != (run.suite_hash, run.config_hash):
         reasons.append("it was judged on a different suite or config")
     if cert.get("scorers") != dict(sorted(scorer_versions.items())):
@@ -81,8 +105,4 @@ def void_reasons(
             f"it was judged by agent-assay {cert.get('harness_version')}, this is "
             f"{harness_version()}: the controls have not shown this version can go red"
         )
-    for aux, recorded in sorted((cert.get("aux_runs") or {}).items()):
-        now = store.head(aux)
-        if (now.to_json() if now else None) != recorded:
-            reasons.append(f"run {aux}, which it made and judged, has changed or is missing")
     return reasons

@@ -21,7 +21,7 @@ from typing import Any
 from agent_assay.controls.bands import CERTIFIER, RULES, SEEDS_FLAG, SYSTEM, Departure, SetBy
 from agent_assay.controls.registry import NOT_APPLICABLE
 from agent_assay.model import Run
-from agent_assay.store.store import StoredOutcome
+from agent_assay.store import StoredOutcome
 
 UNWAIVABLE: Mapping[str, str] = {
     "null_agent": "a headline a do-nothing agent scores close to measures nothing about the "

@@ -20,7 +20,7 @@ from agent_assay.integrity.admissibility import Admissibility, Integrity, assess
 from agent_assay.model import Run
 from agent_assay.stats.intervals import Interval
 from agent_assay.stats.paired import ALPHA, CLUSTERS_FLOOR, Difference, paired_difference
-from agent_assay.store.store import Store
+from agent_assay.store import Store
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from agent_assay.model import AGENT_CRASH, Run
-from agent_assay.store.store import Store
+from agent_assay.store import Store
 
 
 @dataclass(frozen=True)

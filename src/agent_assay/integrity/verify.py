@@ -30,22 +30,28 @@ from agent_assay.hashing import canonical_json
 from agent_assay.integrity.certificates import void_reasons
 from agent_assay.model import Run, Trajectory
 from agent_assay.rescoring import fresh_scores
-from agent_assay.store import schema
-from agent_assay.store.chain_check import ChainCheck, check_run_chain
-from agent_assay.store.checkpoint import checkpoint_findings
-from agent_assay.store.content_check import (
+from agent_assay.store import Store
+from agent_assay.store.database import (
+    BaseStates,
+    damage_report,
+    guard_holder_notes,
+    schema,
+    schema_findings,
+)
+from agent_assay.store.encoding import DELTA_KEY, decode_json, expanded
+from agent_assay.store.evidence import (
+    ChainCheck,
+    RawReader,
+    WitnessCheck,
+    check_run_chain,
+    checkpoint_findings,
     config_findings,
     marked_complete,
+    relied_on,
+    relied_on_findings,
     slot_findings,
     suite_findings,
 )
-from agent_assay.store.damage import damage_report
-from agent_assay.store.postgres_schema import guard_holder_notes
-from agent_assay.store.run_check import relied_on, relied_on_findings
-from agent_assay.store.schema_check import schema_findings
-from agent_assay.store.state_blobs import DELTA_KEY, BaseStates, expanded
-from agent_assay.store.store import Store, decode_json
-from agent_assay.store.witness import WitnessCheck
 
 AdapterLoader = Callable[[str], LoadedSystem | object]
 
@@ -173,16 +179,12 @@ def verify_run(store: Store, run_id: str, load_adapter: AdapterLoader | None) ->
 def _check_trajectories(
     store: Store, run: Run, check: ChainCheck, complete: bool, out: RunVerification
 ) -> list[Trajectory]:
-    details: dict[int, Any] = {}
-    for entry in check.ledger:
-        if entry.kind == "trajectory":
-            try:
-                details[entry.seq] = decode_json("ledger", entry.seq, entry.detail)
-            except AssayError:
-                continue  # already a chain finding
+    """Decode every stored trajectory row (each attempt at a slot, in order), check it
+    against its row and its ledger block, then the run's slots as a whole."""
+    details = _trajectory_blocks(check)
     found: list[Trajectory] = []
     bases = BaseStates(store.engine)  # fetched as payloads name them, each checked once
-    stored = store.chained_rows("trajectories", run.run_id)  # a slot's attempts in order
+    stored = RawReader(store).chained_rows("trajectories", run.run_id)  # a slot's attempts in order
     slots = []
     causes: dict[tuple[Any, Any, Any], object] = {}
     for values in stored.rows:
@@ -192,43 +194,82 @@ def _check_trajectories(
         attempt = row["attempt"]
         where = f"trajectory {slot[0]}/{slot[1]}" + (f" attempt {attempt}" if attempt != 1
                                                       else "")
-        try:
-            data = decode_json("trajectories", row["id"], row["payload"])
-            trajectory = Trajectory.from_json(expanded(data, bases.fresh))
-        except (AssayError, KeyError, TypeError, ValueError, AttributeError) as exc:
-            out.add(where, f"payload does not decode ({exc})")
+        decoded = _decoded(row, bases, where, out)
+        if decoded is None:
             continue
+        data, trajectory = decoded
         if (trajectory.item_id, trajectory.repetition) != slot:
             out.add(where, "its payload names another slot")
         if bool(row["crashed"]) != trajectory.crashed:
             out.add(where, "its crashed flag differs from its payload")
         causes[(*slot, attempt)] = trajectory.crash_cause
         detail = details.get(row["block"]) if row["block"] is not None else None
-        if isinstance(detail, dict) and "attempt" in detail:
-            before = causes.get((*slot, attempt - 1)) if isinstance(attempt, int) else None
-            if detail.get("cause") != before:
-                out.add(where, f"its ledger block records that it runs again the "
-                               f"{detail.get('cause')}'s crash; the attempt before it "
-                               f"records {before or 'no crash'}")
         if isinstance(detail, dict):
-            if detail.get("slot") != [slot[0], slot[1]]:
-                out.add(where, f"its ledger block {row['block']} records another slot")
-            if detail.get("steps") != len(trajectory.steps):
-                out.add(
-                    where,
-                    f"has {len(trajectory.steps)} steps, its ledger block records "
-                    f"{detail.get('steps')}",
-                )
-            named = data.get(DELTA_KEY, {}).get("base") if isinstance(data, dict) else None
-            if detail.get("state") != named:
-                out.add(where, f"its payload's base state {str(named)[:16]} is not the one its "
-                               f"ledger block records ({str(detail.get('state'))[:16]})")
-            if "path" in detail and detail["path"] != trajectory.path_digest():
-                out.add(where, f"its proposal path is not the one its ledger block "
-                        f"{row['block']} records")
+            _check_against_block(detail, row, data, trajectory, causes, where, out)
         found.append(trajectory)
     out.findings += slot_findings(run, slots, complete)
     return found
+
+
+def _trajectory_blocks(check: ChainCheck) -> dict[int, Any]:
+    """Each trajectory block's decoded detail by its sequence number (one that does not
+    decode is already a chain finding)."""
+    details: dict[int, Any] = {}
+    for entry in check.ledger:
+        if entry.kind == "trajectory":
+            try:
+                details[entry.seq] = decode_json("ledger", entry.seq, entry.detail)
+            except AssayError:
+                continue
+    return details
+
+
+def _decoded(
+    row: dict[str, Any], bases: BaseStates, where: str, out: RunVerification
+) -> tuple[Any, Trajectory] | None:
+    """A trajectory row's payload and the trajectory it decodes to; None (and a finding)
+    when it does not decode."""
+    try:
+        data = decode_json("trajectories", row["id"], row["payload"])
+        return data, Trajectory.from_json(expanded(data, bases.fresh))
+    except (AssayError, KeyError, TypeError, ValueError, AttributeError) as exc:
+        out.add(where, f"payload does not decode ({exc})")
+        return None
+
+
+def _check_against_block(
+    detail: dict[str, Any],
+    row: dict[str, Any],
+    data: Any,
+    trajectory: Trajectory,
+    causes: dict[tuple[Any, Any, Any], object],
+    where: str,
+    out: RunVerification,
+) -> None:
+    """What the row's ledger block records against what the row holds: the crash a retry
+    runs again, the slot, the steps, the base state and the proposal path."""
+    slot, attempt = (row["item_id"], row["repetition"]), row["attempt"]
+    if "attempt" in detail:
+        before = causes.get((*slot, attempt - 1)) if isinstance(attempt, int) else None
+        if detail.get("cause") != before:
+            out.add(where, f"its ledger block records that it runs again the "
+                           f"{detail.get('cause')}'s crash; the attempt before it "
+                           f"records {before or 'no crash'}")
+    if detail.get("slot") != [slot[0], slot[1]]:
+        out.add(where, f"its ledger block {row['block']} records another slot")
+    if detail.get("steps") != len(trajectory.steps):
+        out.add(
+            where,
+            f"has {len(trajectory.steps)} steps, its ledger block records "
+            f"{detail.get('steps')}",
+        )
+    named = data.get(DELTA_KEY, {}).get("base") if isinstance(data, dict) else None
+    if detail.get("state") != named:
+        out.add(where, f"its payload's base state {str(named)[:16]} is not the one its "
+                       f"ledger block records ({str(detail.get('state'))[:16]})")
+    if "path" in detail and detail["path"] != trajectory.path_digest():
+        out.add(where, f"its proposal path is not the one its ledger block "
+                f"{row['block']} records")
 
 
 def _say_unfinished(store: Store, run: Run, out: RunVerification) -> None:

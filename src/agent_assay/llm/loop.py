@@ -251,7 +251,7 @@ class AgentLoop:
         execute: Execute,
         next_turn: NextTurn | None = None,
     ) -> LoopResult:
-        offered = {t.name for t in tools}
+        offered, specs = self._offer(tools)
         messages: list[dict[str, Any]] = [
             {
                 "role": "system",
@@ -259,7 +259,6 @@ class AgentLoop:
             },
             {"role": "user", "content": request},
         ]
-        specs = [openai_tool(t, self.settings.max_string_length) for t in tools]
         steps: list[Step] = []
         records: list[RequestRecord] = []
         malformed = 0
@@ -279,47 +278,54 @@ class AgentLoop:
                 messages.append({"role": "assistant", "content": message.content or ""})
                 messages.append({"role": "user", "content": user.message})
                 if user.tools is not None:
-                    offered = {t.name for t in user.tools}
-                    specs = [openai_tool(t, self.settings.max_string_length) for t in user.tools]
+                    offered, specs = self._offer(user.tools)
                 continue
             if not calls:
                 return self._result(steps, "final_answer", message.content, records, malformed)
             messages.append(assistant_message(message.content, calls, turn))
-            results: list[str] = []
-            for index, call in enumerate(calls):
-                call_id = getattr(call, "id", None) or f"call_{turn}_{index}"
-                function = getattr(call, "function", None)
-                name = str(getattr(function, "name", "") or "")
-                raw = getattr(function, "arguments", None)
-                args, problem = parse_arguments(raw)
-                if args is None:
-                    malformed += 1
-                    outcome = ToolOutcome(False, None, f"malformed tool-call arguments: {problem}")
-                    steps.append(
-                        Step(ToolCall(name, {MALFORMED_KEY: raw}), False, None, outcome.error)
-                    )
-                elif name not in offered:
-                    outcome = ToolOutcome(False, None, f"unknown tool: {name}")
-                    steps.append(Step(ToolCall(name, args), False, None, outcome.error))
-                else:
-                    outcome = execute(name, args)
-                    steps.append(
-                        Step(ToolCall(name, args), outcome.ok, outcome.result, outcome.error)
-                    )
-                if self.settings.tool_result_role == "tool":
-                    messages.append(
-                        {"role": "tool", "tool_call_id": call_id, "content": tool_feedback(outcome)}
-                    )
-                else:
-                    results.append(f"Result of functions.{name}:\n{tool_feedback(outcome)}")
-                if outcome.ok and name in self.settings.terminal_tools:
-                    left = len(calls) - index - 1
-                    return self._result(
-                        steps, "terminal_tool", message.content, records, malformed, left
-                    )
-            if results:
-                messages.append({"role": "user", "content": "\n\n".join(results)})
+            left, bad = self._run_calls(calls, turn, offered, execute, steps, messages)
+            malformed += bad
+            if left is not None:
+                return self._result(
+                    steps, "terminal_tool", message.content, records, malformed, left
+                )
         return self._result(steps, "turn_budget", None, records, malformed)
+
+    def _run_calls(
+        self,
+        calls: Sequence[Any],
+        turn: int,
+        offered: set[str],
+        execute: Execute,
+        steps: list[Step],
+        messages: list[dict[str, Any]],
+    ) -> tuple[int | None, int]:
+        """Run one turn's tool calls in order, each as a step with its feedback to the
+        model: (the calls left unrun when a terminal tool succeeded, else None; how many
+        had malformed arguments)."""
+        malformed = 0
+        results: list[str] = []
+        for index, call in enumerate(calls):
+            call_id = getattr(call, "id", None) or f"call_{turn}_{index}"
+            name, step, outcome, bad = _made_call(call, offered, execute)
+            malformed += bad
+            steps.append(step)
+            if self.settings.tool_result_role == "tool":
+                messages.append(
+                    {"role": "tool", "tool_call_id": call_id, "content": tool_feedback(outcome)}
+                )
+            else:
+                results.append(f"Result of functions.{name}:\n{tool_feedback(outcome)}")
+            if outcome.ok and name in self.settings.terminal_tools:
+                return len(calls) - index - 1, malformed
+        if results:
+            messages.append({"role": "user", "content": "\n\n".join(results)})
+        return None, malformed
+
+    def _offer(self, tools: Sequence[ToolSpec]) -> tuple[set[str], list[dict[str, Any]]]:
+        """The tools' names, and their specs as the request offers them."""
+        return ({t.name for t in tools},
+                [openai_tool(t, self.settings.max_string_length) for t in tools])
 
     def _result(
         self,
@@ -431,3 +437,24 @@ def raw_text(raw: object) -> str:
     if isinstance(raw, str):
         return raw
     return json.dumps(raw, sort_keys=True, default=str)
+
+
+def _made_call(
+    call: Any, offered: set[str], execute: Execute
+) -> tuple[str, Step, ToolOutcome, bool]:
+    """One tool call the model made, as a step: its tool's name, the step, the outcome, and
+    whether its arguments were malformed (then, as for a tool not offered, nothing runs)."""
+    function = getattr(call, "function", None)
+    name = str(getattr(function, "name", "") or "")
+    raw = getattr(function, "arguments", None)
+    args, problem = parse_arguments(raw)
+    if args is None:
+        outcome = ToolOutcome(False, None, f"malformed tool-call arguments: {problem}")
+        step = Step(ToolCall(name, {MALFORMED_KEY: raw}), False, None, outcome.error)
+        return name, step, outcome, True
+    if name not in offered:
+        outcome = ToolOutcome(False, None, f"unknown tool: {name}")
+        return name, Step(ToolCall(name, args), False, None, outcome.error), outcome, False
+    outcome = execute(name, args)
+    step = Step(ToolCall(name, args), outcome.ok, outcome.result, outcome.error)
+    return name, step, outcome, False

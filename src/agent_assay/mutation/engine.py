@@ -31,12 +31,11 @@ from agent_assay.mutation.operators import (
     transposition,
 )
 from agent_assay.mutation.orders import OrderTally
-from agent_assay.runner import RunContext, run_context
+from agent_assay.run_context import RunContext, run_context
 from agent_assay.scoring.base import Scorer
 from agent_assay.selection import EVERY, Selection
-from agent_assay.store.run_check import require_intact
-from agent_assay.store.run_trajectories import RunTrajectories
-from agent_assay.store.store import Store
+from agent_assay.store import RunTrajectories, Store
+from agent_assay.store.evidence import require_intact
 
 SHOWN_ITEMS = 200  # per operator, the mutants kept for `mutation show`
 

@@ -18,7 +18,7 @@ to lie in [0, 1], or a cost that is zero everywhere, is not a proportion.
   Cochran-style rule), when fewer than MEASURE_MIN_ITEMS items leave the skew unjudged,
   and when every value is the same (there is no spread to bound).
 
-`make coverage` (tools/coverage_table.py) measures every kind's coverage and refusal
+`make coverage` (tools/studies/coverage_table.py) measures every kind's coverage and refusal
 share; the two constants were chosen on it. Everything is a function of the sorted values
 (exact sums, no random draws), so the same values give the same interval in any view,
 order or machine.

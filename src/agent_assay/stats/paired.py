@@ -31,7 +31,7 @@ not the 0.050000000000000044 that 1 - 0.95 comes to in floating point)."""
 
 FPR_BOUND = 0.06
 """The false-positive rate at ALPHA a clustered test must keep to in the simulated cases of
-`tools/stats_agreement.py` (the cluster counts below are read from there, and a test holds
+`tools/studies/stats_agreement.py` (the cluster counts below are read from there, and a test holds
 them equal to `reports/stats/agreement.json`)."""
 CLUSTERS_FLOOR = 8
 """The fewest clusters from which every symmetric case (cluster effects spread evenly

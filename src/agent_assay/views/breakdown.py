@@ -21,8 +21,7 @@ from agent_assay.errors import AssayError
 from agent_assay.model import Run
 from agent_assay.scoring.base import ScoreKind
 from agent_assay.stats.crashes import NO_VERDICT
-from agent_assay.store.score_columns import ScoreColumns
-from agent_assay.store.store import Store
+from agent_assay.views.run_data import RunData
 from agent_assay.views.summary import MetricSummary, metric_summaries
 
 
@@ -53,26 +52,18 @@ class TagBreakdown:
         return self.tagged_total - (self.items - self.untagged)
 
 
-def item_tags(store: Store, run: Run) -> dict[str, tuple[str, ...]]:
-    """Each of the run's items and its tags, from the stored suite, in the run's order."""
-    by_id = store.get_suite(run.suite_hash).by_id()
-    return {item_id: by_id[item_id].tags for item_id in run.item_ids}
-
-
-def by_tag(store: Store, run: Run, columns: ScoreColumns | None = None) -> TagBreakdown:
-    """Every metric per tag, tags in name order; `columns` when the caller has read them."""
-    tags = item_tags(store, run)
+def tags_of(data: RunData) -> TagBreakdown:
+    """Every metric per tag, tags in name order (the snapshot loaded with its suite)."""
+    run, tags = data.run, data.item_tags()
     members: dict[str, set[str]] = defaultdict(set)
     for item_id, item_tag_list in tags.items():
         for tag in item_tag_list:
             members[tag].add(item_id)
-    scores = store.score_columns(run.run_id) if columns is None else columns
-    manifest = store.manifest(run.run_id)
     return TagBreakdown(
         run=run,
         rows=tuple(
             TagRow(tag, len(members[tag]), metric_summaries(
-                scores, manifest, run.repeats, items=frozenset(members[tag])))
+                data.columns, data.manifest, run.repeats, items=frozenset(members[tag])))
             for tag in sorted(members)
         ),
         items=len(tags),
@@ -112,26 +103,13 @@ class ItemTable:
     failed_only: bool = False
 
 
-def metric_meta(store: Store, run: Run, metric: str) -> tuple[ScoreKind, str]:
-    """The metric's kind and definition from the run's manifest; an unknown name is refused
-    with the ones that exist."""
-    manifest = store.manifest(run.run_id)
-    for scorer in manifest.get("scorers", []):
-        if scorer.get("name") == metric:
-            return scorer.get("kind", "measure"), str(scorer.get("definition", ""))
-    scored = {r.scorer for r in store.current_scores(run.run_id)}
-    if metric in scored:  # an imported score the manifest does not describe
-        return "binary", "imported score"
-    known = sorted({str(s.get("name")) for s in manifest.get("scorers", [])} | scored)
-    raise AssayError(
-        f"unknown metric {metric} in run {run.run_id}; its metrics: {', '.join(known) or 'none'}"
-    )
-
-
-def item_table(store: Store, run: Run, metric: str, *, failed_only: bool = False) -> ItemTable:
-    """`metric` for every item of the run (only those that failed at some repetition with
-    `failed_only`, which a measure, having no pass, refuses)."""
-    kind, definition = metric_meta(store, run, metric)
+def items_of(
+    data: RunData, metric: str, kind: ScoreKind, definition: str, *, failed_only: bool = False
+) -> ItemTable:
+    """`metric` (of `kind`, meaning `definition`: `views.load.metric_meta` finds them) for
+    every item of the run (only those that failed at some repetition with `failed_only`,
+    which a measure, having no pass, refuses)."""
+    run = data.run
     if failed_only and kind == "measure":
         raise AssayError(
             f"metric {metric} is a measure: it is reported, never passed or failed, so "
@@ -139,7 +117,7 @@ def item_table(store: Store, run: Run, metric: str, *, failed_only: bool = False
         )
     values: dict[str, dict[int, float | None]] = defaultdict(dict)
     verdicts: dict[str, dict[int, bool]] = defaultdict(dict)
-    columns = store.score_columns(run.run_id)
+    columns = data.columns
     if metric in columns.metrics:
         treated = treated_metrics(columns, {metric: kind})[metric]
         for item, rep, value, verdict in zip(
@@ -154,7 +132,7 @@ def item_table(store: Store, run: Run, metric: str, *, failed_only: bool = False
     lines = tuple(
         ItemLine(item_id, tags, tuple(values[item_id].get(r) for r in reps),
                  tuple(verdicts[item_id].get(r) for r in reps))
-        for item_id, tags in item_tags(store, run).items()
+        for item_id, tags in data.item_tags().items()
     )
     if failed_only:
         lines = tuple(line for line in lines if line.failures)

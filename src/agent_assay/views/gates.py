@@ -7,24 +7,17 @@ an inadmissible run without first reading why it is inadmissible.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich import box
 from rich.table import Table
 
 from agent_assay.controls.next_steps import next_step
 from agent_assay.findings import summarise_findings
-from agent_assay.integrity.admissibility import (
-    Admissibility,
-    Integrity,
-    SinglePass,
-    assess,
-    single_pass_refusal,
-)
+from agent_assay.integrity.admissibility import Admissibility, Integrity, SinglePass
 from agent_assay.integrity.comparability import Comparison, PairedMetric, tested_count
 from agent_assay.model import Run
 from agent_assay.stats.paired import ALPHA
-from agent_assay.store.store import Store, StoredOutcome
 from agent_assay.views.render import (
     console_text,
     fmt,
@@ -34,7 +27,11 @@ from agent_assay.views.render import (
     render_text,
     summary_json,
 )
-from agent_assay.views.summary import summarise
+from agent_assay.views.run_data import RunData
+from agent_assay.views.summary import summary_of
+
+if TYPE_CHECKING:
+    from agent_assay.store import StoredOutcome
 
 UNSOUND = "UNSOUND COMPARISON"
 
@@ -301,38 +298,23 @@ def controls_show_json(run: Run, outcomes: Mapping[str, StoredOutcome]) -> dict[
     return {"schema": "agent-assay/controls-show/1", "run_id": run.run_id} | payloads
 
 
-def report_text(
-    store: Store,
-    run: Run,
-    verdict: Admissibility | None = None,
-    *,
-    headline_only: bool = False,
-    cluster: str | None = None,
-    single: SinglePass | None = None,
-) -> str:
+def report_text_of(data: RunData, *, headline_only: bool = False) -> str:
     """The run report with its gates: integrity and admissibility first, then any
-    single-pass refusal (`single`, found here when not given); a tampered run gets its
-    findings and no number at all."""
-    verdict = verdict or assess(store, run)
+    single-pass refusal; a tampered run gets its findings and no number at all."""
+    run, verdict = data.run, data.verdict
     if verdict.tampered:
         lines = [*tampered_lines(run, verdict.integrity), *admissibility_lines(verdict)]
         return "\n".join(lines) + "\n"
     banner = [
         *admissibility_lines(verdict),
         evidence_line(verdict.integrity),
-        *single_pass_lines(single if single is not None else single_pass_refusal(store, run)),
+        *single_pass_lines(data.single),
     ]
-    return render_text(
-        summarise(store, run, cluster, verdict.integrity.check), headline_only=headline_only,
-        banner=banner
-    )
+    return render_text(summary_of(data), headline_only=headline_only, banner=banner)
 
 
-def report_json(
-    store: Store, run: Run, verdict: Admissibility | None = None, cluster: str | None = None,
-    single: SinglePass | None = None,
-) -> dict[str, Any]:
-    verdict = verdict or assess(store, run)
+def report_json_of(data: RunData) -> dict[str, Any]:
+    run, verdict = data.run, data.verdict
     gate = {
         "schema": "agent-assay/report/1",
         **verdict_json(verdict),
@@ -343,8 +325,8 @@ def report_json(
     if verdict.tampered:
         return {"run_id": run.run_id} | gate
     head = verdict.integrity.check.evidence.head
-    single = single if single is not None else single_pass_refusal(store, run)
-    return summary_json(summarise(store, run, cluster, verdict.integrity.check)) | gate | {
+    single = data.single
+    return summary_json(summary_of(data)) | gate | {
         "chain_head": head.to_json() if head else None,
         "single_pass_refused": list(single.reasons),
         "determinism_certified_by": single.certified_by,

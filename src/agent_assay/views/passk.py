@@ -26,19 +26,22 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich import box
 from rich.table import Table
 
-from agent_assay.aggregates import metric_kinds, run_repetitions, treated_metrics
+from agent_assay.aggregates import metric_kinds, treated_metrics
 from agent_assay.model import Run, Trajectory
 from agent_assay.scoring.base import ScoreKind
 from agent_assay.stats.crashes import Repetitions, Treated
 from agent_assay.stats.intervals import EXACT, Interval, exact_interval, mean_interval
 from agent_assay.stats.passrates import pass_at_exact, pass_at_k, pass_hat_exact, pass_hat_k
-from agent_assay.store.store import Store
 from agent_assay.views.render import console_text, fmt, fmt_ci, fmt_signed, interval_json
+from agent_assay.views.run_data import RunData
+
+if TYPE_CHECKING:
+    from agent_assay.importers import TrajectoryFault
 
 
 @dataclass(frozen=True)
@@ -128,6 +131,8 @@ class PassKReport:
     beside: tuple[Beside, ...] = ()
     notes: tuple[str, ...] = ()
     faults: Mapping[str, Any] = field(default_factory=dict)
+    """Each declared fault's key -> the trajectories with it (`fault_kinds` declares them)."""
+    fault_kinds: tuple[TrajectoryFault, ...] = ()
     repetitions: Repetitions | None = None
     """The run's crashes by cause and its items short of measured repetitions."""
 
@@ -188,10 +193,10 @@ def curve(
 
 
 def _null_twins(
-    store: Store, run: Run, curves: Mapping[str, Curve], notes: list[str]
+    data: RunData, curves: Mapping[str, Curve], notes: list[str]
 ) -> list[NullTwin]:
     """Each null agent's passes beside the curve, as the null_agent control stored them."""
-    stored = store.control_outcomes(run.run_id).get("null_agent")
+    stored = data.outcomes.get("null_agent")
     agents = (stored.payload.get("measured", {}).get("agents", {}) if stored else {}) or {}
     if stored is None or stored.status == "NOT_RUN":
         notes.append(
@@ -262,31 +267,27 @@ def _mean(values: Sequence[float]) -> float | None:
     return sum(values) / len(values) if values else None
 
 
-def _faults(trajectories: Sequence[Trajectory]) -> dict[str, Any]:
-    malformed = [
-        {
-            "item_id": t.item_id,
-            "repetition": t.repetition,
-            "faults": list(t.meta["malformed"]),
-        }
-        for t in trajectories
-        if t.meta.get("malformed")
-    ]
-    no_reward = [
-        {"item_id": t.item_id, "repetition": t.repetition}
-        for t in trajectories
-        if t.meta.get("reward_computed") is False
-    ]
-    return {"malformed": malformed, "no_reward_info": no_reward}
+def _faults(
+    trajectories: Sequence[Trajectory], declared: Sequence[TrajectoryFault]
+) -> dict[str, Any]:
+    """Each declared fault's trajectories (`importers.TrajectoryFault`), by its key."""
+    return {
+        fault.key: [
+            {"item_id": t.item_id, "repetition": t.repetition}
+            | ({"faults": list(t.meta[fault.meta_key])} if fault.detailed else {})
+            for t in trajectories
+            if fault.found(t.meta)
+        ]
+        for fault in declared
+    }
 
 
-def passk_report(store: Store, run: Run) -> PassKReport:
+def passk_of(data: RunData) -> PassKReport:
     """Curves for the headline metrics that pass or fail, and everything beside them, all
     under the crash rule (`stats.crashes`), as the run report has them."""
-    manifest = store.manifest(run.run_id)
+    run, manifest, columns = data.run, data.manifest, data.columns
     kinds = metric_kinds(manifest)
     headline = [h for h in manifest.get("headline", []) if h in kinds]
-    columns = store.score_columns(run.run_id)
     treated = treated_metrics(columns, kinds)
     imported = {name: column.imported for name, column in columns.metrics.items()}
     verdicts = {name: verdicts_of(treated[name], columns.item_ids)
@@ -302,7 +303,7 @@ def passk_report(store: Store, run: Run) -> PassKReport:
         notes.append("no headline metric that passes or fails has stored values")
     binary = [n for n in shown if kinds[n] == "binary"]
     reference = binary[0] if binary else (shown[0] if shown else None)
-    twins = _null_twins(store, run, curves, notes) if curves else []
+    twins = _null_twins(data, curves, notes) if curves else []
     beside = _beside(treated, kinds, imported, reference) if reference else []
     return PassKReport(
         run=run,
@@ -312,8 +313,9 @@ def passk_report(store: Store, run: Run) -> PassKReport:
         twins=tuple(twins),
         beside=tuple(beside),
         notes=tuple(notes),
-        faults=_faults(store.trajectories(run.run_id)),
-        repetitions=run_repetitions(store, run),
+        faults=_faults(data.trajectories, data.faults),
+        fault_kinds=tuple(data.faults),
+        repetitions=data.status.repetitions,
     )
 
 
@@ -340,126 +342,121 @@ def unmeasured_lines(report: PassKReport) -> list[str]:
 
 
 def render_passk(report: PassKReport) -> str:
+    """The curve, then what stands beside it: passes per repetition and consistency, each
+    null agent's twin margin, the other metrics split by the reference metric, the
+    declared faults, and the notes."""
     k = report.trials
     parts: list[Any] = [
         "",
         f"pass^k and pass@k, k = 1..{k} (exact estimators, mean over items; "
         f"95% intervals over items: the {EXACT})",
+        _curve_table(report.curves),
+        *unmeasured_lines(report),
     ]
-    curves = _table("metric", "k", "n", "pass^k", "95% CI", "pass@k", "95% CI")
-    for c in report.curves:
-        label = c.metric + (" (imported)" if c.imported else "")
-        for p in c.points:
-            curves.add_row(
-                label if p.k == 1 else "",
-                str(p.k),
-                str(p.n_items),
-                fmt(p.pass_hat),
-                fmt_ci(p.pass_hat_ci),
-                fmt(p.pass_at),
-                fmt_ci(p.pass_at_ci),
-            )
-    parts.append(curves)
-    parts += unmeasured_lines(report)
     if report.curves:
-        reps = _table("rep", *(c.metric for c in report.curves))
-        for r in range(k):
-            reps.add_row(
-                str(r + 1),
-                *(
-                    f"{c.per_repetition[r][0]}/{c.per_repetition[r][1]} "
-                    f"{fmt(c.per_repetition[r][0] / c.per_repetition[r][1])}"
-                    if c.per_repetition[r][1]
-                    else "n/a"
-                    for c in report.curves
-                ),
-            )
-        parts += ["", "passes per repetition (trial):", reps, ""]
-        parts += [
-            f"consistency across repetitions, {c.metric}: {fmt(c.consistency)} "
-            f"{fmt_ci(c.consistency_ci)}, n={c.n_items} (all {k} pass: {c.all_pass}, all fail: "
-            f"{c.all_fail}, mixed: {c.n_items - c.all_pass - c.all_fail})"
-            for c in report.curves
-        ]
+        parts += _repetition_parts(report.curves, k)
     for twin in report.twins:
-        parts += [
-            "",
-            f"null agent {twin.agent} on {twin.metric}: {twin.passes} of {twin.n_items} = "
-            f"{fmt(twin.value)} {fmt_ci(twin.ci)} ({twin.tool_calls} tool calls); it is run "
-            "once per item, so this is its pass^k at every k",
-        ]
-        table = _table(
-            "k",
-            "run pass^k",
-            "95% CI",
-            f"{twin.agent}",
-            "95% CI",
-            "twin margin",
-            "intervals overlap",
-        )
-        for t in twin.points:
-            table.add_row(
-                str(t.k),
-                fmt(t.run),
-                fmt_ci(t.run_ci),
-                fmt(twin.value),
-                fmt_ci(twin.ci),
-                fmt_signed(t.margin),
-                "n/a" if t.overlap is None else ("yes" if t.overlap else "no"),
-            )
-        parts.append(table)
-    scored = [b for b in report.beside if b.n]
-    if report.reference and scored:
-        ref = report.reference
-        table = _table(
-            "metric",
-            "kind",
-            "n",
-            "mean",
-            f"mean where {ref} = 1",
-            "n",
-            f"mean where {ref} = 0",
-            "n",
-        )
-        for b in scored:
-            table.add_row(
-                b.metric + (" (imported)" if b.imported else ""),
-                b.kind,
-                str(b.n),
-                fmt(b.mean),
-                fmt(b.mean_pass),
-                str(b.n_pass),
-                fmt(b.mean_fail),
-                str(b.n_fail),
-            )
-        parts += [
-            "",
-            f"the other metrics beside {ref}, per trajectory (overall, and split by whether "
-            f"{ref} passed):",
-            table,
-        ]
-        idle = [b.metric for b in report.beside if not b.n]
-        if idle:
-            parts.append(f"no value on any trajectory (n/a here): {', '.join(idle)}")
-    malformed, no_reward = report.faults["malformed"], report.faults["no_reward_info"]
-    if malformed or no_reward:
-        parts.append("")
-    if malformed:
-        parts.append(
-            f"malformed trajectories: {len(malformed)} (stored with their faults in "
-            "meta.malformed; scored as recorded)"
-        )
-        parts += [
-            f"  {m['item_id']}/{m['repetition']}: {'; '.join(m['faults'])}" for m in malformed[:10]
-        ]
-    if no_reward:
-        parts.append(
-            f"results without reward_info: {len(no_reward)} (the source computed no reward for "
-            "them and published 0; kept as published): "
-            + ", ".join(f"{m['item_id']}/{m['repetition']}" for m in no_reward[:10])
-        )
+        parts += _twin_parts(twin)
+    parts += _beside_parts(report)
+    parts += _fault_lines(report)
     parts += [f"note: {n}" for n in report.notes]
     return console_text(*parts)
+
+
+def _curve_table(curves: Sequence[Curve]) -> Table:
+    table = _table("metric", "k", "n", "pass^k", "95% CI", "pass@k", "95% CI")
+    for c in curves:
+        label = c.metric + (" (imported)" if c.imported else "")
+        for p in c.points:
+            table.add_row(label if p.k == 1 else "", str(p.k), str(p.n_items), fmt(p.pass_hat),
+                          fmt_ci(p.pass_hat_ci), fmt(p.pass_at), fmt_ci(p.pass_at_ci))
+    return table
+
+
+def _passes(passed: int, n: int) -> str:
+    return f"{passed}/{n} {fmt(passed / n)}" if n else "n/a"
+
+
+def _repetition_parts(curves: Sequence[Curve], k: int) -> list[Any]:
+    """Passes per repetition (trial), then each curve's consistency across repetitions."""
+    reps = _table("rep", *(c.metric for c in curves))
+    for r in range(k):
+        reps.add_row(str(r + 1), *(_passes(*c.per_repetition[r]) for c in curves))
+    return [
+        "", "passes per repetition (trial):", reps, "",
+        *(f"consistency across repetitions, {c.metric}: {fmt(c.consistency)} "
+          f"{fmt_ci(c.consistency_ci)}, n={c.n_items} (all {k} pass: {c.all_pass}, all fail: "
+          f"{c.all_fail}, mixed: {c.n_items - c.all_pass - c.all_fail})"
+          for c in curves),
+    ]
+
+
+def _overlap(overlap: bool | None) -> str:
+    return "n/a" if overlap is None else ("yes" if overlap else "no")
+
+
+def _twin_parts(twin: NullTwin) -> list[Any]:
+    """One null agent's passes beside the run's pass^k at every k."""
+    table = _table("k", "run pass^k", "95% CI", f"{twin.agent}", "95% CI", "twin margin",
+                   "intervals overlap")
+    for t in twin.points:
+        table.add_row(str(t.k), fmt(t.run), fmt_ci(t.run_ci), fmt(twin.value), fmt_ci(twin.ci),
+                      fmt_signed(t.margin), _overlap(t.overlap))
+    return [
+        "",
+        f"null agent {twin.agent} on {twin.metric}: {twin.passes} of {twin.n_items} = "
+        f"{fmt(twin.value)} {fmt_ci(twin.ci)} ({twin.tool_calls} tool calls); it is run "
+        "once per item, so this is its pass^k at every k",
+        table,
+    ]
+
+
+def _beside_parts(report: PassKReport) -> list[Any]:
+    """The other metrics per trajectory, overall and split by the reference metric."""
+    scored = [b for b in report.beside if b.n]
+    ref = report.reference
+    if not ref or not scored:
+        return []
+    table = _table("metric", "kind", "n", "mean", f"mean where {ref} = 1", "n",
+                   f"mean where {ref} = 0", "n")
+    for b in scored:
+        table.add_row(b.metric + (" (imported)" if b.imported else ""), b.kind, str(b.n),
+                      fmt(b.mean), fmt(b.mean_pass), str(b.n_pass), fmt(b.mean_fail),
+                      str(b.n_fail))
+    parts: list[Any] = [
+        "",
+        f"the other metrics beside {ref}, per trajectory (overall, and split by whether "
+        f"{ref} passed):",
+        table,
+    ]
+    idle = [b.metric for b in report.beside if not b.n]
+    if idle:
+        parts.append(f"no value on any trajectory (n/a here): {', '.join(idle)}")
+    return parts
+
+
+FAULTS_SHOWN = 10
+"""Trajectories named per fault in the text (`--json` lists all)."""
+
+
+def _fault_lines(report: PassKReport) -> list[str]:
+    """Each declared fault the run's trajectories carry: a line, then the first few
+    trajectories with it (one per line with what the fault was, else on the line)."""
+    lines: list[str] = []
+    for fault in report.fault_kinds:
+        found = report.faults.get(fault.key, [])
+        if not found:
+            continue
+        heading = fault.heading.format(n=len(found))
+        shown = found[:FAULTS_SHOWN]
+        if fault.detailed:
+            lines.append(heading)
+            lines += [f"  {f['item_id']}/{f['repetition']}: {'; '.join(f['faults'])}"
+                      for f in shown]
+        else:
+            lines.append(heading + ": " + ", ".join(f"{f['item_id']}/{f['repetition']}"
+                                                    for f in shown))
+    return ["", *lines] if lines else []
 
 
 def passk_json(report: PassKReport) -> dict[str, Any]:
@@ -534,6 +531,3 @@ def passk_json(report: PassKReport) -> dict[str, Any]:
         "notes": list(report.notes),
     }
 
-
-def passk_text(store: Store, run: Run) -> str:
-    return render_passk(passk_report(store, run))

@@ -12,9 +12,9 @@ shrink only the within part, so past some k extra repetitions stop paying.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent_assay.errors import AssayError
 from agent_assay.model import Run
@@ -29,12 +29,14 @@ from agent_assay.stats.power import (
     pilot_of,
     sizing_variance,
 )
-from agent_assay.store.store import Store
 
 REPEATS = (1, 2, 3, 5, 10)
 WORSE = 1.5
 """The factor the what-if lines put on a variance component the pilot measured."""
 TEST = "paired t-test on per-item mean differences (df = items - 1), two-sided"
+
+if TYPE_CHECKING:
+    from agent_assay.store import ScoreRecord
 
 
 @dataclass(frozen=True)
@@ -139,9 +141,9 @@ class Plan:
     sizing: Sizing
 
 
-def make_plan(
-    store: Store,
+def plan_of(
     run: Run,
+    rows: Iterable[ScoreRecord],
     *,
     metric: str,
     effects: Sequence[float],
@@ -150,7 +152,7 @@ def make_plan(
     correlation: float,
 ) -> Plan:
     values: dict[str, list[float]] = defaultdict(list)
-    for row in store.current_scores(run.run_id):
+    for row in rows:
         if row.scorer == metric and row.value is not None:
             values[row.item_id].append(row.value)
     if not values:

@@ -18,18 +18,19 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from agent_assay.aggregates import RunStatus, run_status
-from agent_assay.integrity.admissibility import Admissibility, assess
-from agent_assay.integrity.choices import JudgedChoices, judge_choices
+from agent_assay.aggregates import RunStatus
+from agent_assay.integrity.admissibility import Admissibility
+from agent_assay.integrity.choices import JudgedChoices
 from agent_assay.model import AGENT_CRASH, Config, CrashCause, Run
-from agent_assay.store.store import RetriedSlot, RunEvent, Store
 from agent_assay.views.gates import verdict_json
 from agent_assay.views.render import fmt, fmt_mean_ci, run_identity, status_json
+from agent_assay.views.run_data import RunData
 from agent_assay.views.summary import MetricSummary, metric_summaries
 from agent_assay.writers import recorded_writer
 
 if TYPE_CHECKING:
     from agent_assay.runner import RunResult
+    from agent_assay.store import RetriedSlot, RunEvent
 
 
 @dataclass(frozen=True)
@@ -58,33 +59,28 @@ class RunView:
     """The slots run again after a crash: the newest attempt and the earlier ones' causes."""
 
 
-def run_view(store: Store, run_id: str) -> RunView:
-    run = store.get_run(run_id)
-    retried = store.retried_slots(run.run_id)
-    suite = store.get_suite(run.suite_hash)
-    events = tuple(store.events(run.run_id))
-    outcomes = sorted(store.control_outcomes(run.run_id).values(), key=lambda o: o.row_id)
-    verdict = assess(store, run)
-    status = run_status(store, run)
+def run_view_of(data: RunData) -> RunView:
+    """The view of a run loaded with its history (`views.load.show_run`)."""
+    run, verdict, status, events = data.run, data.verdict, data.status, data.events
+    outcomes = sorted(data.outcomes.values(), key=lambda o: o.row_id)
     return RunView(
         run=run,
-        config=store.get_config(run.config_hash),
-        suite_items=len(suite.items),
-        suite_source=suite.source,
+        config=data.config,
+        suite_items=len(data.suite.items),
+        suite_source=data.suite.source,
         status=status,
         events=events,
-        crashes=_crashes(events, store.crash_causes(run.run_id), retried),
+        crashes=_crashes(events, data.crash_causes, data.retried),
         controls=tuple((o.kind, o.status) for o in outcomes),
         verdict=verdict,
-        headline=None if verdict.tampered else _headline(store, run, status),
-        retried=retried,
+        headline=None if verdict.tampered else _headline(data),
+        retried=data.retried,
     )
 
 
-def _headline(store: Store, run: Run, status: RunStatus) -> tuple[MetricSummary, ...]:
+def _headline(data: RunData) -> tuple[MetricSummary, ...]:
     """The headline metrics' means and intervals, computed as the report computes them."""
-    columns = store.score_columns(run.run_id, crashes=status.crashed > 0)
-    return tuple(m for m in metric_summaries(columns, store.manifest(run.run_id), run.repeats)
+    return tuple(m for m in metric_summaries(data.columns, data.manifest, data.run.repeats)
                  if m.headline)
 
 
@@ -270,18 +266,6 @@ class ListedRun:
         """The run that control certified, when one made this run."""
         certified = self.run.env.get("certifies")
         return None if self.control is None or certified is None else str(certified)
-
-
-def list_runs(store: Store) -> tuple[ListedRun, ...]:
-    """Every stored run, oldest first, with its status and what its controls waived (read
-    from their certificates; `report` or `runs show` give the whole verdict)."""
-    return tuple(ListedRun(run, run_status(store, run).state, _waived(store, run))
-                 for run in store.list_runs())
-
-
-def _waived(store: Store, run: Run) -> JudgedChoices | None:
-    outcomes = store.control_outcomes(run.run_id)
-    return judge_choices(run, outcomes) if outcomes else None
 
 
 def _waiver_marker(listed: ListedRun) -> str:

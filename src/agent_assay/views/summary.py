@@ -1,4 +1,4 @@
-"""Turn a stored run into the numbers a report shows. Reads the store only; runs nothing.
+"""Turn a run's snapshot (`RunData`) into the numbers a report shows; reads no store.
 
 Per metric: the mean over items of each item's mean across repetitions, pass^k
 and pass@k at k = the run's repetitions, their intervals over items (n stated),
@@ -13,27 +13,22 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
 
-from agent_assay.aggregates import (
-    RunStatus,
-    metric_kinds,
-    run_clusters,
-    run_status,
-    treated_metrics,
-)
+from agent_assay.aggregates import RunStatus, metric_kinds, treated_metrics
 from agent_assay.model import HARNESS_CRASH, Run
 from agent_assay.scoring.base import ScoreKind
 from agent_assay.stats.crashes import Treated
 from agent_assay.stats.intervals import Interval, exact_interval, interval_on_mean, mean_interval
 from agent_assay.stats.paired import clustered_interval
 from agent_assay.stats.passrates import pass_at_k, pass_hat_k
-from agent_assay.store.chain_check import ChainCheck
-from agent_assay.store.score_columns import MetricColumns, ScoreColumns
-from agent_assay.store.store import Store
+from agent_assay.views.run_data import RunData
+
+if TYPE_CHECKING:
+    from agent_assay.store.encoding import MetricColumns, ScoreColumns
 
 
 @dataclass(frozen=True)
@@ -196,17 +191,6 @@ def consistency(paths: Mapping[tuple[str, int], str], k: int) -> Consistency:
     )
 
 
-def path_digests(store: Store, run: Run, recorded: Mapping[tuple[str, int], str]
-                 ) -> dict[tuple[str, int], str]:
-    """Each stored trajectory's path digest: as its block records it, or, for trajectories
-    written before blocks recorded one, from its decoded payload."""
-    paths = dict(recorded)
-    if len(paths) < store.trajectory_count(run.run_id):
-        for t in store.trajectories(run.run_id):
-            paths.setdefault((t.item_id, t.repetition), t.path_digest())
-    return paths
-
-
 def metric_summaries(
     columns: ScoreColumns,
     manifest: Mapping[str, Any],
@@ -240,18 +224,11 @@ def metric_summaries(
     )
 
 
-def summarise(
-    store: Store, run: Run, cluster: str | None = None, check: ChainCheck | None = None
-) -> RunSummary:
-    """The run's figures; `check`, the chain check the caller already made, lends the path
-    digests its blocks record, so no trajectory is decoded for them."""
-    clustering = None if cluster is None else run_clusters(store, run, cluster)
-    manifest = store.manifest(run.run_id)
-    status = run_status(store, run)
-    columns = store.score_columns(run.run_id, crashes=status.crashed > 0)
-    metrics = metric_summaries(columns, manifest, run.repeats,
+def summary_of(data: RunData) -> RunSummary:
+    """The run's figures from its snapshot (its clustering when it was loaded with one)."""
+    run, status, columns, clustering = data.run, data.status, data.columns, data.clustering
+    metrics = metric_summaries(columns, data.manifest, run.repeats,
                                clustering.labels if clustering else None)
-    paths = path_digests(store, run, check.paths if check is not None else {})
     unmeasured = {(columns.item_ids[item], rep) for (item, rep), cause in columns.crashed.items()
                   if cause == HARNESS_CRASH}
     return RunSummary(
@@ -259,9 +236,10 @@ def summarise(
         status=status,
         metrics=metrics,
         consistency=consistency(
-            {slot: path for slot, path in paths.items() if slot not in unmeasured}, run.repeats),
-        manifest=manifest,
-        cluster=cluster,
+            {slot: path for slot, path in data.paths.items() if slot not in unmeasured},
+            run.repeats),
+        manifest=data.manifest,
+        cluster=data.cluster,
         clusters=clustering.count if clustering else 0,
         cluster_warning=clustering.warning if clustering else None,
     )

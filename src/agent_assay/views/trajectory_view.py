@@ -11,18 +11,19 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from rich import box
 from rich.table import Table
 
-from agent_assay.errors import AssayError
 from agent_assay.model import Item, Run, ToolCall, Trajectory
 from agent_assay.statepaths import found, same, value_at
 from agent_assay.stats.crashes import WHAT_IT_COUNTS_AS
-from agent_assay.store.store import ScoreRecord, Store
 from agent_assay.views.render import console_text, fmt
+
+if TYPE_CHECKING:
+    from agent_assay.store import ScoreRecord
 
 ABSENT = "(absent)"
 CELL_CHARS = 60
@@ -79,38 +80,6 @@ class TrajectoryView:
     def first_divergence(self) -> int | None:
         """The number of the first turn whose proposal is not gold's, or None."""
         return next((t.number for t in self.turns if not t.matches), None)
-
-
-def trajectory_view(
-    store: Store, run_id: str, item_id: str, repetition: int, attempt: int | None = None
-) -> TrajectoryView:
-    """The slot's newest attempt (the one the figures read), or `attempt`."""
-    run = store.get_run(run_id)
-    if item_id not in run.item_ids:
-        shown = ", ".join(run.item_ids[:3]) + (", ..." if len(run.item_ids) > 3 else "")
-        raise AssayError(
-            f"unknown item {item_id} in run {run.run_id} ({len(run.item_ids)} items: {shown})"
-        )
-    if not 1 <= repetition <= run.repeats:
-        raise AssayError(
-            f"--rep {repetition}: run {run.run_id} has repetitions 1 to {run.repeats}"
-        )
-    attempts = store.attempt_count(run.run_id, item_id, repetition)
-    if not attempts:
-        raise AssayError(
-            f"item {item_id} repetition {repetition} of run {run.run_id} is not stored "
-            f"(`agent-assay runs list` shows whether the run is interrupted)"
-        )
-    if attempt is not None and not 1 <= attempt <= attempts:
-        raise AssayError(f"--attempt {attempt}: item {item_id} repetition {repetition} of run "
-                         f"{run.run_id} holds attempt(s) 1 to {attempts}")
-    chosen = attempts if attempt is None else attempt
-    trajectory = store.trajectories(run.run_id, item_id, repetition, chosen)[0]
-    item = store.get_suite(run.suite_hash).by_id()[item_id]
-    rows = [r for r in store.current_scores(run.run_id, item_id, chosen)
-            if r.repetition == repetition]
-    view = build_view(run, item, trajectory, rows, scorer_definitions(store.manifest(run.run_id)))
-    return replace(view, attempt=chosen, attempts=attempts)
 
 
 def scorer_definitions(manifest: Mapping[str, Any]) -> dict[str, str]:

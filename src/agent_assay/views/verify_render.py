@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent_assay.findings import Finding
 from agent_assay.integrity.verify import Verification
-from agent_assay.store.witness import WitnessCheck
+
+if TYPE_CHECKING:
+    from agent_assay.store.evidence import WitnessCheck
 
 
 def verify_text(result: Verification, *, rescored: bool) -> str:

@@ -34,7 +34,7 @@ import math
 import sys
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO, Any
 
@@ -352,60 +352,80 @@ def _gold(result: _Result) -> tuple[Gold, dict[str, Any]]:
     return Gold(path=tuple(path), truth={"outputs": list(outputs)}), task
 
 
-def _steps(traj: list[Any]) -> tuple[list[Step], list[dict[str, Any]], list[int], list[str], str]:
-    """Tool calls in order with their results, the dialogue, and any per-message faults."""
-    calls: list[tuple[ToolCall, str | None]] = []
-    turns: list[int] = []
-    results: dict[int, Any] = {}
-    pending: list[tuple[Any, int]] = []
-    messages: list[dict[str, Any]] = []
-    malformed: list[str] = []
-    system = hashlib.sha256()
-    for turn, message in enumerate(traj):
+@dataclass
+class _Reading:
+    """What `_steps` has read of a trajectory so far: the tool calls (with any fault) and
+    the turn of each, the results answered to them, the calls still unanswered (id, call
+    number), the dialogue, the per-message faults and the system prompt's digest."""
+
+    calls: list[tuple[ToolCall, str | None]] = field(default_factory=list)
+    turns: list[int] = field(default_factory=list)
+    results: dict[int, Any] = field(default_factory=dict)
+    pending: list[tuple[Any, int]] = field(default_factory=list)
+    messages: list[dict[str, Any]] = field(default_factory=list)
+    malformed: list[str] = field(default_factory=list)
+    system: Any = field(default_factory=hashlib.sha256)
+
+    def read(self, turn: int, message: Any) -> None:
         where = f"traj[{turn}]"
         if not isinstance(message, dict):
-            malformed.append(f"{where}: not an object")
-            continue
+            self.malformed.append(f"{where}: not an object")
+            return
         role, content = message.get("role"), message.get("content")
         if role == "system":
-            system.update(str(content).encode("utf-8"))
-            continue
-        if role == "tool":
-            call_id = message.get("tool_call_id")
-            match = next((n for n, (cid, _) in enumerate(pending) if cid == call_id), None)
-            if match is None:
-                malformed.append(f"{where}.tool_call_id: {call_id!r} answers no pending tool call")
-                continue
-            results[pending.pop(match)[1]] = content
-            continue
-        if role not in ("user", "assistant"):
-            malformed.append(f"{where}.role: unknown role {role!r}")
-            continue
-        if isinstance(content, str) and content:
-            messages.append({"turn": turn, "role": role, "content": content})
-        tool_calls = message.get("tool_calls") or []
-        if role == "user" or not tool_calls:
-            continue
+            self.system.update(str(content).encode("utf-8"))
+        elif role == "tool":
+            self._answer(message.get("tool_call_id"), content, where)
+        elif role not in ("user", "assistant"):
+            self.malformed.append(f"{where}.role: unknown role {role!r}")
+        else:
+            if isinstance(content, str) and content:
+                self.messages.append({"turn": turn, "role": role, "content": content})
+            tool_calls = message.get("tool_calls") or []
+            if role == "assistant" and tool_calls:
+                self._offer(tool_calls, turn, where)
+
+    def _answer(self, call_id: Any, content: Any, where: str) -> None:
+        match = next((n for n, (cid, _) in enumerate(self.pending) if cid == call_id), None)
+        if match is None:
+            self.malformed.append(f"{where}.tool_call_id: {call_id!r} answers no pending tool call")
+            return
+        self.results[self.pending.pop(match)[1]] = content
+
+    def _offer(self, tool_calls: Any, turn: int, where: str) -> None:
         if not isinstance(tool_calls, list):
-            malformed.append(f"{where}.tool_calls: not a list")
-            continue
+            self.malformed.append(f"{where}.tool_calls: not a list")
+            return
         for j, raw in enumerate(tool_calls):
             call, fault = _call(raw, f"{where}.tool_calls[{j}]")
             if fault:
-                malformed.append(fault)
-            pending.append((raw.get("id") if isinstance(raw, dict) else None, len(calls)))
-            calls.append((call, fault))
-            turns.append(turn)
-    steps = []
-    for n, (call, fault) in enumerate(calls):
-        if n not in results:
-            steps.append(Step(call, ok=False, error="no tool result recorded in traj"))
-            continue
-        result = results[n]
-        failed = isinstance(result, str) and result.startswith(FAILED_PREFIXES)
-        error = fault or (str(result) if failed else None)
-        steps.append(Step(call, ok=not failed, result=result, error=error))
-    return steps, messages, turns, malformed, system.hexdigest()
+                self.malformed.append(fault)
+            self.pending.append((raw.get("id") if isinstance(raw, dict) else None,
+                                 len(self.calls)))
+            self.calls.append((call, fault))
+            self.turns.append(turn)
+
+    def steps(self) -> list[Step]:
+        """Each call with its result, or failed when none was recorded."""
+        steps = []
+        for n, (call, fault) in enumerate(self.calls):
+            if n not in self.results:
+                steps.append(Step(call, ok=False, error="no tool result recorded in traj"))
+                continue
+            result = self.results[n]
+            failed = isinstance(result, str) and result.startswith(FAILED_PREFIXES)
+            error = fault or (str(result) if failed else None)
+            steps.append(Step(call, ok=not failed, result=result, error=error))
+        return steps
+
+
+def _steps(traj: list[Any]) -> tuple[list[Step], list[dict[str, Any]], list[int], list[str], str]:
+    """Tool calls in order with their results, the dialogue, and any per-message faults."""
+    reading = _Reading()
+    for turn, message in enumerate(traj):
+        reading.read(turn, message)
+    return (reading.steps(), reading.messages, reading.turns, reading.malformed,
+            reading.system.hexdigest())
 
 
 def _call(raw: Any, where: str) -> tuple[ToolCall, str | None]:
@@ -422,22 +442,28 @@ def _call(raw: Any, where: str) -> tuple[ToolCall, str | None]:
         return ToolCall(name, {UNPARSED: _brief(arguments)}), (
             f"{where}.function.arguments: not a JSON string"
         )
+    parsed, fault = _arguments(arguments)
+    if parsed is not None:
+        return ToolCall(name, parsed), None
+    return ToolCall(name, {UNPARSED: arguments}), f"{where}.function.arguments: {fault}"
+
+
+def _arguments(arguments: str) -> tuple[dict[str, Any] | None, str]:
+    """A call's arguments decoded to an object, or None and why not."""
     try:
         parsed = DECODER.decode(arguments)
     except json.JSONDecodeError as exc:
-        fault = f"not valid JSON ({exc.msg} at char {exc.pos})"
+        return None, f"not valid JSON ({exc.msg} at char {exc.pos})"
     except RecursionError:
-        fault = f"nested deeper than {MAX_DEPTH} levels"
+        return None, f"nested deeper than {MAX_DEPTH} levels"
     except RepeatedKey as exc:
-        fault = str(exc)
-    else:
-        if not isinstance(parsed, dict):
-            fault = f"JSON {_type(parsed)}, not an object"
-        elif (refused := _refusal(parsed)) is not None:
-            fault = refused
-        else:
-            return ToolCall(name, parsed), None
-    return ToolCall(name, {UNPARSED: arguments}), f"{where}.function.arguments: {fault}"
+        return None, str(exc)
+    if not isinstance(parsed, dict):
+        return None, f"JSON {_type(parsed)}, not an object"
+    refused = _refusal(parsed)
+    if refused is not None:
+        return None, refused
+    return parsed, ""
 
 
 def _model(result: _Result) -> str | None:

@@ -23,14 +23,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent_assay.aggregates import direction
 from agent_assay.controls.next_steps import next_step
 from agent_assay.scoring.base import ScoreKind
-from agent_assay.store.store import StoredOutcome
 
-LEVEL_CONTROLS = ("null_agent", "random_agent", "positive_control")
+if TYPE_CHECKING:
+    from agent_assay.store import StoredOutcome
 
 
 @dataclass(frozen=True)

@@ -20,19 +20,13 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 
 from agent_assay.aggregates import treated_metrics
-from agent_assay.integrity.admissibility import (
-    Admissibility,
-    SinglePass,
-    single_pass_refusal,
-)
+from agent_assay.integrity.admissibility import SinglePass
 from agent_assay.integrity.comparability import Comparison
-from agent_assay.model import Run
 from agent_assay.scoring.base import ScoreKind
 from agent_assay.stats.intervals import Interval
 from agent_assay.stats.paired import ALPHA
-from agent_assay.store.store import Store
 from agent_assay.version import harness_version
-from agent_assay.views.breakdown import TagBreakdown, by_tag
+from agent_assay.views.breakdown import TagBreakdown, tags_of
 from agent_assay.views.breakdown_render import partition_line
 from agent_assay.views.gates import (
     HEADLINE_MARK,
@@ -48,10 +42,9 @@ from agent_assay.views.gates import (
 )
 from agent_assay.views.html import plots
 from agent_assay.views.html.levels import control_rows, levels
-from agent_assay.views.html.readonce import ReadOnce
-from agent_assay.views.html.trajectories import anchor, cards, definitions, trajectory_views
+from agent_assay.views.html.trajectories import anchor, cards, definitions, views_of
 from agent_assay.views.mutation_render import orders_lines
-from agent_assay.views.passk import PassKReport, passk_report, unmeasured_lines
+from agent_assay.views.passk import PassKReport, passk_of, unmeasured_lines
 from agent_assay.views.render import (
     fmt,
     fmt_ci,
@@ -61,7 +54,8 @@ from agent_assay.views.render import (
     refusal_notes,
     small_n_notes,
 )
-from agent_assay.views.summary import MetricSummary, RunSummary, summarise
+from agent_assay.views.run_data import RunData
+from agent_assay.views.summary import MetricSummary, RunSummary, summary_of
 
 
 def cell(value: object) -> Markup:
@@ -128,42 +122,39 @@ def _interval(ci: Interval | None) -> str:
 
 
 # ---- the run page --------------------------------------------------------------------------
-def run_page(store: Store, run: Run, verdict: Admissibility) -> str:
-    """`report RUN --html`: the run's report as one self-contained page, verdict first.
+def run_page_of(data: RunData) -> str:
+    """`report RUN --html`: the run's report as one self-contained page, verdict first,
+    from a snapshot loaded with everything the page shows (`views.load.page_data`).
     A tampered run gets its findings and no number (no plot, no table of scores), as the
     text report does, because none of its rows can be trusted to decode."""
+    run, verdict = data.run, data.verdict
     if verdict.tampered:
         lines = [*tampered_lines(run, verdict.integrity), *admissibility_lines(verdict)]
         return _render("run.html.j2", run=run, tampered=True,
                        banner=_banner("TAMPERED", "tampered", lines))
-    db = ReadOnce(store)
-    summary = summarise(db, run, check=verdict.integrity.check)
+    summary = summary_of(data)
     word = verdict.word
     tone = "ok" if word == "ADMISSIBLE" else "waived" if verdict.admissible else "bad"
     banner = _banner(word, tone, admissibility_lines(verdict),
-                     evidence_line(verdict.integrity), single_pass_refusal(db, run))
+                     evidence_line(verdict.integrity), data.single)
     headline = [m for m in summary.metrics if m.headline] or list(summary.metrics)
-    outcomes = db.control_outcomes(run.run_id)
-    passk = passk_report(db, run)
-    mutation = db.latest_mutation_pass(run.run_id)
-    cut = by_tag(db, run)
-    views = trajectory_views(db, run)
+    views = views_of(data)
     return _render(
         "run.html.j2",
         run=run,
         tampered=False,
         banner=banner,
         facts=header_lines(summary),
-        forest=_forest(headline, outcomes),
+        forest=_forest(headline, data.outcomes),
         metrics=_metric_rows(summary),
         metric_notes=_metric_notes(summary),
-        passk=_passk(passk, headline),
-        controls=control_rows(outcomes),
-        mutation=_mutation(mutation),
-        tags=_tags(cut, headline),
-        items=_items(db, run, headline, views),
+        passk=_passk(passk_of(data), headline),
+        controls=control_rows(data.outcomes),
+        mutation=_mutation(data.mutation),
+        tags=_tags(tags_of(data), headline),
+        items=_items(data, headline, views),
         cards=cards(run, views),
-        definitions=definitions(list(views.values()), db.manifest(run.run_id)),
+        definitions=definitions(list(views.values()), data.manifest),
     )
 
 
@@ -351,10 +342,11 @@ class ItemRow:
 
 
 def _items(
-    db: Store, run: Run, headline: Sequence[MetricSummary], views: Mapping[Any, Any]
+    data: RunData, headline: Sequence[MetricSummary], views: Mapping[Any, Any]
 ) -> list[ItemRow]:
+    run = data.run
     kinds: dict[str, ScoreKind] = {m.name: m.kind for m in headline}
-    columns = db.score_columns(run.run_id)
+    columns = data.columns
     treated = treated_metrics(columns, kinds)  # what the report's figures are made of
     values: dict[tuple[str, str], list[float]] = defaultdict(list)
     failed: set[tuple[str, str]] = set()
@@ -367,7 +359,7 @@ def _items(
     crashed: dict[str, int] = defaultdict(int)
     for (item_id, _), view in views.items():
         crashed[item_id] += bool(view.trajectory.crashed)
-    tags = {item.item_id: item.tags for item in db.get_suite(run.suite_hash).items}
+    tags = {item.item_id: item.tags for item in data.suite.items}
     rows = []
     for position, item_id in enumerate(run.item_ids, 1):
         cells = []

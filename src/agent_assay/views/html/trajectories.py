@@ -1,8 +1,8 @@
 """Every trajectory of a run as `trajectories show` sees it, built in one pass for the page.
 
-`trajectory_view()` reads the store for one item; a page holding ten thousand
-trajectories cannot ask ten thousand times. `trajectory_views` reads the run's
-trajectories, its current score rows, its suite and its manifest once and hands each
+`views.load.trajectory_view()` reads the store for one item; a page holding ten thousand
+trajectories cannot ask ten thousand times. `views_of` takes the run's trajectories, its
+current score rows, its suite and its manifest from the run's snapshot and hands each
 trajectory to the same builder `trajectory_view()` uses (`build_view`), so turns,
 assertions and score lines have one implementation. `cards` then turns each view into
 the short strings the template prints: markup stays lean, and the template only escapes.
@@ -14,12 +14,12 @@ import json
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent_assay.model import Run, ToolCall
 from agent_assay.stats.crashes import WHAT_IT_COUNTS_AS
-from agent_assay.store.store import ScoreRecord, Store
 from agent_assay.views.render import fmt
+from agent_assay.views.run_data import RunData
 from agent_assay.views.trajectory_view import (
     ABSENT,
     TrajectoryView,
@@ -28,20 +28,25 @@ from agent_assay.views.trajectory_view import (
     scorer_definitions,
 )
 
+if TYPE_CHECKING:
+    from agent_assay.store import ScoreRecord
+
 CELL_LIMIT = 400
 """Characters of one argument list, result or state value shown; longer ones are cut
 (`agent-assay trajectories show ... --json` has them whole)."""
 
 
-def trajectory_views(store: Store, run: Run) -> dict[tuple[str, int], TrajectoryView]:
-    """(item, repetition) -> its view, for every stored trajectory of `run`."""
-    by_id = store.get_suite(run.suite_hash).by_id()
-    definitions = scorer_definitions(store.manifest(run.run_id))
+def views_of(data: RunData) -> dict[tuple[str, int], TrajectoryView]:
+    """(item, repetition) -> its view, for every stored trajectory of the run (the snapshot
+    loaded with its suite, trajectories and score rows)."""
+    run = data.run
+    by_id = data.suite.by_id()
+    definitions = scorer_definitions(data.manifest)
     rows: dict[tuple[str, int], list[ScoreRecord]] = defaultdict(list)
-    for row in store.current_scores(run.run_id):
+    for row in data.scores:
         rows[(row.item_id, row.repetition)].append(row)
     views: dict[tuple[str, int], TrajectoryView] = {}
-    for trajectory in store.trajectories(run.run_id):
+    for trajectory in data.trajectories:
         slot = (trajectory.item_id, trajectory.repetition)
         item = by_id.get(trajectory.item_id)
         if item is None or slot in views:  # the first stored, as trajectory_view() takes

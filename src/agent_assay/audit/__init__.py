@@ -1,1 +1,0 @@
-"""Numbers from commands: generated regions, a number audit, and evidence claims."""
