@@ -1,1 +1,2 @@
-"""Adapters: the protocol, the entry-point registry, and one module per bundled system."""
+"""Adapters: the plugin surface (`System`, `Facts`, capabilities), the entry-point registry, and
+the loaded system the harness drives."""

@@ -23,7 +23,6 @@ from agent_assay.aggregates import treated_metrics
 from agent_assay.integrity.admissibility import SinglePass
 from agent_assay.integrity.comparability import Comparison
 from agent_assay.scoring.base import ScoreKind
-from agent_assay.stats.intervals import Interval
 from agent_assay.stats.paired import ALPHA
 from agent_assay.version import harness_version
 from agent_assay.views.breakdown import TagBreakdown, tags_of
@@ -115,10 +114,6 @@ def _banner(word: str, tone: str, lines: Sequence[str], chain: str = "",
                   tuple(_plain(line) for line in lines[1:]), chain,
                   tuple(_plain(line) for line in single_pass_lines(single)) if single else (),
                   bool(single and single.reasons))
-
-
-def _interval(ci: Interval | None) -> str:
-    return fmt_ci(ci) or "n/a"
 
 
 # ---- the run page --------------------------------------------------------------------------
