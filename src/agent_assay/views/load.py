@@ -34,7 +34,7 @@ from agent_assay.scoring.base import ScoreKind
 from agent_assay.store import Store, StoredOutcome
 from agent_assay.store.evidence import ChainCheck
 from agent_assay.views import gates, passk, planning, run_view, summary
-from agent_assay.views.breakdown import ItemTable, TagBreakdown, items_of, tags_of
+from agent_assay.views.breakdown import TagBreakdown, tags_of
 from agent_assay.views.run_data import RunData
 from agent_assay.views.trajectory_view import TrajectoryView, build_view, scorer_definitions
 
@@ -162,18 +162,8 @@ def passk_report(store: Store, run: Run) -> passk.PassKReport:
                                         paths=False))
 
 
-def passk_text(store: Store, run: Run) -> str:
-    return passk.render_passk(passk_report(store, run))
-
-
 def by_tag(store: Store, run: Run) -> TagBreakdown:
     return tags_of(load_run_data(store, run, suite=True, paths=False))
-
-
-def item_table(store: Store, run: Run, metric: str, *, failed_only: bool = False) -> ItemTable:
-    kind, definition = metric_meta(store, run, metric)
-    return items_of(load_run_data(store, run, suite=True, paths=False), metric, kind,
-                    definition, failed_only=failed_only)
 
 
 def report_text(
