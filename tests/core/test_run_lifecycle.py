@@ -342,14 +342,22 @@ def descendants(pid: int) -> list[int]:
     return found
 
 
+def command_line(pid: int) -> bytes:
+    """`pid`'s command line, or nothing once it has exited (a child seen a moment ago
+    may be gone by the time its command line is read)."""
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return b""
+
+
 def scoring_started(writer: int, tag: str, timeout: float = 60) -> list[int]:
     """The agent processes and the writer's children once both agent processes and a
     scoring process (spawned when the first answers arrive) are there."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         agents, children = agent_processes(tag), descendants(writer)
-        spawned = [pid for pid in children
-                   if b"spawn_main" in Path(f"/proc/{pid}/cmdline").read_bytes()]
+        spawned = [pid for pid in children if b"spawn_main" in command_line(pid)]
         if len(agents) == 2 and spawned:
             return agents + children
         time.sleep(0.1)
