@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -37,25 +38,35 @@ RUN_HELP = (
 )
 
 
+def run_config_option[F: Callable[..., Any]](verb: str) -> Callable[[F], F]:
+    """`--config` of a command that works on a run: optional once `--run` names one."""
+    return click.option(
+        "--config",
+        "config_name",
+        default=None,
+        help=f"Config whose run is {verb} (optional with --run; must then match the run's).",
+    )
+
+
+def run_target_options[F: Callable[..., Any]](function: F) -> F:
+    """The options that name or make the run a control or mutation pass works on: the
+    adapter, its source, `--run`, the item selection, repeats and seed."""
+    for option in reversed((adapter_option("--run"), source_option,
+                            click.option("--run", "run_id", default=None, help=RUN_HELP),
+                            selection_options, repeats_option, seed_option)):
+        function = option(function)
+    return function
+
+
 @click.group("controls")
 def controls_group() -> None:
     """Negative controls: prove the harness can go red before a number is admissible."""
 
 
 @controls_group.command("run")
-@click.option(
-    "--config",
-    "config_name",
-    default=None,
-    help="Config whose run is certified (optional with --run; must then match the run's).",
-)
+@run_config_option("certified")
 @settings_option
-@adapter_option("--run")
-@source_option
-@click.option("--run", "run_id", default=None, help=RUN_HELP)
-@selection_options
-@repeats_option
-@seed_option
+@run_target_options
 @click.option("--allow-not-run", "allow", multiple=True, help="Control kind allowed NOT_RUN.")
 @click.option("--random-seeds", type=int, default=None, help="Seeds for random_agent.")
 @click.option(
@@ -171,12 +182,7 @@ def controls_show(run_id: str, as_json: bool, db: str) -> int:
 
 
 @click.command("mutate")
-@click.option(
-    "--config",
-    "config_name",
-    default=None,
-    help="Config whose run is mutated (optional with --run; must then match the run's).",
-)
+@run_config_option("mutated")
 @click.option(
     "--operators",
     type=click.Path(path_type=Path),
@@ -184,12 +190,7 @@ def controls_show(run_id: str, as_json: bool, db: str) -> int:
     show_default="built-in mutant set, agent_assay/mutation/mutants.yaml",
     help="Mutant set: operators, parameters, detector settings.",
 )
-@adapter_option("--run")
-@source_option
-@click.option("--run", "run_id", default=None, help=RUN_HELP)
-@selection_options
-@repeats_option
-@seed_option
+@run_target_options
 @json_option("the mutation pass")
 @db_option
 def mutate_command(
