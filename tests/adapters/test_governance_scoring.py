@@ -6,7 +6,7 @@ from dataclasses import replace
 
 import pytest
 
-from agent_assay.adapters.loaded import LoadedSystem, load_system
+from agent_assay.adapters.loaded import load_system
 from agent_assay.errors import AssayError
 from agent_assay.model import Gold, Item, Suite, Trajectory
 from agent_assay.runner import resolve_config
@@ -31,16 +31,6 @@ REWARD, VALID, EXCESS, DEFECTS = (
     ExcessAttempts(),
     DefectCount(),
 )
-
-
-@pytest.fixture(scope="module")
-def adapter() -> LoadedSystem:
-    return load_system(GovernanceAdapter())
-
-
-@pytest.fixture(scope="module")
-def suite(adapter: GovernanceAdapter) -> Suite:
-    return adapter.build_suite(None)
 
 
 @pytest.fixture(scope="module")

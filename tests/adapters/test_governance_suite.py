@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from agent_assay.adapters.loaded import LoadedSystem, load_system
 from agent_assay.adapters.registry import load_adapter
 from agent_assay.adapters.system import System
 from agent_assay.errors import AssayError
@@ -19,16 +18,6 @@ from agent_assay_bundled.governance import DEFAULT_SPEC, GovernanceAdapter, load
 from agent_assay_bundled.governance_scoring import world_of
 from govsim import AGENTS, TOOL_SPECS, generate_worlds, run_episode
 from tests.support.invoke import invoke
-
-
-@pytest.fixture(scope="module")
-def adapter() -> LoadedSystem:
-    return load_system(GovernanceAdapter())
-
-
-@pytest.fixture(scope="module")
-def suite(adapter: GovernanceAdapter) -> Suite:
-    return adapter.build_suite(None)
 
 
 def config(adapter: GovernanceAdapter, name: str) -> Config:
