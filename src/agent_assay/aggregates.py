@@ -139,9 +139,13 @@ def item_values(store: Store, run: Run) -> dict[str, dict[str, list[float]]]:
     return table
 
 
-def scorer_versions(store: Store, run: Run) -> dict[str, str]:
-    """name -> version of the scorer set the run's current scores were written by."""
-    return {s["name"]: s["version"] for s in store.manifest(run.run_id).get("scorers", [])}
+def scorer_versions(
+    store: Store, run: Run, events: Sequence[RunEvent] | None = None
+) -> dict[str, str]:
+    """name -> version of the scorer set the run's current scores were written by.
+    `events`: the run's events, if already read."""
+    manifest = store.manifest(run.run_id, events)
+    return {s["name"]: s["version"] for s in manifest.get("scorers", [])}
 
 
 def direction(kind: ScoreKind) -> int:

@@ -38,6 +38,8 @@ from agent_assay.executors.spec import LOCAL as LOCAL
 from agent_assay.executors.spec import ExecutorSpec as ExecutorSpec
 from agent_assay.exitcodes import ExitCode
 from agent_assay.findings import Finding
+from agent_assay.controls.next_steps import next_step as next_step
+from agent_assay.controls.registry import control_kinds as control_kinds
 from agent_assay.integrity.admissibility import (
     Admissibility,
     Integrity,
@@ -55,7 +57,8 @@ from agent_assay.stats.paired import ALPHA
 from agent_assay.store import Store, open_existing_store, open_store
 from agent_assay.store.bundle import export_bundle, open_bundle
 from agent_assay.store.database import shown
-from agent_assay.store.evidence import append_head, check_witness, writable_witness
+from agent_assay.store.evidence import append_head, check_witness
+from agent_assay.store.evidence import writable_witness as writable_witness
 from agent_assay.views.breakdown import ItemTable, TagBreakdown, items_of, tags_of
 from agent_assay.views.breakdown_render import (
     by_tag_csv,

@@ -95,10 +95,9 @@ class Gate:
 
     def _certify(self) -> Certification:
         from agent_assay import api
-        from agent_assay.store.evidence import writable_witness
 
         if self.witness is not None:  # refused before a run is made
-            writable_witness(self.witness)
+            api.writable_witness(self.witness)
         default_db_dir(self.db)
         made = api.evaluate(self.adapter, self.config, store=self.db, repeats=self.repeats)
         return api.certify(self.adapter, store=self.db, run=made.run_id, witness=self.witness,
@@ -224,7 +223,7 @@ class GateGroup(pytest.Collector):
 
 def control_check(kind: str) -> Check:
     def check(gate: Gate) -> tuple[str, str]:
-        from agent_assay.controls.next_steps import next_step
+        from agent_assay.api import next_step
 
         found = [o for o in gate.certification.outcomes if o["kind"] == kind]
         if not found:
@@ -287,7 +286,7 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     gate = config.stash.get(GATE, None)
     if gate is None:
         return
-    from agent_assay.controls.registry import control_kinds
+    from agent_assay.api import control_kinds
 
     try:
         metrics = gate.gated_metrics() if gate.baseline else ()

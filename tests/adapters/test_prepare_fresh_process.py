@@ -4,13 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent_assay.runner import (
-    build_and_store_suite,
-    execute_run,
-    resolve_config,
-    select_items,
-    start_run,
-)
+from agent_assay import api
+from agent_assay.runner import execute_run
 from agent_assay.store import Store
 from agent_assay_bundled import governance
 from agent_assay_bundled.governance import GovernanceAdapter
@@ -20,9 +15,7 @@ def test_governance_custom_suite_runs_from_a_fresh_adapter(store: Store, tmp_pat
     spec = tmp_path / "worlds.yaml"
     spec.write_text("seed: 7\nsplit: train\nn: 3\ndifficulty: easy\n")
     builder = GovernanceAdapter()
-    suite = build_and_store_suite(store, builder, spec)
-    run = start_run(store, builder, suite, resolve_config(builder, "oracle_replay"), repeats=1,
-                    seed=0, items=select_items(suite))
+    run = api.start(builder, "oracle_replay", store=store, source=spec)
     # as in a fresh process: no world of seed 7 is known; prepare() must rebuild them
     governance._WORLDS.clear()
     result = execute_run(store, GovernanceAdapter(), run, progress=False)

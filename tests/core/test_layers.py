@@ -94,3 +94,11 @@ def test_a_command_reaching_past_the_api_is_caught(tmp_path: Path) -> None:
                                    "def f():\n    from agent_assay.runner import RunResult"))
     found = cli_reaches_past_the_api(tree)
     assert len(found) == 1 and "agent_assay.cli.running imports agent_assay.runner" in found[0]
+
+
+def test_the_pytest_gate_reaching_past_the_api_is_caught(tmp_path: Path) -> None:
+    tree = planted_tree(tmp_path, ("agent_assay/pytest_plugin.py",
+                                   "def f():\n    from agent_assay.controls import registry"))
+    found = cli_reaches_past_the_api(tree)
+    assert len(found) == 1
+    assert "agent_assay.pytest_plugin imports agent_assay.controls" in found[0]

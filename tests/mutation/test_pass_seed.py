@@ -4,15 +4,10 @@ another seed may draw others."""
 
 from __future__ import annotations
 
+from agent_assay import api
 from agent_assay.mutation.config import OperatorSpec
 from agent_assay.mutation.engine import run_pass
-from agent_assay.runner import (
-    build_and_store_suite,
-    execute_run,
-    resolve_config,
-    select_items,
-    start_run,
-)
+from agent_assay.runner import execute_run
 from agent_assay.store import Store
 from tests.mutation.test_swap_orders import mutant_set
 from tests.support.toy import RichToyAdapter
@@ -22,9 +17,7 @@ SWAPS = mutant_set(OperatorSpec("swap_any_pair"), OperatorSpec("corrupt_arg"))
 
 def drawn(store: Store, seed: int) -> list[tuple[str, object, object]]:
     adapter = RichToyAdapter()
-    suite = build_and_store_suite(store, adapter, None)
-    run = start_run(store, adapter, suite, resolve_config(adapter, "chatty"), repeats=2,
-                    seed=seed, items=select_items(suite))
+    run = api.start(adapter, "chatty", store=store, repeats=2, seed=seed)
     execute_run(store, adapter, run, progress=False)
     return [(r.operator, r.mutants, r.orders) for r in run_pass(store, adapter, run, SWAPS).results]
 

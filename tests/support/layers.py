@@ -193,16 +193,19 @@ def cycles(src: Path, package: str = "agent_assay") -> list[list[str]]:
 CLI = "agent_assay.cli"
 CLI_REACHES = ("agent_assay.api", CLI, "agent_assay.errors", "agent_assay.exitcodes",
                "agent_assay.views", "agent_assay.infiles", "agent_assay.outfiles")
-"""What the command line imports: the API (and the options, `ExecutorSpec` and `Selection`,
-and the result types it re-exports), itself, the errors and exit codes, the renderers, and
-the files read or written whole. Everything else it reaches through the API."""
+"""What the command line and the pytest gate import: the API (and the options,
+`ExecutorSpec` and `Selection`, and the result types and helpers it re-exports), the CLI,
+the errors and exit codes, the renderers, and the files read or written whole. Everything
+else they reach through the API."""
 
 
 def cli_reaches_past_the_api(src: Path) -> list[str]:
-    """One line per import in `agent_assay.cli` (at module level, in a function, or for the
-    type checker) of a module of the package outside CLI_REACHES."""
+    """One line per import in `agent_assay.cli` or `agent_assay.pytest_plugin` (at module
+    level, in a function, or for the type checker) of a module of the package outside
+    CLI_REACHES."""
     found = []
-    for path in sorted((src / "agent_assay" / "cli").rglob("*.py")):
+    package = src / "agent_assay"
+    for path in [*sorted((package / "cli").rglob("*.py")), package / "pytest_plugin.py"]:
         for line, target in imports(src, path):
             if target.split(".")[0] == "agent_assay" and not any(
                     target == allowed or target.startswith(allowed + ".")

@@ -58,7 +58,7 @@ t = time.process_time()
 check = check_run(store, run.run_id)
 chain = time.process_time() - t
 t = time.process_time()
-content_findings(store, run, check)
+content_findings(store, run, check, store.events(run.run_id))
 content = time.process_time() - t
 t = time.process_time()
 check_run_chain(store, run.run_id)

@@ -28,7 +28,7 @@ from agent_assay.integrity.certificates import void_reasons
 from agent_assay.integrity.choices import SINGLE_PASS, judge_choices
 from agent_assay.integrity.retries import judge_retries
 from agent_assay.model import Run
-from agent_assay.store import Store, StoredOutcome
+from agent_assay.store import RunEvent, Store, StoredOutcome
 from agent_assay.store.evidence import ChainCheck, check_evidence
 
 
@@ -38,6 +38,10 @@ class Integrity:
 
     findings: tuple[Finding, ...]
     check: ChainCheck
+    events: tuple[RunEvent, ...] = ()
+    """The run's events as the check read them (empty when it found the chain broken)."""
+    outcomes: Mapping[str, StoredOutcome] = field(default_factory=dict)
+    """Its controls' newest outcomes as the check read them (empty likewise)."""
 
     @property
     def tampered(self) -> bool:
@@ -45,8 +49,8 @@ class Integrity:
 
 
 def integrity(store: Store, run: Run) -> Integrity:
-    found, check = check_evidence(store, run.run_id)
-    return Integrity(tuple(found), check)
+    checked = check_evidence(store, run.run_id)
+    return Integrity(tuple(checked.findings), checked.check, checked.events, checked.outcomes)
 
 
 WAIVED = "ADMISSIBLE WITH WAIVERS"
@@ -111,13 +115,13 @@ def assess(store: Store, run: Run, state: Integrity | None = None) -> Admissibil
         )
         return Admissibility(False, (reason,), {}, state)
     reasons: list[str] = []
-    status = run_status(store, run)
+    status = run_status(store, run, state.events)
     if status.state != "complete":
         reasons.append(f"run is {status.state}: {'; '.join(status.reasons)}")
     elif status.crashed:
         reasons.append(f"{status.crashed} crashed trajectories")
-    outcomes = store.control_outcomes(run.run_id)
-    versions = scorer_versions(store, run)
+    outcomes = dict(state.outcomes)
+    versions = scorer_versions(store, run, state.events)
     failed = [k for k, o in outcomes.items() if o.status in ("FAILED", "ERROR")]
     if failed:
         reasons.append(f"failed control(s): {', '.join(failed)}")
@@ -164,17 +168,17 @@ def determinism_certifier(store: Store, run: Run) -> str | None:
         certified = store.get_run(o.run_id)
         if not wanted <= set(certified.item_ids):
             continue
-        problems, check = check_evidence(store, certified.run_id)
-        if problems:
+        checked = check_evidence(store, certified.run_id)
+        if checked.findings:
             continue
-        latest = store.control_outcomes(certified.run_id).get("identical_config")
+        latest = checked.outcomes.get("identical_config")
         if latest is None or latest.row_id != o.row_id:
             continue  # a newer identical_config outcome for that run replaced this one
         versions = scorer_versions(store, certified)
         loosened = judge_choices(certified, {SINGLE_PASS: o})
         if loosened.waivers or loosened.refusals:
             continue  # a pass under a loosened band does not show determinism
-        if not void_reasons(store, certified, o, check, versions):
+        if not void_reasons(store, certified, o, checked.check, versions):
             return certified.run_id
     return None
 

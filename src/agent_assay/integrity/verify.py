@@ -157,7 +157,7 @@ def verify_run(store: Store, run_id: str, load_adapter: AdapterLoader | None) ->
         out.findings += found + config_findings(store, run)
         # read before the rows: a run a writer completes meanwhile then has every slot it
         # completed with in the rows read after (a complete event follows its trajectories)
-        complete = marked_complete(store, run_id)
+        complete = marked_complete(store.events(run_id))
         trajectories = _check_trajectories(store, run, check, complete, out)
         if not complete:
             _say_unfinished(store, run, out)

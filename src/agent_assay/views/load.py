@@ -64,13 +64,15 @@ def load_run_data(
     the trajectory faults importers declare, the current score rows, the control
     outcomes, the newest mutation pass, and the `history` `runs show` prints (events,
     config, retried slots, crash causes, suite, outcomes; a TAMPERED run's too, with its
-    status, but no score). From a TAMPERED run nothing else is read. The status and the
-    control outcomes an untampered verdict read are taken from it, not read again."""
+    status, but no score). From a TAMPERED run nothing else is read. The status, the
+    events and the control outcomes an untampered verdict read are taken from it, not
+    read again."""
     tampered = verdict is not None and verdict.tampered
     if tampered and not history:
         return RunData(run, verdict, SinglePass(()))
-    events = tuple(store.events(run.run_id)) if history else None
     judged = None if verdict is None or tampered else verdict  # read status and outcomes
+    read = judged.integrity.events if judged is not None else None
+    events = (read or tuple(store.events(run.run_id))) if history else None
     status = judged.status if judged is not None else None
     data = RunData(
         run, verdict,
@@ -98,7 +100,7 @@ def load_run_data(
     recorded = check or (verdict.integrity.check if verdict is not None else None)
     return replace(
         data,
-        manifest_=store.manifest(run.run_id),
+        manifest_=store.manifest(run.run_id, read or None),
         columns_=store.score_columns(run.run_id, crashes=data.status.crashed > 0),
         paths_=_path_digests(store, data, recorded.paths if recorded else {}) if paths
         else None,

@@ -19,6 +19,7 @@ from agent_assay.store.evidence.content_check import (
 )
 from agent_assay.store.evidence.raw import RawReader
 from agent_assay.store.evidence.run_check import (
+    CheckedEvidence,
     check_evidence,
     check_run,
     refusal,
@@ -36,6 +37,7 @@ from agent_assay.store.evidence.witness import (
 __all__ = [
     "RETRY_EVENT",
     "ChainCheck",
+    "CheckedEvidence",
     "RawReader",
     "WitnessCheck",
     "append_head",

@@ -32,7 +32,7 @@ from agent_assay.store.encoding.text import decode_json
 from agent_assay.store.evidence.chain_check import ChainCheck
 from agent_assay.store.evidence.raw import RawReader
 from agent_assay.store.facade.store import Store
-from agent_assay.store.records import TERMINAL_EVENTS
+from agent_assay.store.records import TERMINAL_EVENTS, RunEvent
 
 Slot = tuple[Any, Any]
 """(item id, repetition) as stored: a damaged row's values may be of any type."""
@@ -124,16 +124,19 @@ def slot_findings(run: Run, slots: Iterable[Slot], complete: bool) -> list[Findi
     return found
 
 
-def marked_complete(store: Store, run_id: str) -> bool:
-    """Whether the run's last terminal event says it completed."""
-    terminal = [e.event for e in store.events(run_id) if e.event in TERMINAL_EVENTS]
+def marked_complete(events: Iterable[RunEvent]) -> bool:
+    """Whether the run's last terminal event (of its `events`) says it completed."""
+    terminal = [e.event for e in events if e.event in TERMINAL_EVENTS]
     return terminal[-1:] == ["complete"]
 
 
-def content_findings(store: Store, run: Run, check: ChainCheck) -> list[Finding]:
+def content_findings(
+    store: Store, run: Run, check: ChainCheck, events: Iterable[RunEvent]
+) -> list[Finding]:
     """What the run's intact chain `check` does not cover: its suite and config still hash
-    to the hashes it binds, and its trajectories are exactly its slots."""
+    to the hashes it binds, and its trajectories are exactly its slots (all of them when
+    its `events` mark it complete)."""
     found, _ = suite_findings(store, run)
     found += config_findings(store, run)
-    found += slot_findings(run, check.slots, marked_complete(store, run.run_id))
+    found += slot_findings(run, check.slots, marked_complete(events))
     return found

@@ -16,7 +16,8 @@ certificates relied on, each finding worded as `verify` words it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import Connection
@@ -52,7 +53,7 @@ from agent_assay.store.evidence.checkpoint import (
 from agent_assay.store.evidence.content_check import content_findings
 from agent_assay.store.evidence.raw import RawReader
 from agent_assay.store.facade.store import Store
-from agent_assay.store.records import Head, LedgerEntry, StoredOutcome
+from agent_assay.store.records import Head, LedgerEntry, RunEvent, StoredOutcome
 
 ChainWalk = Callable[[Store, str], ChainCheck]
 """How a run's chain is checked: `check_run` for every command, `check_run_chain` (always
@@ -148,15 +149,28 @@ def _from_checkpoint(
                       stream.slots)
 
 
-def run_findings(
-    store: Store, run_id: str, walk: ChainWalk = check_run
-) -> tuple[list[Finding], ChainCheck]:
+@dataclass(frozen=True)
+class CheckedEvidence:
+    """What checking a run's evidence found, and what it read on the way: the run's
+    events and its controls' newest outcomes, so that the verdict judges the rows the
+    check checked instead of reading them again (both empty when the chain failed:
+    its rows cannot be trusted to decode)."""
+
+    findings: list[Finding]
+    check: ChainCheck
+    events: tuple[RunEvent, ...] = ()
+    outcomes: Mapping[str, StoredOutcome] = field(default_factory=dict)
+
+
+def run_findings(store: Store, run_id: str, walk: ChainWalk = check_run) -> CheckedEvidence:
     """The run's chain check and, when its chain is intact, its content check. (Rows of a
     chain that fails cannot be trusted to decode; the run is tampered with already.)"""
     check = walk(store, run_id)
     if check.findings:
-        return list(check.findings), check
-    return content_findings(store, store.get_run(run_id), check), check
+        return CheckedEvidence(list(check.findings), check)
+    events = tuple(store.events(run_id))
+    found = content_findings(store, store.get_run(run_id), check, events)
+    return CheckedEvidence(found, check, events)
 
 
 def relied_on(outcome: StoredOutcome) -> list[str]:
@@ -175,27 +189,25 @@ def relied_on_findings(
     which `integrity.certificates` says)."""
     if run_id not in store.run_ids():
         return []
-    found, _ = run_findings(store, run_id, walk)
+    found = run_findings(store, run_id, walk).findings
     return [Finding(f"run {run_id} (made by {made_by})", f.line()) for f in found]
 
 
-def check_evidence(
-    store: Store, run_id: str, walk: ChainWalk = check_run
-) -> tuple[list[Finding], ChainCheck]:
+def check_evidence(store: Store, run_id: str, walk: ChainWalk = check_run) -> CheckedEvidence:
     """Check this run's evidence: the one entry point. Everything a verdict on `run_id`
     depends on: the schema's guards, the run's chain and content (walked by `walk`), and
-    those of every run its current certificates relied on; the findings and the chain
-    check."""
+    those of every run its current certificates relied on."""
     with store.reading() as conn:
         found = schema_findings(conn)
-    own, check = run_findings(store, run_id, walk)
-    found += own
-    if check.findings:
-        return found, check  # its outcomes cannot be trusted to decode
-    for kind, outcome in store.control_outcomes(run_id).items():
+    own = run_findings(store, run_id, walk)
+    found += own.findings
+    if own.check.findings:
+        return CheckedEvidence(found, own.check)  # its outcomes cannot be trusted to decode
+    outcomes = store.control_outcomes(run_id)
+    for kind, outcome in outcomes.items():
         for aux in relied_on(outcome):
             found += relied_on_findings(store, kind, aux)
-    return found, check
+    return CheckedEvidence(found, own.check, own.events, outcomes)
 
 
 def require_intact(
@@ -204,10 +216,10 @@ def require_intact(
     """The run's chain check, refusing to go on (`doing` it) when anything a verdict on the
     run depends on fails (`check_evidence`): nothing is certified, mutated, re-scored
     or resumed on evidence that was edited or does not belong to the run."""
-    problems, check = check_evidence(store, run_id, walk)
-    if problems:
-        raise refusal(run_id, problems, doing)
-    return check
+    checked = check_evidence(store, run_id, walk)
+    if checked.findings:
+        raise refusal(run_id, checked.findings, doing)
+    return checked.check
 
 
 def refusal(run_id: str, problems: Sequence[Finding], doing: str) -> AssayError:

@@ -265,10 +265,14 @@ class Store:
         with self.engine.begin() as conn:
             return writes.claim_run(conn, run_id, writer, busy)
 
-    def manifest(self, run_id: str) -> dict[str, Any]:
+    def manifest(
+        self, run_id: str, events: Sequence[RunEvent] | None = None
+    ) -> dict[str, Any]:
         """The run's manifest (its `started` event), with the scorer set of its current
-        scoring generation: what the stored numbers mean now."""
-        started = next((e.detail for e in self.events(run_id) if e.event == "started"), {})
+        scoring generation: what the stored numbers mean now. `events`: the run's events,
+        if already read."""
+        events = self.events(run_id) if events is None else events
+        started = next((e.detail for e in events if e.event == "started"), {})
         rescored = self.generation_scorers(run_id)
         return {**started, "scorers": rescored} if rescored is not None else dict(started)
 
