@@ -20,7 +20,7 @@ $(STAMP): pyproject.toml
 	@test -n "$(PYTHON)" || { echo "error: no Python >= 3.12 found; set PYTHON=/path/to/python3.12" >&2; exit 1; }
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[dev,synthworld,llm,postgres,dask,verifiers,bfcl,agentdojo]'
+	$(PY) -m pip install --quiet -e '.[dev,synthworld,llm,postgres,dask,verifiers,bfcl,agentdojo,inspect,inspect-evals]'
 	$(MAKE) --no-print-directory verifiers-envs
 	$(MAKE) --no-print-directory bfcl-eval
 	touch $(STAMP)
