@@ -10,7 +10,7 @@ PYTHON ?= $(shell for c in python3.12 python3.13 python3; do \
 	if PYENV_VERSION=3.12.1 $$c -c 'import sys; sys.exit(0 if sys.version_info >= (3, 12) else 1)' 2>/dev/null; \
 	then echo "env PYENV_VERSION=3.12.1 $$c"; break; fi; done)
 
-.PHONY: install verifiers-envs bfcl-eval bench-case-bfcl bench-case-agentdojo verifiers-case demo test bench-stats store-test verify lint typecheck bench bench-targets bench-chain bench-startup bench-html bench-report bench-floor bench-inspect bench-controls bench-controls-100 bench-workers bench-scale bench-tests rare-slip random-agent-flips coverage power crash-bias stats-agreement core-check clean artifacts readme-check number-audit evidence docs-check report-check docs docs-serve
+.PHONY: install verifiers-envs bfcl-eval inspect-evals bench-case-bfcl bench-case-agentdojo verifiers-case demo test bench-stats store-test verify lint typecheck bench bench-targets bench-chain bench-startup bench-html bench-report bench-floor bench-inspect bench-controls bench-controls-100 bench-workers bench-scale bench-tests rare-slip random-agent-flips coverage power crash-bias stats-agreement core-check clean artifacts readme-check number-audit evidence docs-check report-check docs docs-serve
 
 # The venv is (re)installed whenever pyproject.toml is newer than the last install, so a
 # new dependency or entry point reaches an existing checkout too.
@@ -20,9 +20,10 @@ $(STAMP): pyproject.toml
 	@test -n "$(PYTHON)" || { echo "error: no Python >= 3.12 found; set PYTHON=/path/to/python3.12" >&2; exit 1; }
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[dev,synthworld,llm,postgres,dask,verifiers,bfcl,agentdojo,inspect,inspect-evals]'
+	$(PY) -m pip install --quiet -e '.[dev,synthworld,llm,postgres,dask,verifiers,bfcl,agentdojo,inspect]'
 	$(MAKE) --no-print-directory verifiers-envs
 	$(MAKE) --no-print-directory bfcl-eval
+	$(MAKE) --no-print-directory inspect-evals
 	touch $(STAMP)
 
 # The third-party verifiers environments the tests drive, installed as packages from the
@@ -38,6 +39,12 @@ verifiers-envs:
 BFCL_EVAL := bfcl-eval==2026.3.23
 bfcl-eval:
 	$(PY) -m pip install --quiet --no-deps '$(BFCL_EVAL)'
+
+# Inspect's ported benchmarks, without their dependencies: inspect-evals asks for a datasets
+# release verifiers excludes, and the offline tasks this project runs need none of it.
+INSPECT_EVALS := inspect-evals==0.26.0
+inspect-evals:
+	$(PY) -m pip install --quiet --no-deps '$(INSPECT_EVALS)'
 
 install: $(STAMP)
 

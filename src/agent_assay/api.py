@@ -30,6 +30,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent_assay.aggregates import run_clusters
+from agent_assay.controls.next_steps import next_step as next_step
+from agent_assay.controls.registry import control_kinds as control_kinds
 from agent_assay.errors import AssayError as AssayError
 from agent_assay.errors import RunInterrupted as RunInterrupted
 from agent_assay.errors import RunStopped as RunStopped
@@ -38,8 +40,6 @@ from agent_assay.executors.spec import LOCAL as LOCAL
 from agent_assay.executors.spec import ExecutorSpec as ExecutorSpec
 from agent_assay.exitcodes import ExitCode
 from agent_assay.findings import Finding
-from agent_assay.controls.next_steps import next_step as next_step
-from agent_assay.controls.registry import control_kinds as control_kinds
 from agent_assay.integrity.admissibility import (
     Admissibility,
     Integrity,
