@@ -53,7 +53,7 @@ from agent_assay.model import (
     Trajectory,
 )
 from agent_assay.scoring.base import Scorer, ScoringContext
-from agent_assay.scoring.registry import default_scorers
+from agent_assay.scoring.registry import PATH_SCORERS, default_scorers
 
 NO_REPLAY = "adapter declares no replay capability"
 REPLAYED = Cost(0.0, "replayed by the harness: no agent, nothing billed")
@@ -80,11 +80,23 @@ def facts_problems(facts: object, label: str) -> list[str]:
     if not isinstance(facts, Facts):
         return [f"adapter {label}: facts must be an agent_assay.Facts, not {type(facts).__name__}"]
     problems = scorer_problems(facts, label) + nondeterminism_problems(facts, label)
+    problems += path_headline_problems(facts, label)
     return problems + [f"adapter {label}: {why}" for key, kind in facts.settings.items()
                        if (why := type_problem(key, kind)) is not None]
 
 
-FIXED_BEFORE_LOADING = ("settings", "nondeterministic_fields")
+def path_headline_problems(facts: Facts, label: str) -> list[str]:
+    """A system whose gold holds no calls has no path scorers, so none may head its claims."""
+    if facts.gold_paths:
+        return []
+    named = [m for m in facts.headline_metrics if m in PATH_SCORERS]
+    if not named:
+        return []
+    return [f"adapter {label}: headline metric {', '.join(named)} holds calls against gold's, "
+            "and this system's gold holds none (gold_paths=False); name other metrics"]
+
+
+FIXED_BEFORE_LOADING = ("settings", "nondeterministic_fields", "gold_paths")
 """Facts read before any source is loaded (resolving a config, checking nondeterminism),
 which a system may therefore not change by learning."""
 
@@ -264,7 +276,7 @@ class LoadedSystem:
         )
 
     def scorers(self) -> tuple[Scorer, ...]:
-        return (*default_scorers(), *self.facts.scorers)
+        return (*default_scorers(self.facts.gold_paths), *self.facts.scorers)
 
     def scoring_context(self) -> ScoringContext:
         view = self.replay_view()

@@ -79,6 +79,11 @@ class Facts:
     """Configs whose repeats are claimed identical (a claim identical_config tests)."""
     scorers: tuple[Scorer, ...] = ()
     """Scorers specific to this system, appended to the generic set."""
+    gold_paths: bool = True
+    """Whether gold holds the calls an answer should make. A system whose gold is only a
+    target answer (a question-and-answer sample) says False: the generic scorers that hold
+    calls against gold's (`scoring.registry.PATH_SCORERS`) are then left out of its scorer
+    set, so none scores every call wrong, and its headline must name other metrics."""
     bands: Path | None = None
     """A YAML file of band overrides (each with its derivation) and of controls this system
     declares not applicable; the harness's expected.yaml holds the defaults."""

@@ -19,9 +19,10 @@ from agent_assay.scoring.tools import (
 )
 
 
-def default_scorers() -> tuple[Scorer, ...]:
-    """Every generic scorer, in report order."""
-    return (
+def default_scorers(gold_paths: bool = True) -> tuple[Scorer, ...]:
+    """Every generic scorer, in report order; without the ones that read gold's tool path
+    when gold carries none (`gold_paths` False: a target answer is all an item holds)."""
+    every = (
         ExactPath(),
         LcsRatio(),
         OutcomeMatch(),
@@ -36,6 +37,15 @@ def default_scorers() -> tuple[Scorer, ...]:
         LatencyTotal(),
         CostUsd(),
     )
+    return every if gold_paths else tuple(s for s in every if s.name not in PATH_SCORERS)
+
+
+PATH_SCORERS = frozenset({
+    "trajectory.exact", "trajectory.lcs", "args.match", "tools.recall", "tools.wrong",
+    "tools.missing", "tools.redundant", "tools.order_violations",
+})
+"""The generic scorers that hold a trajectory's calls against gold's: against a gold with
+no calls they would score every tool call wrong and doing nothing perfect."""
 
 
 def score_all(
