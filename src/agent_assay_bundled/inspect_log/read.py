@@ -1,0 +1,84 @@
+"""Reading an Inspect log through Inspect's own public reader, with one-line refusals.
+
+`read_eval_log(header_only=True)` gives the eval spec; `read_eval_log_samples` streams
+the samples one at a time (events left out: they are the log's transcript, which this
+importer does not store), so a large log is never held whole. Whatever Inspect raises on
+a damaged file (a bad zip, bad JSON, a sample that fails its schema) becomes one
+AssayError naming the file and, once samples are being read, the sample.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from agent_assay.errors import AssayError
+
+if TYPE_CHECKING:
+    from inspect_ai.log import EvalLog, EvalSample
+
+SUFFIXES = (".eval", ".json")
+LEFT_OUT = frozenset({"events", "events_data", "timelines"})
+"""Sample fields not read: the transcript of events, which nothing here stores."""
+
+
+def one_line(exc: BaseException) -> str:
+    """An exception as one short line: pydantic's multi-line reports folded."""
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return f"{type(exc).__name__}: {text[:200]}"
+
+
+def sha256_of(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as stream:
+        for chunk in iter(lambda: stream.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def log_files(path: Path) -> list[Path]:
+    """`path` itself, or the logs in a directory (by name); refused when there are none."""
+    if path.is_dir():
+        found = sorted(p for p in path.iterdir() if p.suffix in SUFFIXES and p.is_file())
+        if not found:
+            raise AssayError(f"{path}: no Inspect log (*.eval, *.json) in this directory")
+        return found
+    if not path.is_file():
+        raise AssayError(f"{path}: no such file or directory")
+    if path.suffix not in SUFFIXES:
+        raise AssayError(f"{path}: not an Inspect log: expected a .eval or .json file")
+    return [path]
+
+
+def header(path: Path) -> EvalLog:
+    """The log's eval spec, results and stats, without its samples."""
+    from inspect_ai.log import read_eval_log
+
+    try:
+        return read_eval_log(str(path), header_only=True)
+    except Exception as exc:  # Inspect's reader raises whatever the damage causes
+        raise AssayError(f"{path}: not a readable Inspect log: {one_line(exc)}") from exc
+
+
+def samples(path: Path) -> Iterator[EvalSample]:
+    """Every sample, in the log's order; a damaged one refused with its position."""
+    from inspect_ai.log import read_eval_log_samples
+
+    stream = read_eval_log_samples(str(path), all_samples_required=True,
+                                   resolve_attachments=True, exclude_fields=set(LEFT_OUT))
+    index = 0
+    last = "none before it"
+    while True:
+        try:
+            sample = next(stream)
+        except StopIteration:
+            return
+        except Exception as exc:
+            raise AssayError(
+                f"{path}: sample [{index}] (the one after {last}): {one_line(exc)}"
+            ) from exc
+        last = f"id {sample.id!r} epoch {sample.epoch}"
+        index += 1
+        yield sample

@@ -1,0 +1,32 @@
+"""Logs made once per session (Inspect's eval costs seconds each), plugins registered."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.inspect_log.logs import make_log, register
+
+
+@pytest.fixture(scope="session")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    where = tmp_path_factory.mktemp("site")
+    register(where)
+    yield where
+    sys.path.remove(str(where))
+
+
+@pytest.fixture(scope="session")
+def logs(tmp_path_factory: pytest.TempPathFactory, site: Path) -> dict[str, Path]:
+    """good: every answer right; worse: half of them wrong (same task and dataset);
+    other: another task; json: the good run written as a .json log."""
+    root = tmp_path_factory.mktemp("logs")
+    return {
+        "good": make_log(root / "good"),
+        "worse": make_log(root / "worse", wrong=("s0", "s1", "s2")),
+        "other": make_log(root / "other", task="other_balances"),
+        "json": make_log(root / "json", fmt="json"),
+    }
