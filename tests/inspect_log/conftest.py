@@ -21,12 +21,16 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
 
 @pytest.fixture(scope="session")
 def logs(tmp_path_factory: pytest.TempPathFactory, site: Path) -> dict[str, Path]:
-    """good: every answer right; worse: half of them wrong (same task and dataset);
-    other: another task; json: the good run written as a .json log."""
+    """good: every answer right; worse: 8 of 12 wrong (same task and dataset); other:
+    another task; matched: the same task scored by match() instead of includes(); json:
+    the good run written as a .json log."""
+    from inspect_ai.scorer import match
+
     root = tmp_path_factory.mktemp("logs")
     return {
         "good": make_log(root / "good"),
-        "worse": make_log(root / "worse", wrong=("s0", "s1", "s2")),
+        "worse": make_log(root / "worse", wrong=[f"s{i}" for i in range(8)]),
         "other": make_log(root / "other", task="other_balances"),
+        "matched": make_log(root / "matched", scorer=match(location="any")),
         "json": make_log(root / "json", fmt="json"),
     }

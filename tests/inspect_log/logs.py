@@ -44,14 +44,15 @@ def lookup() -> Any:
 
 
 def scripted(wrong: Iterable[str]) -> Callable[..., ModelOutput]:
-    """One lookup call, then the answer: 'seven' for every sample, except 'no idea' for
-    a sample whose input names one of `wrong`."""
+    """One lookup call, then the answer: sample sN's target 'code-Nx', except 'no idea'
+    for a sample named in `wrong`."""
     bad = set(wrong)
 
     def outputs(messages: Any, tools: Any, tool_choice: Any, config: Any) -> ModelOutput:
         first = messages[0].text if messages else ""
+        sample = first[1:first.index("]")] if first.startswith("[") else ""
         if messages and messages[-1].role == "tool":
-            answer = "no idea" if any(f"[{w}]" in first for w in bad) else "seven"
+            answer = "no idea" if sample in bad else f"it is code-{sample[1:]}x"
             out = ModelOutput.from_content(model="mockllm", content=answer)
         else:
             out = ModelOutput.for_tool_call(model="mockllm", tool_name="lookup",
@@ -62,12 +63,12 @@ def scripted(wrong: Iterable[str]) -> Callable[..., ModelOutput]:
     return outputs
 
 
-def make_log(log_dir: Path, *, task: str = "balances", samples: int = 6, epochs: int = 2,
-             wrong: Iterable[str] = (), fmt: str = "eval") -> Path:
+def make_log(log_dir: Path, *, task: str = "balances", samples: int = 12, epochs: int = 2,
+             wrong: Iterable[str] = (), fmt: str = "eval", scorer: Any = None) -> Path:
     """Run the task on the mock model; the log's path."""
-    dataset = [Sample(id=f"s{i}", input=f"[s{i}] what is the balance of A0?", target="seven")
+    dataset = [Sample(id=f"s{i}", input=f"[s{i}] what is the code of A0?", target=f"code-{i}x")
                for i in range(samples)]
-    made = Task(name=task, dataset=dataset, scorer=includes(), epochs=epochs,
+    made = Task(name=task, dataset=dataset, scorer=scorer or includes(), epochs=epochs,
                 solver=[use_tools(lookup()), generate(tool_calls="loop")])
     model = get_model("mockllm/model", custom_outputs=scripted(wrong))
     [log] = inspect_eval(made, model=model, log_dir=str(log_dir), log_format=fmt,

@@ -30,6 +30,23 @@ def one_line(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text[:200]}"
 
 
+def schema_fault(exc: BaseException) -> tuple[int | None, str] | None:
+    """A schema failure (pydantic's) as the sample it is in, if any, and one line naming
+    the field; None for any other failure."""
+    errors = getattr(exc, "errors", None)
+    if not callable(errors):
+        return None
+    try:
+        first = errors()[0]
+    except Exception:
+        return None
+    loc = tuple(first.get("loc") or ())
+    index = loc[1] if len(loc) > 1 and loc[0] == "samples" and isinstance(loc[1], int) else None
+    field = loc[2:] if index is not None else loc
+    dotted = ".".join(str(p) for p in field) or "the value"
+    return index, f"field '{dotted}': {first.get('msg', 'invalid')}"
+
+
 def sha256_of(path: Path) -> str:
     digest = hashlib.sha256()
     with path.open("rb") as stream:
@@ -59,7 +76,9 @@ def header(path: Path) -> EvalLog:
     try:
         return read_eval_log(str(path), header_only=True)
     except Exception as exc:  # Inspect's reader raises whatever the damage causes
-        raise AssayError(f"{path}: not a readable Inspect log: {one_line(exc)}") from exc
+        fault = schema_fault(exc)
+        why = one_line(exc) if fault is None else fault[1]
+        raise AssayError(f"{path}: not a readable Inspect log: {why}") from exc
 
 
 def samples(path: Path) -> Iterator[EvalSample]:
@@ -76,9 +95,17 @@ def samples(path: Path) -> Iterator[EvalSample]:
         except StopIteration:
             return
         except Exception as exc:
-            raise AssayError(
-                f"{path}: sample [{index}] (the one after {last}): {one_line(exc)}"
-            ) from exc
+            raise AssayError(f"{path}: {_where(exc, index, last)}") from exc
         last = f"id {sample.id!r} epoch {sample.epoch}"
         index += 1
         yield sample
+
+
+def _where(exc: BaseException, index: int, last: str) -> str:
+    """Which sample failed, and how: a .json log is validated whole, so its failing
+    sample is the one pydantic names, not the next one the stream would have given."""
+    fault = schema_fault(exc)
+    if fault is not None and fault[0] is not None:
+        return f"sample [{fault[0]}]: {fault[1]}"
+    why = fault[1] if fault is not None else one_line(exc)
+    return f"sample [{index}] (the one after {last}): {why}"
