@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.inspect_log.logs import make_log, register
+from tests.inspect_log.logs import make_log, register, said_code
 
 
 @pytest.fixture(scope="session")
@@ -33,4 +33,5 @@ def logs(tmp_path_factory: pytest.TempPathFactory, site: Path) -> dict[str, Path
         "other": make_log(root / "other", task="other_balances"),
         "matched": make_log(root / "matched", scorer=match(location="any")),
         "json": make_log(root / "json", fmt="json"),
+        "custom": make_log(root / "custom", scorer=said_code()),
     }

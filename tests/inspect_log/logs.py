@@ -17,7 +17,9 @@ from inspect_ai import Task  # noqa: E402
 from inspect_ai import eval as inspect_eval  # noqa: E402
 from inspect_ai.dataset import Sample  # noqa: E402
 from inspect_ai.model import ModelOutput, ModelUsage, get_model  # noqa: E402
-from inspect_ai.scorer import includes  # noqa: E402
+from inspect_ai.scorer import CORRECT, INCORRECT, Score, Target, includes, scorer  # noqa: E402
+from inspect_ai.scorer import accuracy as accuracy_metric  # noqa: E402
+from inspect_ai.solver import TaskState  # noqa: E402
 from inspect_ai.solver import generate, use_tools  # noqa: E402
 from inspect_ai.tool import tool  # noqa: E402
 
@@ -41,6 +43,16 @@ def lookup() -> Any:
         return f"balance of {id}: 7"
 
     return execute
+
+
+@scorer(metrics=[accuracy_metric()])
+def said_code() -> Any:
+    """A task's own scorer (not one agent-assay re-runs): C when the answer names a code."""
+
+    async def score(state: TaskState, target: Target) -> Score:
+        return Score(value=CORRECT if "code-" in state.output.completion else INCORRECT)
+
+    return score
 
 
 def scripted(wrong: Iterable[str]) -> Callable[..., ModelOutput]:

@@ -31,11 +31,11 @@ def _built(name: str, options_json: str) -> Any:
 
 
 async def _score(scorer: Any, answer: str, target: str | list[str], sample_id: str) -> Any:
-    from inspect_ai.model import ModelOutput
+    from inspect_ai.model import ModelName, ModelOutput
     from inspect_ai.scorer import Target
     from inspect_ai.solver import TaskState
 
-    state = TaskState(model="agent-assay/rerun", sample_id=sample_id, epoch=1, input="",
+    state = TaskState(model=ModelName("agent-assay/rerun"), sample_id=sample_id, epoch=1, input="",
                       messages=[], output=ModelOutput.from_content("agent-assay/rerun", answer))
     return await scorer(state, Target(target))
 
