@@ -19,8 +19,11 @@ from inspect_ai.dataset import Sample  # noqa: E402
 from inspect_ai.model import ModelOutput, ModelUsage, get_model  # noqa: E402
 from inspect_ai.scorer import CORRECT, INCORRECT, Score, Target, includes, scorer  # noqa: E402
 from inspect_ai.scorer import accuracy as accuracy_metric  # noqa: E402
-from inspect_ai.solver import TaskState  # noqa: E402
-from inspect_ai.solver import generate, use_tools  # noqa: E402
+from inspect_ai.solver import (  # noqa: E402
+    TaskState,
+    generate,
+    use_tools,
+)
 from inspect_ai.tool import tool  # noqa: E402
 
 USAGE = ModelUsage(input_tokens=3, output_tokens=2, total_tokens=5)
