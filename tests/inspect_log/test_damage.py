@@ -84,3 +84,20 @@ def test_a_damaged_log_in_a_directory_stores_none_of_its_neighbours(
     line = refused(folder, tmp_path / "assay.db")
     assert "b.json" in line
     assert no_runs(tmp_path / "assay.db")
+
+
+def test_a_flipped_score_is_imported_but_contradicted_aloud(logs: dict[str, Path],
+                                                            tmp_path: Path) -> None:
+    """A log edited to call a wrong answer correct: the published value is what the log
+    says (stored as imported), and the import says the scorer re-run contradicts it."""
+    data = json.loads(logs["json"].read_text())
+    sample = data["samples"][0]
+    sample["output"]["choices"][0]["message"]["content"] = "no idea"
+    sample["output"]["completion"] = "no idea"
+    sample["scores"]["includes"]["value"] = "C"
+    flipped = tmp_path / "flipped.json"
+    flipped.write_text(json.dumps(data))
+    done = invoke("import", "inspect", str(flipped), "--db", str(tmp_path / "assay.db"))
+    assert done.code == 0 and done.traceback is None, done.err
+    line = next(x for x in done.err.splitlines() if "re-run by agent-assay" in x)
+    assert "agrees with 23 of 24" in line and f"CONTRADICTS 1: {sample['id']}/" in line

@@ -67,3 +67,11 @@ def test_a_directory_imports_each_log_as_its_own_run(logs: dict[str, Path],
     run_ids = report.run_id.splitlines()
     assert len(run_ids) == 2 and len(set(run_ids)) == 2
     assert sum("imported from" in line for line in report.lines) == 2
+
+
+def test_the_report_names_the_imported_headline(logs: dict[str, Path], tmp_path: Path) -> None:
+    db = tmp_path / "assay.db"
+    report = api.report(imported(logs["good"], db), store=str(db))
+    assert report.verdict.word == "INADMISSIBLE"  # no control has run on it yet
+    assert any(line.startswith("inspect.includes * (imported)")
+               for line in report.text.splitlines()), report.text

@@ -20,6 +20,7 @@ from agent_assay.model import Config, Run
 from agent_assay.run_context import run_context
 from agent_assay.store import Store
 from agent_assay_bundled.inspect_log.adapter import InspectLogAdapter
+from agent_assay_bundled.inspect_log.agreement import Agreement, agreements
 from agent_assay_bundled.inspect_log.parse import ParsedLog, parse_log
 from agent_assay_bundled.inspect_log.read import log_files
 from agent_assay_bundled.inspect_log.rules import ADAPTER, RERUNNABLE, rerunnable
@@ -31,6 +32,7 @@ class Stored:
     created: bool
     written: int
     parsed: ParsedLog
+    agreements: tuple[Agreement, ...]
 
 
 def existing_run(store: Store, sha256: str) -> Run | None:
@@ -57,6 +59,7 @@ def store_log(store: Store, parsed: ParsedLog, name: str | None) -> Stored:
                         items=sorted(parsed.suite.items, key=lambda i: i.item_id),
                         extra_env={"source_file": parsed.path.name})
     context = run_context(store, adapter, run)
+    checked = tuple(agreements(parsed.scorers, context.items, parsed.trajectories))
     stored = store.stored_slots(run.run_id)
     todo = [t for t in parsed.trajectories if (t.item_id, t.repetition) not in stored]
     for trajectory in todo:
@@ -64,8 +67,9 @@ def store_log(store: Store, parsed: ParsedLog, name: str | None) -> Stored:
     if created or todo:
         store.append_event(run.run_id, "complete", {
             "written": len(todo), "imported_from": parsed.path.name,
-            "source_sha256": parsed.sha256})
-    return Stored(run, created, len(todo), parsed)
+            "source_sha256": parsed.sha256,
+            "rerun_agreement": {a.metric: a.to_json() for a in checked}})
+    return Stored(run, created, len(todo), parsed, checked)
 
 
 def summary_lines(done: Stored) -> list[str]:
@@ -90,7 +94,7 @@ def summary_lines(done: Stored) -> list[str]:
             "shuffled_gold will be NOT_RUN")
         lines.append(f"inspect.{spec['key']} ({spec['kind']}, published, imported): "
                      f"mean {mean:.4f} over {len(values)} of {n}; scorer {spec['scorer']} {how}")
-    return lines
+    return lines + [a.line() for a in done.agreements]
 
 
 class InspectLogImporter:
