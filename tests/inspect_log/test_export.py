@@ -73,3 +73,25 @@ def test_a_tampered_run_is_refused(imported: tuple[Path, str], tmp_path: Path) -
     assert done.traceback is None
     assert done.code == 2, done.out + done.err
     assert "TAMPERED" in done.err and not out.exists()
+
+
+def test_a_run_agent_assay_executed_is_written_as_its_tool_path(site: Path,
+                                                                 tmp_path: Path) -> None:
+    """Not only imported logs: a run of the toy adapter, its steps as tool calls answered
+    by tool messages, its verdict in the metadata."""
+    from tests.support.toy import ToyAdapter
+
+    db = tmp_path / "assay.db"
+    run_id = api.evaluate(ToyAdapter(), "good", store=str(db), repeats=2, seed=0).run_id
+    out = tmp_path / "toy.json"
+    count = api.export(run_id, out, store=str(db), format="inspect")
+    log = read_eval_log(str(out))
+    assert log.samples is not None and count == len(log.samples)
+    assert count == 2 * len(open_store(str(db)).get_run(run_id).item_ids)
+    stored = open_store(str(db)).trajectories(run_id)
+    first = next(s for s in log.samples if s.id == stored[0].item_id and s.epoch == 1)
+    calls = [c.function for m in first.messages if m.role == "assistant"
+             for c in m.tool_calls or ()]
+    assert calls == [step.call.tool for step in stored[0].steps]
+    assert (log.metadata or {})["agent_assay"]["trajectories"] == "executed by agent-assay"
+    assert (log.metadata or {})["agent_assay"]["verdict"] == "INADMISSIBLE"

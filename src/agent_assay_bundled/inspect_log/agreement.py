@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agent_assay.model import Item, Trajectory
-from agent_assay_bundled.inspect_log.rerun import rerun
+from agent_assay_bundled.inspect_log.rerun import rerun_all
 from agent_assay_bundled.inspect_log.rules import rerunnable
 
 SHOWN = 5
@@ -54,17 +54,12 @@ def agreements(specs: Sequence[Mapping[str, Any]], items: Mapping[str, Item],
 def _check(spec: Mapping[str, Any], items: Mapping[str, Item],
            trajectories: Sequence[Trajectory]) -> Agreement:
     key = str(spec["key"])
-    checked = agree = 0
-    disagreeing: list[str] = []
-    for t in trajectories:
-        published = (t.meta.get("scores") or {}).get(key)
-        if published is None or t.crashed:
-            continue
-        target = items[t.item_id].gold.truth["target"]
-        again = rerun(spec, str(t.meta.get("answer") or ""), target, t.item_id)
-        checked += 1
-        if again == float(published["mapped"]):
-            agree += 1
-        else:
-            disagreeing.append(f"{t.item_id}/{t.repetition}")
-    return Agreement(f"inspect.{key}", checked, agree, tuple(disagreeing))
+    judged = [(t, float(t.meta["scores"][key]["mapped"])) for t in trajectories
+              if not t.crashed and key in (t.meta.get("scores") or {})]
+    again = rerun_all(spec, [(str(t.meta.get("answer") or ""),
+                              items[t.item_id].gold.truth["target"], t.item_id)
+                             for t, _ in judged])
+    disagreeing = tuple(f"{t.item_id}/{t.repetition}"
+                        for (t, published), value in zip(judged, again, strict=True)
+                        if value != published)
+    return Agreement(f"inspect.{key}", len(judged), len(judged) - len(disagreeing), disagreeing)

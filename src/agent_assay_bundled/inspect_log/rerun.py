@@ -10,7 +10,7 @@ output is the answer. Nothing the log names is imported or executed.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -40,12 +40,28 @@ async def _score(scorer: Any, answer: str, target: str | list[str], sample_id: s
     return await scorer(state, Target(target))
 
 
+Case = tuple[str, str | list[str], str]
+"""An answer, a target, and the sample id the answer is for."""
+
+
 def rerun(spec: Mapping[str, Any], answer: str, target: str | list[str], sample_id: str) -> float:
     """The scorer `spec` names, with its options, on `answer` against `target`, mapped to
     a number as an imported value is (`rules.mapped_value`)."""
+    return rerun_all(spec, [(answer, target, sample_id)])[0]
+
+
+def rerun_all(spec: Mapping[str, Any], cases: Sequence[Case]) -> list[float]:
+    """`rerun` on every case, in one event loop (a loop per case costs more than the
+    scoring)."""
     scorer = _built(str(spec["scorer"]), canonical_json(dict(spec.get("options") or {})))
-    score = asyncio.run(_score(scorer, answer, target, sample_id))
-    value = mapped_value(score.value)
-    if value is None:
-        raise AssayError(f"re-running {spec['scorer']!r} gave {shape_of(score.value)}")
-    return value
+
+    async def every() -> list[Any]:
+        return [await _score(scorer, *case) for case in cases]
+
+    values = []
+    for score in asyncio.run(every()):
+        value = mapped_value(score.value)
+        if value is None:
+            raise AssayError(f"re-running {spec['scorer']!r} gave {shape_of(score.value)}")
+        values.append(value)
+    return values
