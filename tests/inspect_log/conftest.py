@@ -1,4 +1,7 @@
-"""Logs made once per session (Inspect's eval costs seconds each), plugins registered."""
+"""Logs made once per session (Inspect's eval costs seconds each), plugins registered.
+
+Inspect is imported by the fixtures, not here: without inspect_ai every test that needs a
+log is skipped with the reason (`logs.py`), and the boundary test still runs."""
 
 from __future__ import annotations
 
@@ -8,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.inspect_log.logs import make_log, register, said_code
-
 
 @pytest.fixture(scope="session")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    from tests.inspect_log.logs import register
+
     where = tmp_path_factory.mktemp("site")
     register(where)
     yield where
@@ -25,6 +28,8 @@ def logs(tmp_path_factory: pytest.TempPathFactory, site: Path) -> dict[str, Path
     another task; matched: the same task scored by match() instead of includes(); json:
     the good run written as a .json log."""
     from inspect_ai.scorer import match
+
+    from tests.inspect_log.logs import make_log, said_code
 
     root = tmp_path_factory.mktemp("logs")
     return {

@@ -7,6 +7,9 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+
+pytest.importorskip("inspect_ai", reason="inspect_ai is not installed")
+
 from inspect_ai.log import read_eval_log
 
 from agent_assay import api
@@ -33,6 +36,8 @@ def test_an_exported_run_reads_back_with_its_verdict(imported: tuple[Path, str],
     verdict = api.report(run_id, store=str(db)).verdict
     assert said["verdict"] == verdict.word == "INADMISSIBLE"
     assert said["reasons"] == list(verdict.reasons) and said["run_id"] == run_id
+    assert log.eval.task_display_name == "balances [agent-assay: INADMISSIBLE]"
+    assert "INADMISSIBLE" in (log.eval.tags or [])
     head = open_store(str(db)).head(run_id)
     assert head is not None and said["store_head"] == {"seq": head.seq, "digest": head.digest}
     assert log.samples is not None and len(log.samples) == 24

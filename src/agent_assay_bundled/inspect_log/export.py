@@ -5,7 +5,8 @@ Any stored run, imported or executed, is written as an `EvalLog` through Inspect
 the repetition as the epoch), its messages and tool calls, its current scores (each
 metric a score; an imported value says so in the score's metadata), and the verdict in
 the log's metadata under ``agent_assay`` (the word, every reason, every waiver, the run
-id, the store head, each control's status). The API has decided the verdict and refused
+id, the store head, each control's status), the word also in the task's display name and
+tags, where `inspect view` shows it first. The API has decided the verdict and refused
 a TAMPERED run before this module is called. The file is written beside its target and
 renamed over it, so a failure leaves no half-written log.
 """
@@ -108,9 +109,11 @@ def build_log(request: ExportRequest) -> EvalLog:
     samples = [sample_of(items[t.item_id], t, scores[(t.item_id, t.repetition)], model)
                for t in store.trajectories(run.run_id)]
     imported = {r.scorer: r.imported for rs in scores.values() for r in rs}
+    task = str(run.env.get("task") or f"agent-assay/{run.adapter}")
     spec = EvalSpec(
-        created=run.created_at, task=str(run.env.get("task") or f"agent-assay/{run.adapter}"),
-        task_id=run.run_id, run_id=run.run_id, model=model,
+        created=run.created_at, task=task, task_id=run.run_id,
+        task_display_name=f"{task} [agent-assay: {request.verdict}]", run_id=run.run_id,
+        model=model,
         dataset=EvalDataset(name=run.suite_hash, samples=len(items),
                             sample_ids=[items[i].input.get("sample_id", i) for i in run.item_ids]),
         config=EvalConfig(epochs=run.repeats),
