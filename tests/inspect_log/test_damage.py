@@ -19,6 +19,8 @@ def damaged_json(log: Path, where: Path, edit: str) -> Path:
         data["samples"][0]["scores"]["includes"]["value"] = {"weird": [1, 2]}
     elif edit == "score shape":  # Inspect takes an object of numbers; no agreed number here
         data["samples"][0]["scores"]["includes"]["value"] = {"a": 1, "b": 0}
+    elif edit == "shared id":  # another sample's id on a sample with its own input
+        data["samples"][0]["id"] = data["samples"][-1]["id"]
     elif edit == "score letter":
         data["samples"][0]["scores"]["includes"]["value"] = "Q"
     where.write_text(json.dumps(data))
@@ -64,6 +66,7 @@ def test_bad_json_is_one_line(logs: dict[str, Path], tmp_path: Path) -> None:
     ("score schema", ["sample [0]", "scores.includes.value"]),
     ("score shape", ["'s0'", "'includes'", "an object"]),
     ("score letter", ["'s0'", "'includes'", "'Q'"]),
+    ("shared id", ["two samples share an id"]),
 ])
 def test_a_damaged_sample_is_named(logs: dict[str, Path], tmp_path: Path, edit: str,
                                    names: list[str]) -> None:
