@@ -772,12 +772,14 @@ def export(
     """Write `run`'s evidence bundle to `path`; return the number of rows written. With
     `witness`, the head the bundle holds and the run's verdict are appended to that file
     (refused first when it exists and is not an intact witness). Another `format` is an
-    exporter plugin's (`agent_assay.exporters`): see `export_as`."""
+    exporter plugin's (`agent_assay.exporters`), handed the verdict decided here; it
+    returns the number of samples written, and a TAMPERED run is refused
+    (TamperedEvidence) before any plugin sees it."""
     if format != "bundle":
         if witness is not None:
             raise AssayError("--witness records an evidence bundle's head: it needs the "
                              "bundle format")
-        return export_as(format, run, path, store=store)
+        return _export_plugin(format, run, path, store=store)
     path, witness = Path(path), as_path(witness)
     if witness is not None:
         writable_witness(witness)
@@ -791,7 +793,7 @@ def export(
     return count
 
 
-def export_as(format: str, run: str, path: FileLike, *, store: StoreLike) -> int:
+def _export_plugin(format: str, run: str, path: FileLike, *, store: StoreLike) -> int:
     """`run` written by the exporter plugin `format`, with the verdict decided here; return
     how many samples it wrote. A TAMPERED run is refused (TamperedEvidence): no number is
     exported from evidence that fails its own chain, in any format."""
