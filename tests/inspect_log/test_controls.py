@@ -35,6 +35,12 @@ def test_a_built_in_scorer_is_re_run_for_the_controls(logs: dict[str, Path],
     assert selftest["red"] is True and selftest["went_red"] == selftest["probed"] > 0
     for kind in NEVER:
         assert found[kind]["status"] == "NOT_RUN" and "Inspect" in found[kind]["summary"]
+    # What keeps an imported Inspect run inadmissible today (LIMITATIONS.md, 36): the
+    # generic path scorers, with no gold path to stand on. When this changes, so do the docs.
+    failed = {kind for kind, o in found.items() if o["status"] == "FAILED"}
+    assert failed == {"scorer_selftest", "headline_agreement"}
+    never_probed = found["scorer_selftest"]["summary"].split("never probed")[1]
+    assert "trajectory.exact" in never_probed and "inspect.includes" not in never_probed
 
 
 def test_a_task_s_own_scorer_leaves_those_controls_not_run(logs: dict[str, Path],
