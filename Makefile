@@ -10,7 +10,7 @@ PYTHON ?= $(shell for c in python3.12 python3.13 python3; do \
 	if PYENV_VERSION=3.12.1 $$c -c 'import sys; sys.exit(0 if sys.version_info >= (3, 12) else 1)' 2>/dev/null; \
 	then echo "env PYENV_VERSION=3.12.1 $$c"; break; fi; done)
 
-.PHONY: install verifiers-envs bfcl-eval inspect-evals bench-case-bfcl bench-case-agentdojo verifiers-case demo test bench-stats store-test verify lint typecheck bench bench-targets bench-chain bench-startup bench-html bench-report bench-floor bench-inspect bench-controls bench-controls-100 bench-workers bench-scale bench-tests rare-slip random-agent-flips coverage power crash-bias stats-agreement core-check clean artifacts readme-check number-audit evidence docs-check report-check docs docs-serve
+.PHONY: install verifiers-envs bfcl-eval inspect-evals bench-case-bfcl bench-case-agentdojo verifiers-case demo test bench-stats store-test verify lint typecheck bench bench-targets bench-chain bench-startup bench-html bench-report bench-floor bench-inspect bench-inspect-import bench-controls bench-controls-100 bench-workers bench-scale bench-tests rare-slip random-agent-flips coverage power crash-bias stats-agreement core-check clean artifacts readme-check number-audit evidence docs-check report-check docs docs-serve
 
 # The venv is (re)installed whenever pyproject.toml is newer than the last install, so a
 # new dependency or entry point reaches an existing checkout too.
@@ -164,6 +164,10 @@ bench-floor: $(STAMP)
 # (Inspect AI installed from PyPI into .venv-inspect on first use; skipped, saying why, if not).
 bench-inspect: $(STAMP)
 	$(PY) -m tools.bench.inspect --out reports/bench/inspect.json
+
+# Importing a generated 5,000-sample Inspect log (2,500 samples x 2 epochs): wall, CPU, peak RSS.
+bench-inspect-import: $(STAMP)
+	$(PY) -m tools.bench.inspect_import --out reports/bench/inspect_import.json
 
 # `controls run` on a banking x 10 run beside making that run: CPU seconds, peak memory, ratio.
 bench-controls: $(STAMP)

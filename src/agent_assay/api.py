@@ -767,11 +767,19 @@ def show_trajectory(
 
 def export(
     run: str, path: FileLike, *, store: StoreLike, witness: FileLike | None = None,
-    notice: Notice = _quiet,
+    notice: Notice = _quiet, format: str = "bundle",
 ) -> int:
     """Write `run`'s evidence bundle to `path`; return the number of rows written. With
     `witness`, the head the bundle holds and the run's verdict are appended to that file
-    (refused first when it exists and is not an intact witness)."""
+    (refused first when it exists and is not an intact witness). Another `format` is an
+    exporter plugin's (`agent_assay.exporters`), handed the verdict decided here; it
+    returns the number of samples written, and a TAMPERED run is refused
+    (TamperedEvidence) before any plugin sees it."""
+    if format != "bundle":
+        if witness is not None:
+            raise AssayError("--witness records an evidence bundle's head: it needs the "
+                             "bundle format")
+        return _export_plugin(format, run, path, store=store)
     path, witness = Path(path), as_path(witness)
     if witness is not None:
         writable_witness(witness)
@@ -783,6 +791,28 @@ def export(
         verdict = assess(bundle.store, bundle.run).word
         _witness(witness, bundle.store, run, verdict, "export", notice)
     return count
+
+
+def _export_plugin(format: str, run: str, path: FileLike, *, store: StoreLike) -> int:
+    """`run` written by the exporter plugin `format`, with the verdict decided here; return
+    how many samples it wrote. A TAMPERED run is refused (TamperedEvidence): no number is
+    exported from evidence that fails its own chain, in any format."""
+    from agent_assay.exporters import ExportRequest, load_exporter
+
+    plugin = load_exporter(format)  # an unknown format is refused before the store opens
+    db = open_db(store, read_only=True)
+    target = db.get_run(run)
+    verdict = assess(db, target)
+    if verdict.tampered:
+        raise TamperedEvidence(
+            f"run {target.run_id} is TAMPERED (its stored evidence fails its own chain); "
+            f"nothing is exported as {format}. `agent-assay verify` shows why")
+    head = db.head(target.run_id)
+    request = ExportRequest(
+        db, target, verdict.word, verdict.reasons, verdict.waivers, verdict.disclosures,
+        head.seq if head else 0, head.digest if head else "",
+        {kind: o.status for kind, o in verdict.outcomes.items()})
+    return plugin.write(request, Path(path))
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,7 @@ LAYERS: dict[str, int] = {
     "agent_assay.aggregates": 2,
     "agent_assay.adapters": 2,
     "agent_assay.importers": 2,
+    "agent_assay.exporters": 2,
     "agent_assay.llm": 3,
     "agent_assay.run_context": 3,
     "agent_assay.outfiles": 0,
@@ -48,6 +49,8 @@ LAYERS: dict[str, int] = {
 SYSTEMS = ("synthbank", "govsim", "authority_auditor", "synthworld")
 BUNDLED = "agent_assay_bundled"
 OPENAI_ALLOWED = ("agent_assay.llm.loop",)
+PLUGIN_ONLY = ("inspect_ai", "inspect_evals")
+"""Third-party harnesses only their plugins (in agent_assay_bundled) may import."""
 
 
 def layer_of(module: str) -> int | None:
@@ -93,6 +96,8 @@ def violations(src: Path) -> list[str]:
                     found.append(f"{where}: the core imports {target}")
                 elif target_top == "openai" and module not in OPENAI_ALLOWED:
                     found.append(f"{where}: only agent_assay.llm.loop may import openai")
+                elif target_top in PLUGIN_ONLY:
+                    found.append(f"{where}: the core imports {target} (only a plugin may)")
                 elif target_top == "agent_assay":
                     mine, theirs = layer_of(module), layer_of(target)
                     if mine is None or theirs is None:

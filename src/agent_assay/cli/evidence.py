@@ -71,23 +71,43 @@ def verify_command(
 
 @click.command("export")
 @click.argument("run_id", metavar="RUN")
-@click.argument("path", metavar="FILE", type=click.Path(path_type=Path, dir_okay=False))
+@click.argument("path", metavar="[FILE]", required=False,
+                type=click.Path(path_type=Path, dir_okay=False))
+@click.option("--format", "format_", default="bundle", show_default=True,
+              help="bundle (the evidence bundle), or an exporter plugin's format "
+              "(`inspect`: an Inspect AI log that `inspect view` opens).")
+@click.option("--out", "out", default=None, type=click.Path(path_type=Path, dir_okay=False),
+              help="The file to write (instead of FILE).")
 @witness_option(WITNESS_APPEND)
 @db_option
-def export_command(run_id: str, path: Path, witness: Path | None, db: str) -> None:
-    """Write RUN's evidence bundle (rows, chain, suite, config, certificates) to FILE."""
+def export_command(run_id: str, path: Path | None, format_: str, out: Path | None,
+                   witness: Path | None, db: str) -> None:
+    """Write RUN's evidence bundle (rows, chain, suite, config, certificates) to FILE, or
+    with --format another harness's log with the verdict in its metadata (a TAMPERED run
+    is refused)."""
     from agent_assay import api
 
+    target = _export_target(path, out)
     if witness is not None:
         writable_file(witness, "--witness")
     store = api.open_db(db, read_only=True)
     run_id = store.get_run(run_id).run_id  # a prefix names the run in what is printed too
-    count = api.export(run_id, path, store=store, witness=witness, notice=stderr)
+    count = api.export(run_id, target, store=store, witness=witness, notice=stderr,
+                       format=format_)
     head = store.head(run_id)
+    what = f"{count} rows" if format_ == "bundle" else f"{count} samples ({format_})"
     click.echo(
-        f"wrote {path}: run {run_id}, {count} rows, chain head "
+        f"wrote {target}: run {run_id}, {what}, chain head "
         f"{head.seq if head else 0} {head.digest if head else ''}"
     )
+
+
+def _export_target(path: Path | None, out: Path | None) -> Path:
+    if (path is None) == (out is None):
+        raise click.UsageError("give the file to write once: as FILE or as --out FILE")
+    target = path or out
+    assert target is not None
+    return target
 
 
 @click.command("check-adapter")
