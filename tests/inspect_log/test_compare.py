@@ -55,3 +55,17 @@ def test_another_scorer_is_refused(logs: dict[str, Path], tmp_path: Path) -> Non
     assert {"SUITE_MISMATCH", "SCORER_MISMATCH"} <= codes(result)
     detail = next(m.detail for m in result.comparison.mismatches if m.code == "SCORER_MISMATCH")
     assert "inspect.includes" in detail and "inspect.match" in detail
+
+
+def test_two_certified_logs_compare_without_force(logs: dict[str, Path],
+                                                  tmp_path: Path) -> None:
+    from tests.inspect_log.test_controls import NEVER
+
+    db = tmp_path / "assay.db"
+    good, worse = both(logs, db, "good", "worse")
+    for run_id in (good, worse):
+        api.certify("inspect-log", store=str(db), run=run_id, allow_not_run=NEVER)
+    result = api.compare(good, worse, store=str(db))
+    assert codes(result) == set() and result.verdict_word != "UNSOUND"
+    [metric] = [m for m in result.comparison.metrics if m.metric == "inspect.includes"]
+    assert metric.differs and metric.ci is not None and metric.ci[1] < 0

@@ -1,7 +1,8 @@
 """The controls stored data allows on an imported Inspect log, as tau-bench's: the
 do-nothing agent and deranged targets through the log's scorer where agent-assay can
 re-run it, the scorer self-test on the target as the answer; the rest NOT_RUN with the
-reason. A task's own scorer is not re-run, and the controls that need it say so."""
+reason, so the run is at best ADMISSIBLE WITH WAIVERS, each named. A task's own scorer is
+not re-run, and the controls that need it say so."""
 
 from __future__ import annotations
 
@@ -14,10 +15,13 @@ NEVER = ("identical_config", "positive_control", "random_agent", "state_check_bi
          "mutation")
 
 
-def certified(log: Path, db: Path) -> dict[str, Any]:
+def certification(log: Path, db: Path) -> api.Certification:
     run_id = api.read_import("inspect", log).store(str(db)).run_id
-    done = api.certify("inspect-log", store=str(db), run=run_id, allow_not_run=NEVER)
-    return {o["kind"]: o for o in done.outcomes}
+    return api.certify("inspect-log", store=str(db), run=run_id, allow_not_run=NEVER)
+
+
+def certified(log: Path, db: Path) -> dict[str, Any]:
+    return {o["kind"]: o for o in certification(log, db).outcomes}
 
 
 def test_a_built_in_scorer_is_re_run_for_the_controls(logs: dict[str, Path],
@@ -35,12 +39,18 @@ def test_a_built_in_scorer_is_re_run_for_the_controls(logs: dict[str, Path],
     assert selftest["red"] is True and selftest["went_red"] == selftest["probed"] > 0
     for kind in NEVER:
         assert found[kind]["status"] == "NOT_RUN" and "Inspect" in found[kind]["summary"]
-    # What keeps an imported Inspect run inadmissible today (LIMITATIONS.md, 36): the
-    # generic path scorers, with no gold path to stand on. When this changes, so do the docs.
-    failed = {kind for kind, o in found.items() if o["status"] == "FAILED"}
-    assert failed == {"scorer_selftest", "headline_agreement"}
-    never_probed = found["scorer_selftest"]["summary"].split("never probed")[1]
-    assert "trajectory.exact" in never_probed and "inspect.includes" not in never_probed
+    # gold is a target answer (gold_paths=False): no generic path scorer is in the set, so
+    # none sits never-probed in the self-test or lends headline_agreement a blind lens
+    assert not {kind for kind, o in found.items() if o["status"] == "FAILED"}
+    assert "trajectory.exact" not in found["scorer_selftest"]["measured"]["scorers"]
+
+
+def test_an_imported_log_is_admissible_only_with_every_missing_control_waived(
+        logs: dict[str, Path], tmp_path: Path) -> None:
+    verdict = certification(logs["good"], tmp_path / "assay.db").verdict
+    assert verdict.word == "ADMISSIBLE WITH WAIVERS"
+    for kind in NEVER:
+        assert any(kind in waiver for waiver in verdict.waivers), (kind, verdict.waivers)
 
 
 def test_a_task_s_own_scorer_leaves_those_controls_not_run(logs: dict[str, Path],

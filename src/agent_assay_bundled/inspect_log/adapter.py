@@ -41,6 +41,8 @@ class InspectLogAdapter:
     facts = Facts(
         bands=HERE / "bands.yaml",
         headline_metrics=(),
+        # an Inspect sample's gold is its target answer: no call gold's path could hold
+        gold_paths=False,
         # what makes two imported logs incomparable besides their suites: how they were
         # read; the model is the agent compared, and lives in the config
         affects_results=frozenset({"adapter_version", "benchmark", "task", "trajectories"}),
