@@ -20,6 +20,7 @@ LAYERS: dict[str, int] = {
     "agent_assay.statepaths": 0,
     "agent_assay.version": 0,
     "agent_assay.yamlfile": 0,
+    "agent_assay.plugins": 0,
     "agent_assay.writers": 0,
     "agent_assay.stats": 1,
     "agent_assay.store": 1,

@@ -17,8 +17,8 @@ from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
-from agent_assay.errors import AssayError
 from agent_assay.model import Run
+from agent_assay.plugins import load_plugin
 from agent_assay.store import Store
 
 GROUP = "agent_assay.exporters"
@@ -58,14 +58,8 @@ def exporter_names() -> list[str]:
 
 
 def load_exporter(name: str) -> Exporter:
-    found = {ep.name: ep for ep in entry_points(group=GROUP)}
-    if name not in found:
-        known = ", ".join(exporter_names())
-        raise AssayError(f"unknown export format: {name} (known: {known})")
-    try:
-        exporter = found[name].load()()
-    except Exception as exc:
-        raise AssayError(f"exporter {name} failed to load: {type(exc).__name__}: {exc}") from exc
-    if not isinstance(exporter, Exporter):
-        raise AssayError(f"exporter {name} does not have name, description and write")
-    return exporter
+    # a runtime-checkable protocol is what isinstance checks; mypy wants a concrete class
+    return load_plugin(GROUP, name, Exporter,  # type: ignore[type-abstract]
+                       what="export format",
+                       known=f"known: {', '.join(exporter_names())}",
+                       members="name, description and write")

@@ -20,7 +20,7 @@ from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any, Literal, Protocol, runtime_checkable
 
-from agent_assay.errors import AssayError
+from agent_assay.plugins import load_plugin
 from agent_assay.store import Store
 
 GROUP = "agent_assay.importers"
@@ -73,17 +73,11 @@ class Importer(Protocol):
 
 
 def load_importer(name: str) -> Importer:
-    found = {ep.name: ep for ep in entry_points(group=GROUP)}
-    if name not in found:
-        known = ", ".join(sorted(found)) or "none"
-        raise AssayError(f"unknown importer: {name} (registered: {known})")
-    try:
-        importer = found[name].load()()
-    except Exception as exc:
-        raise AssayError(f"importer {name} failed to load: {type(exc).__name__}: {exc}") from exc
-    if not isinstance(importer, Importer):
-        raise AssayError(f"importer {name} does not have name, description, parse and store")
-    return importer
+    registered = ", ".join(sorted(ep.name for ep in entry_points(group=GROUP))) or "none"
+    # a runtime-checkable protocol is what isinstance checks; mypy wants a concrete class
+    return load_plugin(GROUP, name, Importer,  # type: ignore[type-abstract]
+                       what="importer", known=f"registered: {registered}",
+                       members="name, description, parse and store")
 
 
 def declared_faults() -> tuple[TrajectoryFault, ...]:
