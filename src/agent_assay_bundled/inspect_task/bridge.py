@@ -68,11 +68,11 @@ def reply_output(text: str) -> Any:
 class SampleRun:
     """Inspect evaluating one sample of `task`; `turn` answers the model's current turn."""
 
-    def __init__(self, task: Any, sample_id: Any, *, score: bool) -> None:
+    def __init__(self, task: Any, sample_id: Any) -> None:
         self._events: queue.Queue[Turn | Ended] = queue.Queue()
         self._outputs: queue.Queue[Any] = queue.Queue()
         self._logs = tempfile.TemporaryDirectory(prefix="assay-inspect-")
-        self._thread = threading.Thread(target=self._evaluate, args=(task, sample_id, score),
+        self._thread = threading.Thread(target=self._evaluate, args=(task, sample_id),
                                         daemon=True)
         self._thread.start()
         self.current = self._next()
@@ -82,13 +82,13 @@ class SampleRun:
         self._events.put(Turn(list(messages), list(tools)))
         return self._outputs.get()
 
-    def _evaluate(self, task: Any, sample_id: Any, score: bool) -> None:
+    def _evaluate(self, task: Any, sample_id: Any) -> None:
         from inspect_ai import eval as inspect_eval
         from inspect_ai.model import get_model
 
         try:
             model = get_model("mockllm/model", custom_outputs=self._generate)
-            [log] = inspect_eval(task, model=model, sample_id=sample_id, score=score,
+            [log] = inspect_eval(task, model=model, sample_id=sample_id,
                                  log_dir=self._logs.name, display="none", max_samples=1)
             sample = log.samples[0] if log.samples else None
             error = None if log.error is None else log.error.message

@@ -2,7 +2,7 @@
 
 Each is a pure function of (gold, trajectory). Gold's truth names the task (its source line)
 and the sample. The scorer runs that sample again in Inspect with the trajectory's calls as
-its model's tool calls and its recorded answer as its model's last reply, scoring on, so the
+its model's tool calls and its recorded answer as its model's last reply, so the
 task's scorer reads the messages, the store and the output Inspect itself built (a scorer
 that looks at the store or at tool results is served as in Inspect). A trajectory whose
 stored final state is not the state its calls produce is refused (value 0). The Score's
@@ -68,7 +68,7 @@ def replayed(gold: Gold, steps: Sequence[Step], answer: str | None
     if key not in _REPLAYS:
         task = load_task(source)
         sample = sample_named(source, task, str(gold.truth.get("sample_id")))
-        episode = InspectEpisode(task, sample.id, score=True)
+        episode = InspectEpisode(task, sample.id)
         for tool, args in calls:
             episode.call(tool, args)
         if answer is not None:

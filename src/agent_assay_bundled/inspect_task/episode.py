@@ -7,17 +7,21 @@ call after the solver stopped asking its model is refused too. The answer tool
 call; every further turn the solver asks for gets the same reply (a solver may generate
 more than once). The final state is the sample's store (Inspect's per-sample state that
 tools and scorers share) with each key's ``.`` written ``%2E``, so a state path names one
-entry. A sample that ends in error is the environment's failure, not the agent's.
+entry. The task's scorer runs in every episode, as Inspect runs it after the solver, since
+a scorer may write the store too (``store().get(key, default)`` sets the default): the
+final state is the store as Inspect logs it, the same whoever drives the episode. A sample
+that ends in error is the environment's failure, not the agent's.
 """
 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from agent_assay.adapters.system import Ending, ToolOutcome, ToolSpec
 from agent_assay.errors import EnvironmentFailed
+from agent_assay.model import ToolCall
 from agent_assay_bundled.inspect_task.bridge import (
     Ended,
     SampleRun,
@@ -49,8 +53,8 @@ def tool_reply(messages: list[Any], call_id: str) -> ToolOutcome:
 class InspectEpisode:
     """One sample of the task, run by Inspect."""
 
-    def __init__(self, task: Any, sample_id: Any, *, score: bool = False) -> None:
-        self.run = SampleRun(task, sample_id, score=score)
+    def __init__(self, task: Any, sample_id: Any) -> None:
+        self.run = SampleRun(task, sample_id)
         self.answer: str | None = None
         self._ids = itertools.count(1)
 
@@ -97,3 +101,11 @@ class InspectEpisode:
         if not isinstance(ended, Ended) or ended.sample is None:
             return {}
         return dict(ended.sample.scores or {})
+
+
+def final_state(task: Any, sample_id: Any, calls: Sequence[ToolCall]) -> dict[str, Any]:
+    """The state one sample ends in after `calls` (the answer tool's included)."""
+    episode = InspectEpisode(task, sample_id)
+    for call in calls:
+        episode.call(call.tool, call.args)
+    return dict(episode.finish().final_state or {})

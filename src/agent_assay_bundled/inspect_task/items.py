@@ -6,6 +6,9 @@ release, so a missing or repeated id is refused, naming the task and the sample.
 input is the sample's input as text. Gold is the sample's target (``truth["target"]``) and
 a path: the calls the sample's metadata names (`TaskSource.gold_calls`, when present),
 then the answer tool carrying the first target, which is what the ``oracle`` config plays.
+Gold's assertions are the store entries that path changes in Inspect, against the sample
+run with no call (a removed entry is asserted through the nearest mapping still there), so
+each sample is run twice in Inspect while the suite is built.
 """
 
 from __future__ import annotations
@@ -14,7 +17,9 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from agent_assay.errors import AssayError
-from agent_assay.model import Gold, Item, ToolCall
+from agent_assay.model import Gold, Item, StateAssertion, ToolCall
+from agent_assay.statepaths import changed_paths, found, value_at
+from agent_assay_bundled.inspect_task.episode import final_state
 from agent_assay_bundled.inspect_task.source import TaskSource
 from agent_assay_bundled.inspect_task.tools import ANSWER, ANSWER_ARG
 
@@ -74,10 +79,24 @@ def gold_path(source: TaskSource, sample: Any) -> tuple[ToolCall, ...]:
     return (*gold_calls(source, sample), ToolCall(ANSWER, {ANSWER_ARG: answer}))
 
 
+def assertions(before: Mapping[str, Any], after: Mapping[str, Any]
+               ) -> tuple[StateAssertion, ...]:
+    """Every changed leaf at its new value; a removed one through its nearest live parent."""
+    paths: dict[str, None] = {}
+    for path in changed_paths(before, after):
+        while not found(value_at(after, path)) and "." in path:
+            path = path.rsplit(".", 1)[0]
+        paths[path] = None
+    kept = [p for p in paths if not any(p.startswith(q + ".") for q in paths if q != p)]
+    return tuple(StateAssertion(p, value_at(after, p)) for p in kept)
+
+
 def items(source: TaskSource, task: Any) -> Iterator[Item]:
     line = source.describe()
     for sample in samples(source, task):
+        path = gold_path(source, sample)
+        held = assertions(final_state(task, sample.id, ()), final_state(task, sample.id, path))
         truth = {"source": line, "sample_id": str(sample.id), "target": targets(sample)}
         yield Item(item_id=str(sample.id), input={"prompt": text_of(sample.input)},
-                   gold=Gold(path=gold_path(source, sample), truth=truth),
+                   gold=Gold(path=path, assertions=held, truth=truth),
                    tags=(f"task:{task.name}",))
