@@ -6,6 +6,7 @@ mock config's script; one-line errors on bad input."""
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -43,7 +44,7 @@ def test_a_task_goes_from_run_to_a_verdict_through_the_cli(tmp_path: Path, regis
     ran = invoke("run", "--adapter", "inspect", "--source", str(spec), "--config", "oracle",
                  "--db", db)
     assert ran.traceback is None and ran.code == 0, ran.err
-    run_id = ran.out.split()[1]
+    run_id = re.findall(r"\b[0-9a-f]{32}\b", ran.out + ran.err)[0]
     done = invoke("controls", "run", "--run", run_id, "--db", db)
     assert done.traceback is None, done.traceback
     got = statuses(done.out)

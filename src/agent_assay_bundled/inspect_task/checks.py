@@ -30,20 +30,27 @@ from agent_assay_bundled.inspect_task.source import TaskSource
 from agent_assay_bundled.inspect_task.tools import ANSWER, ANSWER_ARG, answer_of
 
 PREFIX = "inspect."
+"""A scorer ``includes`` is ``inspect.includes``; one giving {"utility": ...} is
+``inspect.NAME.utility``."""
 DETAIL_CHARS = 200
 DETAIL_PATHS = 5
 _REPLAYS: dict[str, tuple[dict[str, Any] | None, Mapping[str, Any]]] = {}
 """digest of (source, sample, calls, answer) -> (the final state, the scores by name)."""
 
 
-def scorer_names(task: Any) -> list[str]:
-    """The short registry names of the task's scorers, in the task's order."""
+def scorer_names(task: Any) -> list[tuple[str, str | None]]:
+    """(short registry name, value key or None) of every number the task's scorers give,
+    in the task's order: a scorer whose metrics are declared per key (``{"utility": [...]}``)
+    gives a mapping, one number per key."""
     from inspect_ai.util import registry_info
 
-    names = []
+    names: list[tuple[str, str | None]] = []
     for scorer in task.scorer or []:
-        name = str(registry_info(scorer).name)
-        names.append(name.rsplit("/", 1)[-1])
+        info = registry_info(scorer)
+        short = str(info.name).rsplit("/", 1)[-1]
+        keys = [str(k) for m in info.metadata.get("metrics") or []
+                if isinstance(m, Mapping) for k in m]
+        names += [(short, key) for key in keys] if keys else [(short, None)]
     return names
 
 
@@ -88,8 +95,9 @@ def number(value: Any) -> float | None:
     return float(value_to_float()(value))
 
 
-def check(name: str, gold: Gold, trajectory: Trajectory) -> ScoreValue:
-    """The Inspect scorer `name`'s verdict on the trajectory, replayed."""
+def check(name: str, key: str | None, gold: Gold, trajectory: Trajectory) -> ScoreValue:
+    """The Inspect scorer `name`'s verdict on the trajectory, replayed (its value's `key`
+    when the scorer gives a mapping)."""
     if trajectory.final_state is None:
         return ScoreValue(None, {"reason": "no final state"})
     answer = trajectory.meta.get("final_answer")
@@ -109,8 +117,13 @@ def check(name: str, gold: Gold, trajectory: Trajectory) -> ScoreValue:
     detail = {"value": score.value, "answer": (score.answer or "")[:DETAIL_CHARS],
               "explanation": (score.explanation or "")[:DETAIL_CHARS],
               "model_output": answer_of(trajectory.meta)[:DETAIL_CHARS]}
+    value = score.value
+    if key is not None:
+        if not isinstance(value, Mapping) or key not in value:
+            return ScoreValue(None, {**detail, "reason": f"the score has no value {key!r}"})
+        value = value[key]
     try:
-        return ScoreValue(number(score.value), detail)
+        return ScoreValue(number(value), detail)
     except Exception as exc:  # a value value_to_float refuses
         return ScoreValue(None, {**detail, "reason": described(exc)})
 
@@ -122,15 +135,16 @@ class TaskScorer:
     version = "1"
     kind: ScoreKind = "fraction"
 
-    def __init__(self, short_name: str) -> None:
-        self.short_name = short_name
-        self.name = PREFIX + short_name
+    def __init__(self, short_name: str, key: str | None = None) -> None:
+        self.short_name, self.key = short_name, key
+        self.name = PREFIX + short_name + ("" if key is None else f".{key}")
+        which = "its value" if key is None else f"its value's {key!r}"
         self.definition = (f"the task's own Inspect scorer {short_name!r} on the sample "
-                           "replayed in Inspect with the trajectory's calls and answer, its "
-                           "value by value_to_float (C 1, I 0)")
+                           "replayed in Inspect with the trajectory's calls and answer, "
+                           f"{which} by value_to_float (C 1, I 0)")
 
     def score(self, gold: Gold, trajectory: Trajectory, ctx: ScoringContext) -> ScoreValue:
-        return check(self.short_name, gold, trajectory)
+        return check(self.short_name, self.key, gold, trajectory)
 
     def plant_defect(self, gold: Gold, trajectory: Trajectory, ctx: ScoringContext
                      ) -> Trajectory | None:

@@ -97,7 +97,7 @@ class InspectTaskSystem:
     def learned_facts(self, declared: Facts) -> Facts:
         """The task's scorers, as the headline."""
         _, task = self._loaded()
-        scorers = tuple(TaskScorer(name) for name in scorer_names(task))
+        scorers = tuple(TaskScorer(name, key) for name, key in scorer_names(task))
         if not scorers:
             return declared
         return replace(declared, scorers=scorers, headline_metrics=tuple(s.name for s in scorers))
