@@ -5,11 +5,17 @@ whose data ship in the package, so it runs offline; `tools/cases/inspect_agentdo
 adds each sample's ground-truth calls and answer as gold. The oracle config (gold played
 through Inspect's mockllm into the port's own solver and tools) is certified with every
 control, and the mock config (an empty script: the model answers nothing) is run beside
-it. What the controls measured, the verdict and each config's headline mean are written
+it. What the controls measured, the verdict, each config's headline mean and the items the
+mock run (an agent that does nothing and answers nothing) passes are written
 to OUT/case.json, and the control table as OUT/case.txt (docs/case-studies/inspect.md
 embeds both).
 
+With ``--config smollm2-t0`` (``make llm-inspect``, the local model behind
+``AA_MODEL_BASE_URL``) the harness's model agent is the run certified instead, written to
+OUT/smollm2-t0.json and .txt.
+
 Usage: python -m tools.cases.inspect_case [--out reports/inspect] [--db PATH] [--limit N]
+       [--config oracle|smollm2-t0]
 """
 
 from __future__ import annotations
@@ -45,6 +51,12 @@ def headline_mean(store: Any, run_id: str, metric: str) -> float | None:
     return math.fsum(values) / len(values) if values else None
 
 
+def passing(store: Any, run_id: str, metric: str) -> list[str]:
+    """The items a run's trajectories pass on `metric` (value 1)."""
+    return sorted({s.item_id for s in store.current_scores(run_id)
+                   if s.scorer == metric and s.value == 1.0})
+
+
 def controls_of(payloads: Any) -> dict[str, dict[str, Any]]:
     return {p["kind"]: {"status": p["status"], "summary": p["summary"]} for p in payloads}
 
@@ -54,10 +66,10 @@ def table(controls: dict[str, dict[str, Any]], verdict: str) -> str:
     return "\n".join([*rows, f"verdict: {verdict}"]) + "\n"
 
 
-def study(db: Path, spec: Path) -> dict[str, Any]:
+def study(db: Path, spec: Path, config: str) -> dict[str, Any]:
     system = load_system(InspectTaskSystem())
     store = api.open_db(str(db))
-    certified = api.certify(system, store=store, config="oracle", source=spec)
+    certified = api.certify(system, store=store, config=config, source=spec)
     headline = list(system.facts.headline_metrics)
     mock = api.evaluate(system, "mock", store=store, source=spec)
     run_id = certified.run.run_id
@@ -67,10 +79,12 @@ def study(db: Path, spec: Path) -> dict[str, Any]:
         "inspect_version": door.installed_version(),
         "items": len(certified.run.item_ids),
         "headline": headline,
+        "config": config,
         "verdict": certified.verdict.word,
         "controls": controls_of(certified.outcomes),
-        "oracle_mean": {m: headline_mean(store, run_id, m) for m in headline},
+        "certified_mean": {m: headline_mean(store, run_id, m) for m in headline},
         "mock_mean": {m: headline_mean(store, mock.run_id, m) for m in headline},
+        "mock_passes": {m: passing(store, mock.run_id, m) for m in headline},
     }
 
 
@@ -79,13 +93,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=ROOT / "reports/inspect")
     parser.add_argument("--db", type=Path, default=None)
     parser.add_argument("--limit", type=int, default=None)
+    parser.add_argument("--config", default="oracle")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="inspect-case-") as tmp:
         spec = source_file(Path(tmp), args.limit)
-        found = study(args.db or Path(tmp) / "inspect_case.db", spec)
+        found = study(args.db or Path(tmp) / "inspect_case.db", spec, args.config)
+    stem = "case" if args.config == "oracle" else args.config
     args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "case.json").write_text(json.dumps(found, indent=2, sort_keys=True) + "\n")
-    (args.out / "case.txt").write_text(table(found["controls"], found["verdict"]))
+    (args.out / f"{stem}.json").write_text(json.dumps(found, indent=2, sort_keys=True) + "\n")
+    (args.out / f"{stem}.txt").write_text(table(found["controls"], found["verdict"]))
     print(table(found["controls"], found["verdict"]), end="")
     return 0
 
