@@ -9,6 +9,7 @@ import json
 import re
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -20,10 +21,13 @@ if __import__("importlib.util").util.find_spec("inspect_ai") is None:
 
 from agent_assay import api
 from agent_assay.adapters.loaded import load_system
+from agent_assay.hosting.jobs import Task, act
 from agent_assay.model import ToolCall
+from agent_assay.runner import resolve_config
 from agent_assay_bundled.inspect_task.checks import TaskScorer
 from agent_assay_bundled.inspect_task.system import InspectTaskSystem
 from tests.inspect_task.tasks import BLIND_SCORER, IDLE_TOOL, write_task
+from tests.llm.fake_openai import Action, call, completion, fake_server
 from tests.support.invoke import invoke
 
 
@@ -188,3 +192,33 @@ def test_without_the_package_the_error_names_the_extra(
     assert done.traceback is None and done.code == 1
     assert done.err == ("error: the inspect system needs the inspect_ai package: install "
                         "agent-assay[inspect]\n")
+
+
+def ledger_model(body: dict[str, Any]) -> Action:
+    """Records the amount the request names, then answers the total in plain text."""
+    turns = sum(m["role"] == "assistant" for m in body["messages"])
+    asked = int(re.findall(r"Record (\d+)", body["messages"][1]["content"])[0])
+    if turns == 0:
+        return completion(calls=[call("record", amount=asked)])
+    return completion(content=str(asked))
+
+
+def test_the_model_agent_drives_the_tasks_tools_and_its_scorer_reads_the_answer(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    adapter = InspectTaskSystem()
+    suite = adapter.build_suite(write_task(tmp_path / "task"))
+    system = load_system(adapter)
+    config = resolve_config(system, "smollm2-t0")
+    first, second = suite.items[:2]
+    with fake_server(ledger_model) as server:
+        monkeypatch.setenv("AA_MODEL_BASE_URL", server.base_url)
+        done = [act(system, Task(item.public(), config, 7, 1)) for item in (first, second)]
+    assert [t.steps[0].result for t in done] == ["total 3", "total 4"]
+    assert [t.meta["final_answer"] for t in done] == ["3", "4"]
+    scorer = TaskScorer("ledger_total")
+    got = [scorer.score(i.gold, t, system.scoring_context()) for i, t in zip((first, second), done,
+                                                                             strict=True)]
+    assert [g.value for g in got] == [1.0, 1.0]
+    # the same answer scored against the other sample's gold (shuffled targets) fails
+    assert scorer.score(second.gold, done[0], system.scoring_context()).value == 0.0

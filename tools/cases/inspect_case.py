@@ -51,10 +51,11 @@ def headline_mean(store: Any, run_id: str, metric: str) -> float | None:
     return math.fsum(values) / len(values) if values else None
 
 
-def passing(store: Any, run_id: str, metric: str) -> list[str]:
-    """The items a run's trajectories pass on `metric` (value 1)."""
-    return sorted({s.item_id for s in store.current_scores(run_id)
-                   if s.scorer == metric and s.value == 1.0})
+def passing(store: Any, run_id: str, metric: str) -> dict[str, Any]:
+    """The items a run's trajectories pass on `metric` (value 1): how many, and which."""
+    items = sorted({s.item_id for s in store.current_scores(run_id)
+                    if s.scorer == metric and s.value == 1.0})
+    return {"count": len(items), "items": ", ".join(items)}
 
 
 def controls_of(payloads: Any) -> dict[str, dict[str, Any]]:

@@ -135,12 +135,18 @@ class InspectTaskSystem:
     # ---- episodes ----------------------------------------------------------------------------
     def open_episode(self, item: PublicItem, config: Config | None, *, seed: int
                      ) -> InspectEpisode:
+        """The sample run by Inspect; the tools its first turn offers are kept for `tools`
+        (which the model agent asks with the episode open, and Inspect runs one evaluation
+        at a time)."""
         spec, task = self._loaded()
-        return InspectEpisode(task, sample_named(spec, task, item.item_id).id)
+        episode = InspectEpisode(task, sample_named(spec, task, item.item_id).id)
+        self._tools.setdefault(item.item_id, episode.offered)
+        return episode
 
     def tools(self, item: PublicItem | None) -> Sequence[ToolSpec]:
         """What the solver offers its model at its first turn on `item` (None: the first
-        sample), learned by running the sample once with no call, once per process."""
+        sample), as an episode of it saw them, or learned by running the sample once with
+        no call; once per process."""
         spec, task = self._loaded()
         sample = (sample_named(spec, task, item.item_id) if item is not None
                   else samples(spec, task)[0])
