@@ -84,6 +84,7 @@ def test_a_tool_that_does_nothing_leaves_gold_nothing_to_assert(tmp_path: Path) 
     system = InspectTaskSystem()
     suite = system.build_suite(write_task(tmp_path / "idle", tool=IDLE_TOOL))
     assert all(item.gold.assertions == () for item in suite.items)
+    assert system.learned_facts(system.facts).mutating_tools == ()
     loaded = load_system(system)
     view = loaded.replay_view()
     assert view is not None
@@ -106,6 +107,7 @@ def test_items_tools_and_gold_come_from_the_task(tmp_path: Path) -> None:
     assert [(a.path, a.equals) for a in first.gold.assertions] == [("store.total", 3)]
     assert [t.name for t in system.tools(first.public())] == ["record", "submit_answer"]
     assert sorted(system.argument_pools()["amount"]) == list(range(3, 13))
+    assert system.learned_facts(system.facts).mutating_tools == ("record",)
 
 
 def test_the_mock_config_plays_its_script_through_the_tasks_solver(tmp_path: Path) -> None:

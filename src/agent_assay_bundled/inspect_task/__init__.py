@@ -14,5 +14,6 @@ per job:
 - `transcript`: a finished Inspect sample read back as steps, an answer and a state;
 - `scripted`: the ``mock`` config, Inspect's mockllm with scripted outputs;
 - `checks`: the task's own scorer as a system scorer;
+- `learned`: facts read from a loaded task (which tools change the store);
 - `system`: the adapter.
 """

@@ -43,6 +43,7 @@ from agent_assay_bundled.inspect_task.items import (
     sample_named,
     samples,
 )
+from agent_assay_bundled.inspect_task.learned import mutating_tools
 from agent_assay_bundled.inspect_task.loading import load_task
 from agent_assay_bundled.inspect_task.scripted import parse_script, script_for
 from agent_assay_bundled.inspect_task.source import TaskSource, load_source
@@ -95,12 +96,14 @@ class InspectTaskSystem:
         self._load(spec)
 
     def learned_facts(self, declared: Facts) -> Facts:
-        """The task's scorers, as the headline."""
-        _, task = self._loaded()
+        """The task's scorers, as the headline, and the tools gold's calls change the store
+        with (`learned`)."""
+        spec, task = self._loaded()
+        learned = replace(declared, mutating_tools=mutating_tools(spec, task))
         scorers = tuple(TaskScorer(name, key) for name, key in scorer_names(task))
         if not scorers:
-            return declared
-        return replace(declared, scorers=scorers, headline_metrics=tuple(s.name for s in scorers))
+            return learned
+        return replace(learned, scorers=scorers, headline_metrics=tuple(s.name for s in scorers))
 
     def configs(self) -> Mapping[str, Mapping[str, Any]]:
         scripted: dict[str, dict[str, Any]] = {
