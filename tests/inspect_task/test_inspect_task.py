@@ -224,3 +224,10 @@ def test_the_model_agent_drives_the_tasks_tools_and_its_scorer_reads_the_answer(
     assert [g.value for g in got] == [1.0, 1.0]
     # the same answer scored against the other sample's gold (shuffled targets) fails
     assert scorer.score(second.gold, done[0], system.scoring_context()).value == 0.0
+
+
+def test_a_file_holding_one_task_is_a_source_with_the_tasks_defaults(tmp_path: Path) -> None:
+    write_task(tmp_path / "task")
+    suite = InspectTaskSystem().build_suite(tmp_path / "task" / "ledger.py")
+    assert len(suite.items) == 10
+    assert suite.source.startswith("inspect:") and '"args":{}' in suite.source
