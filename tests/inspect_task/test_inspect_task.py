@@ -231,3 +231,26 @@ def test_a_file_holding_one_task_is_a_source_with_the_tasks_defaults(tmp_path: P
     suite = InspectTaskSystem().build_suite(tmp_path / "task" / "ledger.py")
     assert len(suite.items) == 10
     assert suite.source.startswith("inspect:") and '"args":{}' in suite.source
+
+
+PORT = ('task: inspect_evals/agentdojo\nargs: {with_sandbox_tasks: "no", workspace: banking, '
+        "with_injections: false}\nlimit: 2\n")
+
+
+def test_a_registry_task_runs_offline_and_a_bad_argument_names_it(tmp_path: Path,
+                                                                  registered: Path) -> None:
+    """inspect_evals' AgentDojo port ships its data: it loads with no network; an argument
+    it cannot use is one line naming the task and what the task raised."""
+    pytest.importorskip("inspect_evals", reason="inspect_evals is not installed")
+    good = tmp_path / "port.yaml"
+    good.write_text(PORT)
+    suite = InspectTaskSystem().build_suite(good)
+    assert [i.item_id for i in suite.items] == ["banking-u0", "banking-u1"]
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(PORT.replace("workspace: banking", "workspace: nosuchsuite"))
+    done = invoke("run", "--adapter", "inspect", "--source", str(bad), "--config", "oracle",
+                  "--db", str(tmp_path / "s.db"))
+    assert done.traceback is None and done.code == 1, done
+    assert done.err.count("\n") == 1
+    assert done.err.startswith("error: task inspect_evals/agentdojo failed to load: KeyError: "
+                               "'nosuchsuite' at "), done.err

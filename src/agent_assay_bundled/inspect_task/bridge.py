@@ -94,9 +94,9 @@ class SampleRun:
             error = None if log.error is None else log.error.message
             if sample is not None and sample.error is not None:
                 error = sample.error.message
-            self._events.put(Ended(sample, error))
+            self._events.put(Ended(sample, None if error is None else " ".join(error.split())))
         except BaseException as exc:  # Inspect itself failed: the environment did
-            self._events.put(Ended(None, f"{type(exc).__name__}: {exc}"))
+            self._events.put(Ended(None, " ".join(f"{type(exc).__name__}: {exc}".split())))
 
     def _next(self) -> Turn | Ended:
         try:

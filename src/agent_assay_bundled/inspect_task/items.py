@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from agent_assay.errors import AssayError
+from agent_assay.errors import AssayError, EnvironmentFailed
 from agent_assay.model import Gold, Item, StateAssertion, ToolCall
 from agent_assay.statepaths import changed_paths, found, value_at
 from agent_assay_bundled.inspect_task.episode import final_state
@@ -95,7 +95,12 @@ def items(source: TaskSource, task: Any) -> Iterator[Item]:
     line = source.describe()
     for sample in samples(source, task):
         path = gold_path(source, sample)
-        held = assertions(final_state(task, sample.id, ()), final_state(task, sample.id, path))
+        try:
+            held = assertions(final_state(task, sample.id, ()),
+                              final_state(task, sample.id, path))
+        except EnvironmentFailed as exc:
+            raise AssayError(f"task {source.label}: sample {sample.id!r} cannot run: "
+                             f"{exc}") from None
         truth = {"source": line, "sample_id": str(sample.id), "target": targets(sample)}
         yield Item(item_id=str(sample.id), input={"prompt": text_of(sample.input)},
                    gold=Gold(path=path, assertions=held, truth=truth),

@@ -94,8 +94,10 @@ def build_task(source: TaskSource) -> Any:
         name = source.task
     try:
         return registry_create("task", name, **source.args)
-    except LookupError:
-        raise AssayError(f"unknown Inspect task {source.label!r}") from None
+    except LookupError as exc:
+        if type(exc) is LookupError:  # the registry's own refusal, not a KeyError inside
+            raise AssayError(f"unknown Inspect task {source.label!r}") from None
+        raise AssayError(f"task {source.label} failed to load: {described(exc)}") from None
     except TypeError as exc:
         raise AssayError(f"task {source.label}: arguments {sorted(source.args)} refused: "
                          f"{exc}") from None
