@@ -254,3 +254,13 @@ def test_a_registry_task_runs_offline_and_a_bad_argument_names_it(tmp_path: Path
     assert done.err.count("\n") == 1
     assert done.err.startswith("error: task inspect_evals/agentdojo failed to load: KeyError: "
                                "'nosuchsuite' at "), done.err
+
+
+def test_a_missing_source_file_is_one_line_naming_it(tmp_path: Path, registered: Path) -> None:
+    missing = tmp_path / "nope.py"
+    db = tmp_path / "s.db"
+    done = invoke("run", "--adapter", "inspect", "--source", str(missing), "--config", "oracle",
+                  "--db", str(db))
+    assert done.traceback is None and done.code == 1, done
+    assert done.err == f"error: Invalid value for '--source': Path '{missing}' does not exist.\n"
+    assert not db.exists()
