@@ -10,7 +10,7 @@ PYTHON ?= $(shell for c in python3.12 python3.13 python3; do \
 	if PYENV_VERSION=3.12.1 $$c -c 'import sys; sys.exit(0 if sys.version_info >= (3, 12) else 1)' 2>/dev/null; \
 	then echo "env PYENV_VERSION=3.12.1 $$c"; break; fi; done)
 
-.PHONY: install verifiers-envs bfcl-eval inspect-evals bench-case-bfcl bench-case-agentdojo verifiers-case demo test bench-stats store-test verify lint typecheck bench bench-targets bench-chain bench-startup bench-html bench-report bench-floor bench-inspect bench-inspect-import bench-controls bench-controls-100 bench-workers bench-scale bench-tests rare-slip random-agent-flips coverage power crash-bias stats-agreement core-check clean artifacts readme-check number-audit evidence docs-check report-check docs docs-serve
+.PHONY: install verifiers-envs bfcl-eval inspect-evals bench-case-bfcl bench-case-agentdojo inspect-case llm-inspect verifiers-case demo test bench-stats store-test verify lint typecheck bench bench-targets bench-chain bench-startup bench-html bench-report bench-floor bench-inspect bench-inspect-import bench-controls bench-controls-100 bench-workers bench-scale bench-tests rare-slip random-agent-flips coverage power crash-bias stats-agreement core-check clean artifacts readme-check number-audit evidence docs-check report-check docs docs-serve
 
 # The venv is (re)installed whenever pyproject.toml is newer than the last install, so a
 # new dependency or entry point reaches an existing checkout too.
@@ -94,6 +94,11 @@ artifacts: $(STAMP)
 	$(PY) -m tools.generate.cli_reference
 	$(PY) -m tools.generate.api_reference
 	$(PY) -m tools.docs_audit.readme_check --write
+
+# An Inspect AI task certified as a system (docs/case-studies/inspect.md): inspect_evals'
+# AgentDojo port, offline, its oracle certified and its mock run; writes reports/inspect/.
+inspect-case: $(STAMP)
+	$(PY) -m tools.cases.inspect_case --out reports/inspect
 
 # AgentDojo as it ships (docs/case-studies/agentdojo.md): the reproduction, the findings and
 # every control on each suite, then the docs refreshed from them
@@ -274,6 +279,12 @@ local-model-stop:
 
 llm-runs: $(STAMP)
 	AA_MODEL_BASE_URL=http://127.0.0.1:$(LOCAL_MODEL_PORT)/v1 $(PY) -m tools.cases.llm_runs
+
+# The local model as the agent on an Inspect task (inspect_evals' AgentDojo port, banking, a
+# few samples) through the inspect system, every control on its run; writes reports/llm/inspect.
+llm-inspect: $(STAMP)
+	AA_MODEL_BASE_URL=http://127.0.0.1:$(LOCAL_MODEL_PORT)/v1 $(PY) -m tools.cases.inspect_case \
+		--config smollm2-t0 --limit 4 --out reports/llm/inspect
 
 # The same model as the agent on the published benchmarks (AgentDojo, BFCL): a small part of
 # each, every control, the report; the case studies embed what it writes to reports/llm/.
