@@ -17,6 +17,7 @@ from pathlib import Path
 from time import perf_counter
 from typing import Any
 
+from agent_assay.adapters.judged import judged_scorer, judging, with_judge
 from agent_assay.adapters.settings import type_problem
 from agent_assay.adapters.system import (
     DEFAULT_FACTS,
@@ -230,7 +231,8 @@ class LoadedSystem:
             ) from exc
 
     def configs(self) -> Mapping[str, Mapping[str, Any]]:
-        return self.raw.configs()
+        judged = judging(self.raw)
+        return self.raw.configs() if judged is None else with_judge(self.raw.configs(), judged)
 
     def run_item(
         self, item: PublicItem, config: Config, *, seed: int, repetition: int
@@ -264,7 +266,11 @@ class LoadedSystem:
         )
 
     def scorers(self) -> tuple[Scorer, ...]:
-        return (*default_scorers(), *self.facts.scorers)
+        """The generic set, the system's own, and the harness's judged scorer when the
+        system has its answers judged."""
+        found = (*default_scorers(), *self.facts.scorers)
+        judged = judging(self.raw)
+        return found if judged is None else (*found, judged_scorer(judged, found))
 
     def scoring_context(self) -> ScoringContext:
         view = self.replay_view()
