@@ -57,7 +57,7 @@ def test_a_calibrated_judge_passes(store: Store) -> None:
 @pytest.mark.parametrize(("system", "named"), [
     (AlwaysYesToy(), "constant judge: always yes"),
     (PositionToy(), "position-biased: 16/32 verdicts moved"),
-    (LengthToy(), "verbosity-biased: 24/24 verdicts moved"),
+    (LengthToy(), "verbosity-biased: 20/20 verdicts moved"),
 ])
 def test_a_broken_judge_fails_and_is_named(store: Store, system: JudgedToy, named: str) -> None:
     got = calibrate(store, system)
@@ -182,3 +182,28 @@ def test_no_judged_question_is_an_allowed_not_run(store: Store) -> None:
     got = calibrate(store, Unasked())
     assert got.status == "NOT_RUN"
     assert got.reason == "the system declares no judged question on these items"
+
+
+class Repeats(JudgedToy):
+    """Every labelled answer given five times over: the same judgement, asked again."""
+
+    def labelled_answers(self) -> list[Any]:
+        return [answer for answer in super().labelled_answers() for _ in range(5)]
+
+
+def test_a_repeated_labelled_pair_counts_once(store: Store) -> None:
+    got = calibrate(store, Repeats())
+    assert got.measured["sensitivity"]["n"] == got.measured["specificity"]["n"] == 16
+
+
+class TooFewLabels(JudgedToy):
+    """Only the first switch item labelled: a perfect judge, but too little evidence."""
+
+    def labelled_answers(self) -> list[Any]:
+        return list(super().labelled_answers())[:8]
+
+
+def test_too_few_labels_fail_even_a_perfect_judge(store: Store) -> None:
+    got = calibrate(store, TooFewLabels())
+    assert got.status == "FAILED"
+    assert "sensitivity 4/4: lower bound 0.473 < 0.8" in got.summary

@@ -45,7 +45,7 @@ def truth(prompt: str) -> bool:
     asked = re.search(r"lamp (L\d) is now (on|off)", question)
     assert asked, question
     lamp, state = asked.groups()
-    said = re.search(rf"\b{lamp}\b (is now |)({state})\b", answer)
+    said = re.search(rf"\b{lamp}\b (is now |is |)({state})\b", answer)
     return bool(said) and "could not" not in answer
 
 
@@ -100,8 +100,9 @@ class JudgedToy(RichToyAdapter):
         return (JudgedQuestion("says-state", f"Does it say that lamp {lamp} is now {state}?"),)
 
     def labelled_answers(self) -> Sequence[LabelledAnswer]:
-        """Per switch item two right replies and two wrong ones, labelled by the rule the
-        toy's gold states (the lamp and the state it must end in)."""
+        """Per switch item four right replies and four wrong ones, labelled by the rule the
+        toy's gold states (the lamp and the state it must end in). A reworded item asks
+        the same question of the same replies, so those pairs count once."""
         answers = []
         for item in self.build_suite().items:
             found = target(item.gold)
@@ -109,14 +110,19 @@ class JudgedToy(RichToyAdapter):
                 continue
             lamp, state = found
             other = LAMPS[(LAMPS.index(lamp) + 1) % len(LAMPS)]
+            opposite = "off" if state == "on" else "on"
             right = {"says-state": True}
             wrong = {"says-state": False}
             answers += [
                 LabelledAnswer(item.item_id, reply(lamp, state), right, short=f"{lamp} {state}."),
                 LabelledAnswer(item.item_id, f"All done: I switched {lamp} {state} for you.",
                                right),
+                LabelledAnswer(item.item_id, f"{lamp} is now {state}, as you asked.", right),
+                LabelledAnswer(item.item_id, f"Okay, {lamp} is {state}.", right),
                 LabelledAnswer(item.item_id, reply(other, state), wrong),
                 LabelledAnswer(item.item_id, f"Sorry, I could not switch {lamp} {state}.", wrong),
+                LabelledAnswer(item.item_id, reply(lamp, opposite), wrong),
+                LabelledAnswer(item.item_id, f"I switched {other} {state} instead.", wrong),
             ]
         return answers
 

@@ -34,7 +34,7 @@ from agent_assay.controls.judge_probes import (
     questions_declared,
     tally,
 )
-from agent_assay.controls.registry import NO_JUDGE
+from agent_assay.controls.registry import NO_JUDGE, NO_QUESTION
 from agent_assay.errors import AssayError
 from agent_assay.scoring.base import Scorer, is_judge
 from agent_assay.scoring.judging import JudgedScorer
@@ -54,7 +54,8 @@ class JudgeCalibration:
             if foreign:  # the harness's own judge, with no question, is never asked
                 raise AssayError(f"judge scorers {', '.join(foreign)} present but no judged "
                                  "question is declared to calibrate them on")
-            return ControlOutcome(self.kind, self.version, "NOT_RUN", NO_JUDGE, reason=NO_JUDGE)
+            why = NO_JUDGE if system is None else NO_QUESTION
+            return ControlOutcome(self.kind, self.version, "NOT_RUN", why, reason=why)
         for scorer in judges:
             refuse_raised_verdicts(ctx, scorer)
         judge = the_judge(judges)

@@ -45,7 +45,9 @@ class Pair:
 
 def labelled_pairs(system: JudgesAnswers, items: Iterable[Item]) -> list[Pair]:
     """Every labelled answer of the run's items, paired with each of its item's questions
-    the answer carries a label for, in a fixed order."""
+    the answer carries a label for, in a fixed order. A pair whose question and answer read
+    the same as an earlier one's counts once: the same judgement asked again is not more
+    evidence, and repeating an easy pair must not narrow an interval."""
     by_id = {item.item_id: item for item in items}
     pairs = []
     for answer in system.labelled_answers():
@@ -56,7 +58,15 @@ def labelled_pairs(system: JudgesAnswers, items: Iterable[Item]) -> list[Pair]:
             label = answer.labels.get(question.question_id)
             if isinstance(label, bool):
                 pairs.append(Pair(answer, question, label))
-    return pairs
+    return distinct(pairs)
+
+
+def distinct(pairs: Iterable[Pair]) -> list[Pair]:
+    """The first of each set of pairs whose question and answer read the same."""
+    seen: dict[tuple[str, str], Pair] = {}
+    for pair in pairs:
+        seen.setdefault((pair.question.question, pair.answer.answer), pair)
+    return list(seen.values())
 
 
 def reference_reply(system: JudgesAnswers, item: Item) -> str | None:

@@ -172,7 +172,11 @@ class JudgedScorer:
             why = "no judged question" if questions == () else "the deterministic verdict fails"
             return ScoreValue(base, {"judge": self.model.model, "questions": declared,
                                      "asked": [], "why": why})
-        answer = self.answer_of(trajectory) or ""
+        answer = self.answer_of(trajectory)
+        if answer is None:  # nothing to confirm: the brake holds, and no judge is asked
+            return ScoreValue(brake(base, False), {"judge": self.model.model,
+                                                   "questions": declared, "asked": [],
+                                                   "why": "no final answer to judge"})
         asked = [ask(self.backend, q, answer) for q in questions]
         confirmed = all(j.verdict is q.expected for j, q in zip(asked, questions, strict=True))
         return ScoreValue(brake(base, confirmed), {
