@@ -10,8 +10,9 @@ Needs the local model (`make local-model`). Two labelled sets:
    messages whose labels tau-bench's own output check decides, asked of the same judge
    and tallied by the same functions against the same default band.
 
-Writes reports/judge/banking.json, reports/judge/tau_airline.json (each with every pair's
-verdicts and the judge's raw replies) and reports/judge/timing.json. Numbers in
+Writes reports/judge/banking.json (judge_calibration's stored outcome: counts, bounds,
+flips), reports/judge/tau_airline.json (the same figures, with every pair's verdicts and
+the judge's raw replies), reports/judge/timing.json and reports/judge/summary.txt. Numbers in
 docs/case-studies/judge.md are read from these files, never typed.
 
 Usage: python -m tools.cases.judge_case [--tau FILE] [--out reports/judge]
@@ -101,6 +102,25 @@ def tau_case(path: Path, judge: JudgeAsk) -> dict[str, Any]:
             "replies": [{"prompt": p, "raw": r} for p, r in recording.replies.items()]}
 
 
+def summary_line(name: str, status: str, measured: dict[str, Any]) -> str:
+    sens, spec, counts = measured["sensitivity"], measured["specificity"], measured["counts"]
+    return (f"{name:<22} {status:<7} sensitivity {sens['hits']}/{sens['n']} "
+            f"(lower {sens['lower_bound']:.3f})  specificity {spec['hits']}/{spec['n']} "
+            f"(lower {spec['lower_bound']:.3f})  position flips "
+            f"{counts['position_flips']}/{counts['position_pairs']}  verbosity flips "
+            f"{counts['verbosity_flips']}/{counts['verbosity_pairs']}")
+
+
+def summary(banking: dict[str, Any], tau: dict[str, Any]) -> str:
+    """The table the case study embeds: one line per labelled set, then what failed."""
+    outcome = banking["outcome"]
+    lines = [summary_line("banking-judged (mock)", outcome["status"], outcome["measured"]),
+             summary_line("tau-bench airline", "PASSED" if tau["passed"] else "FAILED",
+                          tau["measured"]), "", f"banking: {outcome['summary']}",
+             "tau-bench airline: " + ("; ".join(tau["failures"]) or "inside every band")]
+    return "\n".join(lines) + "\n"
+
+
 def write(path: Path, data: Any) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n", encoding="utf-8")
@@ -130,6 +150,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     timing["tau_airline_seconds"] = time.monotonic() - started
     write(args.out / "tau_airline.json", tau)
     write(args.out / "timing.json", timing)
+    (args.out / "summary.txt").write_text(summary(banking, tau), encoding="utf-8")
     print(f"banking: {banking['outcome']['status']}; tau-bench airline: "
           f"{'PASSED' if tau['passed'] else 'FAILED'}; written under {args.out}/")
     return 0
