@@ -7,12 +7,15 @@ import json
 import re
 from pathlib import Path
 
+import pytest
+
 from agent_assay import api
 from agent_assay.adapters.loaded import load_system
 from agent_assay.controls.bands import load_bands
 from agent_assay.controls.execute import control_context
 from agent_assay.controls.judge_calibration import JudgeCalibration
 from agent_assay.controls.judge_probes import PADDING, labelled_pairs
+from agent_assay.errors import AssayError
 from agent_assay.scoring.judging import JudgeAsk
 from agent_assay.store import Store
 from agent_assay_bundled.judged.banking import JudgedBankingAdapter, load_replies
@@ -54,12 +57,19 @@ class LabelledJudge(JudgedBankingAdapter):
         return ask
 
 
-def test_a_calibrated_judge_passes_on_the_banking_mock_run(store: Store) -> None:
+def test_a_calibrated_judge_passes_on_the_banking_mock_run(store: Store, tmp_path: Path) -> None:
+    """A judge that answers from the labels passes, but only under the certifier's waiver:
+    without it, a backend the system wrote (this one is the attack itself) is refused."""
     system = LabelledJudge()
     assert load_system(system).configs()["mock"]["judge"]["model"].startswith("SmolLM2")
     run = api.evaluate(system, "mock", store=store, repeats=1, seed=0).run
     ctx = control_context(store, system, run, random_seeds=10)
-    got = JudgeCalibration().run(ctx, load_bands().get("judge_calibration"))
+    with pytest.raises(AssayError, match="is the system's own code"):
+        JudgeCalibration().run(ctx, load_bands().get("judge_calibration"))
+    scripted = tmp_path / "scripted.yaml"
+    scripted.write_text("judge_calibration:\n  allow_system_judge: true\n"
+                        "  derivation: a scripted judge stands in for the model\n")
+    got = JudgeCalibration().run(ctx, load_bands(None, scripted).get("judge_calibration"))
     assert got.status == "PASSED", got.summary
     rows = [r for r in store.current_scores(run.run_id) if r.scorer == "judged.outcome.match"]
     assert rows and all(r.value in (0.0, None) for r in rows)  # the mock says nothing
@@ -86,3 +96,11 @@ def test_tau_airline_keeps_only_what_the_final_message_decides(tmp_path: Path) -
         (found[0][1].item_id.split("#")[0], {"says-1200": True}),
         (found[1][1].item_id.split("#")[0], {"says-1200": False})]
     assert found[0][0].question == "Does the reply tell the user 1200?"
+
+
+def test_the_banking_judge_is_the_harness_client() -> None:
+    """The bundled judged system asks through the harness's client, so it needs no waiver."""
+    from agent_assay.llm.judge_client import OpenAIJudge
+
+    backend = JudgedBankingAdapter().judge_backend()
+    assert type(backend) is OpenAIJudge and backend.model == JudgedBankingAdapter.judge_model

@@ -4,6 +4,7 @@ Every judge here is scripted (tests/support/judged_toy.py): no network call."""
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -33,12 +34,26 @@ from tests.support.judged_toy import (
 Calibration = tuple[ControlOutcome, Any]
 
 
+SCRIPTED = ("judge_calibration:\n  allow_system_judge: true\n  derivation: the test's "
+            "scripted judge stands in for a model\n")
+"""The certifier's waiver every scripted judge needs: a judge the system wrote."""
+
+
+def waiver(where: Path, text: str = SCRIPTED) -> Path:
+    path = where / f"waiver{len(list(where.glob('waiver*')))}.yaml"
+    path.write_text(text)
+    return path
+
+
 def calibrate(store: Store, system: JudgedToy, config: str = "good",
-              bands: Path | None = None) -> ControlOutcome:
+              bands: Path | str | None = SCRIPTED) -> ControlOutcome:
     """Run `config`, then judge_calibration alone on the run (the other controls are
-    tested elsewhere), under the defaults and `bands`."""
+    tested elsewhere), under the defaults and `bands` (a file, or a file's text; by default
+    the certifier's waiver of a scripted judge)."""
     run = api.evaluate(system, config, store=store, repeats=1, seed=0).run
     ctx = control_context(store, system, run, random_seeds=10)
+    if isinstance(bands, str):
+        bands = waiver(Path(tempfile.mkdtemp()), bands)
     band = load_bands(None, bands).get("judge_calibration")
     try:
         return JudgeCalibration().run(ctx, band)
@@ -137,33 +152,54 @@ def test_the_system_cannot_waive_its_own_family(tmp_path: Path) -> None:
 
 
 def test_the_certifiers_waiver_is_accepted_and_shown(store: Store, tmp_path: Path) -> None:
-    waiver = tmp_path / "waiver.yaml"
-    waiver.write_text("judge_calibration:\n  allow_same_family: true\n"
-                      "  derivation: no other judge is available for this audit\n")
+    both = waiver(tmp_path, "judge_calibration:\n  allow_same_family: true\n"
+                  "  allow_system_judge: true\n"
+                  "  derivation: no other judge is available for this audit\n")
     system = SameFamilyToy()
     run = api.evaluate(system, "gpt-agent", store=store, repeats=1, seed=0).run
-    result = run_controls(store, system, run, bands_file=waiver)
+    result = run_controls(store, system, run, bands_file=both)
     judged = {o.kind: o for o in result.outcomes}["judge_calibration"]
     assert judged.status == "PASSED", judged.summary
-    assert "same model family as the agent, waived by the certifier" in judged.summary
-    waived = ("judge_calibration allow_same_family True (default False), set by --bands "
-              "waiver.yaml")
-    assert waived in judge_choices(run, store.control_outcomes(run.run_id)).waivers
+    assert ("waived by the certifier: same model family as the agent, a judge the system "
+            "wrote (function)") in judged.summary
+    waived = tuple(f"judge_calibration {key} True (default False), set by --bands "
+                   f"{both.name}" for key in ("allow_same_family", "allow_system_judge"))
+    assert judge_choices(run, store.control_outcomes(run.run_id)).waivers == waived
     verdict = assess(store, run)
     assert verdict.admissible, verdict.reasons
-    assert verdict.statement == f"ADMISSIBLE WITH WAIVERS: {waived}"
+    assert verdict.statement == f"ADMISSIBLE WITH WAIVERS: {'; '.join(waived)}"
 
 
-def test_a_judged_system_with_a_calibrated_judge_is_admissible(store: Store) -> None:
+def test_a_judge_the_system_wrote_is_refused_without_a_waiver(store: Store) -> None:
+    """A system that writes its judge can answer the labelled pairs from their labels."""
+    got = calibrate(store, JudgedToy(), bands=None)
+    assert got.status == "ERROR"
+    assert got.summary.startswith("judge backend function is the system's own code, not the "
+                                  "harness's client for scripted-judge-1: refused unless")
+
+
+def test_the_system_cannot_waive_its_own_judge(tmp_path: Path) -> None:
+    with pytest.raises(AssayError, match="cannot waive a judge backend the system wrote"):
+        load_bands(waiver(tmp_path))
+
+
+def test_a_judged_system_with_a_calibrated_judge_is_admissible(
+    store: Store, tmp_path: Path
+) -> None:
     """Every control, the judged scorer's self-test included (a reply that does nothing
-    planted in the oracle, which ends in a reply labelled right)."""
+    planted in the oracle, which ends in a reply labelled right); the scripted judge is
+    the system's own code, so the verdict names the certifier's waiver."""
     system = JudgedToy()
     run = api.evaluate(system, "good", store=store, repeats=1, seed=0).run
-    result = run_controls(store, system, run)
+    scripted = waiver(tmp_path)
+    result = run_controls(store, system, run, bands_file=scripted)
     statuses = {o.kind: o.status for o in result.outcomes}
     assert statuses["scorer_selftest"] == statuses["judge_calibration"] == "PASSED"
     verdict = assess(store, run)
-    assert verdict.admissible and verdict.statement == "ADMISSIBLE", verdict.reasons
+    assert verdict.admissible, verdict.reasons
+    assert verdict.statement == ("ADMISSIBLE WITH WAIVERS: judge_calibration "
+                                 "allow_system_judge True (default False), set by --bands "
+                                 f"{scripted.name}")
 
 
 def test_the_judge_is_part_of_the_config_hash() -> None:

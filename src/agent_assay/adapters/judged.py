@@ -86,7 +86,11 @@ class LazyBackend:
         self.system = system
         self.ask: Any = None
 
-    def __call__(self, prompt: str) -> str:
+    def resolved(self) -> Any:
+        """The system's backend itself (judge_calibration checks whose code it is)."""
         if self.ask is None:
             self.ask = self.system.judge_backend()
-        return str(self.ask(prompt))
+        return self.ask
+
+    def __call__(self, prompt: str) -> str:
+        return str(self.resolved()(prompt))

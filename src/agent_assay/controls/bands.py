@@ -96,6 +96,7 @@ RULES: Mapping[str, Mapping[str, Rule]] = {
         "max_position_flips": Rule(share, looser="up"),
         "max_verbosity_flips": Rule(share, looser="up"),
         "allow_same_family": Rule(boolean, looser="up"),
+        "allow_system_judge": Rule(boolean, looser="up"),
     },
 }
 """Each control kind's numeric keys, their rules, and which way is looser
@@ -269,16 +270,27 @@ def _overlay(bands: Bands, doc: Located, *, may_allow: bool) -> Bands:
     return Bands(per_kind, declared, allow, (*bands.sources, doc.path), bands.defaults, set_by)
 
 
+CERTIFIER_ONLY: Mapping[str, str] = {
+    "allow_same_family": "a judge of the agent's model family (a model grading its own "
+                         "family's answers is the bias nobody can see)",
+    "allow_system_judge": "a judge backend the system wrote (it could answer the labelled "
+                          "pairs from their labels)",
+}
+"""judge_calibration's waivers that only whoever certifies may give, and what each waives."""
+
+
 def _refuse_own_family_waiver(doc: Located, data: Mapping[Any, Any], *, may_allow: bool) -> None:
-    """A judge of the agent's own model family may be waived by whoever certifies, never by
-    the system: a model grading its own family's answers is the bias nobody can see."""
+    """A system's own bands file may not give a waiver in CERTIFIER_ONLY."""
     band = data.get("judge_calibration")
-    if not may_allow and isinstance(band, dict) and band.get("allow_same_family") is True:
-        raise AssayError(
-            f"{doc.at('judge_calibration', 'allow_same_family')}: a system's own bands file "
-            "cannot waive a judge of the agent's model family; whoever certifies the run "
-            "does that (--bands FILE with judge_calibration.allow_same_family: true)"
-        )
+    if may_allow or not isinstance(band, dict):
+        return
+    for key, what in CERTIFIER_ONLY.items():
+        if band.get(key) is True:
+            raise AssayError(
+                f"{doc.at('judge_calibration', key)}: a system's own bands file cannot waive "
+                f"{what}; whoever certifies the run does that (--bands FILE with "
+                f"judge_calibration.{key}: true)"
+            )
 
 
 def _not_applicable(doc: Located, reasons: Any) -> dict[str, str]:

@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from agent_assay.adapters.judged import judging
+from agent_assay.adapters.judged import LazyBackend, judging
 from agent_assay.adapters.system import JudgesAnswers
 from agent_assay.controls.base import ControlContext, ControlOutcome, Requirement, outcome
 from agent_assay.controls.judge_family import model_family, same_family
@@ -36,6 +36,7 @@ from agent_assay.controls.judge_probes import (
 )
 from agent_assay.controls.registry import NO_JUDGE, NO_QUESTION
 from agent_assay.errors import AssayError
+from agent_assay.llm.judge_client import OpenAIJudge
 from agent_assay.scoring.base import Scorer, is_judge
 from agent_assay.scoring.judging import JudgedScorer
 from agent_assay.stats.intervals import exact_interval, exact_lower
@@ -59,12 +60,12 @@ class JudgeCalibration:
         for scorer in judges:
             refuse_raised_verdicts(ctx, scorer)
         judge = the_judge(judges)
-        waived = family_check(ctx, judge, band)
+        waived = [*family_check(ctx, judge, band), *backend_check(judge, band)]
         asked = [ask_pair(judge.backend, pair) for pair in labelled_pairs(system, ctx.items)]
         return self._verdict(system, judge, asked, band, waived)
 
     def _verdict(self, system: JudgesAnswers, judge: JudgedScorer, asked: Sequence[Asked],
-                 band: Mapping[str, Any], waived: bool) -> ControlOutcome:
+                 band: Mapping[str, Any], waived: Sequence[str]) -> ControlOutcome:
         counts = tally(asked)
         measured, failures = judged(counts, band)
         failures += [f"{which}-biased: {', '.join(flipped(asked, which)[:5])} moved"
@@ -73,12 +74,12 @@ class JudgeCalibration:
         measured |= {"judge": judge.model.identity(), "judge_family":
                      model_family(judge.model.model), "judge_scorer": judge.name,
                      "judge_version": judge.version, "brakes": system.judge_brakes,
-                     "same_family_waived": waived}
+                     "waived": list(waived)}
         said = (f"judge {judge.model.model}: sensitivity {counts.true_positives}/"
                 f"{counts.positives}, specificity {counts.true_negatives}/{counts.negatives}, "
                 f"{counts.position_flips} position and {counts.verbosity_flips} verbosity flips")
         if waived:
-            said += "; same model family as the agent, waived by the certifier"
+            said += f"; waived by the certifier: {', '.join(waived)}"
         summary = said if not failures else f"{said}; " + "; ".join(failures)
         return outcome(self, not failures, summary, measured, band)
 
@@ -126,19 +127,34 @@ def _above(judged: float | None, deterministic: float | None) -> bool:
     return deterministic is None or judged > deterministic
 
 
-def family_check(ctx: ControlContext, judge: JudgedScorer, band: Mapping[str, Any]) -> bool:
-    """True when the judge is of the agent's family and the certifier waived it; a judge
+def family_check(ctx: ControlContext, judge: JudgedScorer,
+                 band: Mapping[str, Any]) -> list[str]:
+    """["same model family as the agent"] when it is and the certifier waived it; a judge
     of the agent's family without the waiver is refused."""
     agent = ctx.config.params.get("model")
     agent_model = agent if isinstance(agent, str) else None
     if not same_family(agent_model, judge.model.model):
-        return False
+        return []
     if band.get("allow_same_family") is True:
-        return True
+        return ["same model family as the agent"]
     raise AssayError(
         f"judge {judge.model.model} is of the agent's model family "
         f"({model_family(judge.model.model)}, agent {agent_model}): refused unless whoever "
         "certifies waives it (judge_calibration.allow_same_family: true in --bands FILE)")
+
+
+def backend_check(judge: JudgedScorer, band: Mapping[str, Any]) -> list[str]:
+    """[] when the judge is the harness's client for the declared model; a backend the
+    system wrote is refused unless the certifier waived it (["a judge the system wrote"])."""
+    backend = judge.backend.resolved() if isinstance(judge.backend, LazyBackend) else judge.backend
+    if type(backend) is OpenAIJudge and backend.model == judge.model:
+        return []
+    if band.get("allow_system_judge") is True:
+        return [f"a judge the system wrote ({type(backend).__name__})"]
+    raise AssayError(
+        f"judge backend {type(backend).__name__} is the system's own code, not the harness's "
+        f"client for {judge.model.model}: refused unless whoever certifies waives it "
+        "(judge_calibration.allow_system_judge: true in --bands FILE)")
 
 
 def judged(counts: Tally, band: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:

@@ -24,17 +24,26 @@ TIMEOUT_S = 120.0
 ATTEMPTS = 3
 
 
+class OpenAIJudge:
+    """The harness's own judge backend: `model`'s reply to each prompt, as sent. A backend
+    of any other type is the system's own code, which judge_calibration accepts only under
+    the certifier's waiver (a system that writes its judge can answer the labelled pairs
+    from their labels)."""
+
+    def __init__(self, model: JudgeModel, environ: dict[str, str] | None = None) -> None:
+        self.model = model
+        self.endpoint = resolve_endpoint(
+            {"model": model.model, **({"base_url": model.base_url} if model.base_url else {})},
+            environ,
+        )
+
+    def __call__(self, prompt: str) -> str:
+        return reply_text(post(self.endpoint, request_body(self.endpoint.model, prompt)))
+
+
 def openai_judge(model: JudgeModel, environ: dict[str, str] | None = None) -> JudgeAsk:
     """A `JudgeAsk` that sends each prompt to `model` and returns the raw reply text."""
-    endpoint = resolve_endpoint(
-        {"model": model.model, **({"base_url": model.base_url} if model.base_url else {})},
-        environ,
-    )
-
-    def ask(prompt: str) -> str:
-        return reply_text(post(endpoint, request_body(endpoint.model, prompt)))
-
-    return ask
+    return OpenAIJudge(model, environ)
 
 
 def request_body(model: str, prompt: str) -> dict[str, Any]:
