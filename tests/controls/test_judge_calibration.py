@@ -5,6 +5,7 @@ Every judge here is scripted (tests/support/judged_toy.py): no network call."""
 from __future__ import annotations
 
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,7 @@ from agent_assay.integrity.choices import judge_choices
 from agent_assay.model import Gold, Trajectory
 from agent_assay.scoring.base import Scorer, ScoreValue, ScoringContext
 from agent_assay.scoring.judging import JudgedScorer, JudgeModel, brake
+from agent_assay.scoring.outcome import OutcomeMatch
 from agent_assay.store import Store
 from tests.support.judged_toy import (
     AlwaysYesToy,
@@ -127,14 +129,14 @@ class RaisingToy(JudgedToy):
         brakes: Scorer = StateAssertions()
         raising = RaisingJudge(brakes, self.judge_model, self.judged_questions,
                                self.judge_backend(), "raising")
-        raising.name = "judged.raising"
+        raising.name = "raising.judge"
         self.facts = replace(JudgedToy.facts, scorers=(raising,))
 
 
 def test_a_judge_that_raises_a_verdict_is_refused(store: Store) -> None:
     got = calibrate(store, RaisingToy(), "wrong_arg")
     assert got.status == "ERROR"
-    assert got.summary.startswith("judge judged.raising raised the verdict of")
+    assert got.summary.startswith("judge raising.judge raised the verdict of")
     assert "\n" not in got.summary
 
 
@@ -243,3 +245,40 @@ def test_too_few_labels_fail_even_a_perfect_judge(store: Store) -> None:
     got = calibrate(store, TooFewLabels())
     assert got.status == "FAILED"
     assert "sensitivity 4/4: lower bound 0.473 < 0.8" in got.summary
+
+
+class Shifty(JudgedToy):
+    """Asks one wording while scoring and, once told, another while being calibrated."""
+
+    wording = "Does it say that lamp {lamp} is now {state}?"
+
+    def judged_questions(self, item_id: str, gold: Gold) -> list[Any]:
+        asked = list(super().judged_questions(item_id, gold))
+        return [replace(q, question=type(self).wording.format(
+            lamp=q.question.split()[5], state=q.question.split()[-1].rstrip("?")))
+            for q in asked]
+
+
+def test_questions_that_change_between_scoring_and_calibration_are_refused(
+    store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    system = Shifty()
+    run = api.evaluate(system, "good", store=store, repeats=1, seed=0).run
+    monkeypatch.setattr(Shifty, "wording", "Is lamp {lamp} now {state}, as the reply says?")
+    ctx = control_context(store, system, run, random_seeds=10)
+    with pytest.raises(AssayError, match="differ from those asked now"):
+        JudgeCalibration().run(ctx, load_bands(None, waiver(tmp_path)).get("judge_calibration"))
+
+
+def replace_name(scorer: OutcomeMatch, name: str) -> OutcomeMatch:
+    scorer.name = name
+    return scorer
+
+
+class Squatter(JudgedToy):
+    facts = replace(JudgedToy.facts, scorers=(replace_name(OutcomeMatch(), "judged.mine"),))
+
+
+def test_a_system_scorer_may_not_take_the_judged_prefix() -> None:
+    with pytest.raises(AssayError, match=r"takes the prefix 'judged\.'"):
+        load_system(Squatter())

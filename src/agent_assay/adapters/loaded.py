@@ -54,6 +54,7 @@ from agent_assay.model import (
     Trajectory,
 )
 from agent_assay.scoring.base import Scorer, ScoringContext
+from agent_assay.scoring.judging import JUDGED_PREFIX
 from agent_assay.scoring.registry import default_scorers
 
 NO_REPLAY = "adapter declares no replay capability"
@@ -109,6 +110,11 @@ def scorer_problems(facts: Facts, label: str) -> list[str]:
     taken = set(generic)
     problems = []
     for scorer in facts.scorers:
+        if scorer.name.startswith(JUDGED_PREFIX):
+            problems.append(
+                f"adapter {label}: scorer {scorer.name!r} takes the prefix {JUDGED_PREFIX!r}, "
+                "which names the harness's judged scorers; declare JudgesAnswers instead"
+            )
         if scorer.name in taken:
             whose = "a generic scorer" if scorer.name in generic else "another of its scorers"
             problems.append(

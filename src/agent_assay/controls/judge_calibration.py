@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from agent_assay.adapters.judged import LazyBackend, judging
+from agent_assay.adapters.judged import LazyBackend, judging, questions_of
 from agent_assay.adapters.system import JudgesAnswers
 from agent_assay.controls.base import ControlContext, ControlOutcome, Requirement, outcome
 from agent_assay.controls.judge_family import model_family, same_family
@@ -60,6 +60,7 @@ class JudgeCalibration:
         for scorer in judges:
             refuse_raised_verdicts(ctx, scorer)
         judge = the_judge(judges)
+        refuse_changed_questions(ctx, system, judge)
         waived = [*family_check(ctx, judge, band), *backend_check(judge, band)]
         asked = [ask_pair(judge.backend, pair) for pair in labelled_pairs(system, ctx.items)]
         return self._verdict(system, judge, asked, band, waived)
@@ -119,6 +120,25 @@ def refuse_raised_verdicts(ctx: ControlContext, judge: Scorer) -> None:
         raise AssayError(f"judge {judge.name} raised the verdict of {len(raised)} "
                          f"trajectories ({', '.join(raised[:3])}) above {brakes.name}: a "
                          "judge may only lower a verdict")
+
+
+def refuse_changed_questions(ctx: ControlContext, system: JudgesAnswers,
+                             judge: JudgedScorer) -> None:
+    """The questions a stored score says were asked of an item must be the ones calibrated
+    on now: a system whose questions differ between scoring and calibration would have its
+    judge measured on one task and trusted on another."""
+    items = {item.item_id: item for item in ctx.items}
+    for row in ctx.store.current_scores(ctx.run.run_id):
+        detail = row.detail or {}
+        if row.scorer != judge.name or "questions" not in detail or row.item_id not in items:
+            continue
+        item = items[row.item_id]
+        now = [[q.question_id, q.question, q.expected]
+               for q in questions_of(system, item.item_id, item.gold)]
+        if detail["questions"] != now:
+            raise AssayError(f"the questions scored on {row.item_id}#{row.repetition} differ "
+                             "from those asked now: the judge would be calibrated on other "
+                             "questions than it scored with")
 
 
 def _above(judged: float | None, deterministic: float | None) -> bool:

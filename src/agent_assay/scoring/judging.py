@@ -28,6 +28,8 @@ PROMPT_VERSION = "1"
 scorer's version, so a certificate judged under the old wording is void."""
 
 JUDGED_KIND = "aa.judged.1"
+JUDGED_PREFIX = "judged."
+"""The names of the harness's judged scorers; no system scorer may take it."""
 
 JudgeAsk = Callable[[str], str]
 """The judge seam: a prompt in, the model's raw reply out. The harness's own is an
@@ -153,7 +155,7 @@ class JudgedScorer:
         self.questions_of = questions_of
         self.backend = backend
         self.answer_of = answer_of
-        self.name = f"judged.{brakes.name}"
+        self.name = f"{JUDGED_PREFIX}{brakes.name}"
         self.kind: ScoreKind = "binary"
         identity = content_hash(JUDGED_KIND, {"model": model.identity(),
                                               "prompt": PROMPT_VERSION,
