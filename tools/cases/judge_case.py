@@ -22,12 +22,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from agent_assay import api
 from agent_assay.controls.bands import load_bands
@@ -36,6 +38,7 @@ from agent_assay.controls.judge_calibration import JudgeCalibration, judged
 from agent_assay.controls.judge_family import model_family, same_family
 from agent_assay.controls.judge_probes import Asked, Pair, ask_pair, distinct, tally
 from agent_assay.errors import AssayError
+from agent_assay.llm.endpoint import DEFAULT_BASE_URL, DEFAULT_LOCAL_PORT, ENV_BASE_URL
 from agent_assay.llm.judge_client import openai_judge
 from agent_assay.llm.local_server import models_answer
 from agent_assay.scoring.judging import JudgeAsk, JudgeModel
@@ -45,7 +48,13 @@ from agent_assay_bundled.judged.banking import JudgedBankingAdapter
 from agent_assay_bundled.judged.tau_airline import LABEL_SOURCE, airline_labelled
 
 TAU = Path("../shared/data/tau-bench/gpt-4o-airline.json")
-PORT = 8765
+
+
+def local_port() -> int:
+    """The port of the local server the judge is asked through (AA_MODEL_BASE_URL, as
+    `make judge-case` sets it from LOCAL_MODEL_PORT; else the default)."""
+    url = os.environ.get(ENV_BASE_URL) or DEFAULT_BASE_URL
+    return urlsplit(url).port or DEFAULT_LOCAL_PORT
 
 
 class Recording:
@@ -131,8 +140,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--tau", type=Path, default=TAU)
     parser.add_argument("--out", type=Path, default=Path("reports/judge"))
     args = parser.parse_args(argv)
-    if models_answer(PORT) is None:
-        print(f"no local model answers on port {PORT}: run `make local-model` first",
+    if models_answer(local_port()) is None:
+        print(f"no local model answers on port {local_port()}: run `make local-model` first",
               file=sys.stderr)
         return 2
     timing: dict[str, float] = {}
