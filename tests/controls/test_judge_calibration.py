@@ -282,3 +282,17 @@ class Squatter(JudgedToy):
 def test_a_system_scorer_may_not_take_the_judged_prefix() -> None:
     with pytest.raises(AssayError, match=r"takes the prefix 'judged\.'"):
         load_system(Squatter())
+
+
+class SkipsALamp(JudgedToy):
+    """Labels every lamp but L3: the judge is then trusted on a question never measured."""
+
+    def labelled_answers(self) -> list[Any]:
+        return [a for a in super().labelled_answers() if "L3" not in a.item_id]
+
+
+def test_a_question_with_no_labelled_answer_fails(store: Store) -> None:
+    got = calibrate(store, SkipsALamp())
+    assert got.status == "FAILED"
+    assert ("1 judged question(s) with no labelled answer (first: 'Does it say that lamp L3 "
+            "is now on?')") in got.summary

@@ -27,6 +27,7 @@ from agent_assay.controls.base import ControlContext, ControlOutcome, Requiremen
 from agent_assay.controls.judge_family import model_family, same_family
 from agent_assay.controls.judge_probes import (
     Asked,
+    Pair,
     Tally,
     ask_pair,
     flipped,
@@ -37,6 +38,7 @@ from agent_assay.controls.judge_probes import (
 from agent_assay.controls.registry import NO_JUDGE, NO_QUESTION
 from agent_assay.errors import AssayError
 from agent_assay.llm.judge_client import OpenAIJudge
+from agent_assay.model import Item
 from agent_assay.scoring.base import Scorer, is_judge
 from agent_assay.scoring.judging import JudgedScorer
 from agent_assay.stats.intervals import exact_interval, exact_lower
@@ -62,20 +64,26 @@ class JudgeCalibration:
         judge = the_judge(judges)
         refuse_changed_questions(ctx, system, judge)
         waived = [*family_check(ctx, judge, band), *backend_check(judge, band)]
-        asked = [ask_pair(judge.backend, pair) for pair in labelled_pairs(system, ctx.items)]
-        return self._verdict(system, judge, asked, band, waived)
+        pairs = labelled_pairs(system, ctx.items)
+        asked = [ask_pair(judge.backend, pair) for pair in pairs]
+        unlabelled = unlabelled_questions(system, ctx.items, pairs)
+        return self._verdict(system, judge, asked, band, waived, unlabelled)
 
     def _verdict(self, system: JudgesAnswers, judge: JudgedScorer, asked: Sequence[Asked],
-                 band: Mapping[str, Any], waived: Sequence[str]) -> ControlOutcome:
+                 band: Mapping[str, Any], waived: Sequence[str],
+                 unlabelled: Sequence[str]) -> ControlOutcome:
         counts = tally(asked)
         measured, failures = judged(counts, band)
+        if unlabelled:
+            failures.append(f"{len(unlabelled)} judged question(s) with no labelled answer "
+                            f"(first: {unlabelled[0]!r})")
         failures += [f"{which}-biased: {', '.join(flipped(asked, which)[:5])} moved"
                      for which in ("position", "verbosity")
                      if any(f.startswith(f"{which}-biased") for f in failures)]
         measured |= {"judge": judge.model.identity(), "judge_family":
                      model_family(judge.model.model), "judge_scorer": judge.name,
                      "judge_version": judge.version, "brakes": system.judge_brakes,
-                     "waived": list(waived)}
+                     "waived": list(waived), "unlabelled_questions": list(unlabelled)}
         said = (f"judge {judge.model.model}: sensitivity {counts.true_positives}/"
                 f"{counts.positives}, specificity {counts.true_negatives}/{counts.negatives}, "
                 f"{counts.position_flips} position and {counts.verbosity_flips} verbosity flips")
@@ -83,6 +91,16 @@ class JudgeCalibration:
             said += f"; waived by the certifier: {', '.join(waived)}"
         summary = said if not failures else f"{said}; " + "; ".join(failures)
         return outcome(self, not failures, summary, measured, band)
+
+
+def unlabelled_questions(system: JudgesAnswers, items: Sequence[Item],
+                         pairs: Sequence[Pair]) -> list[str]:
+    """The questions asked of the run's items that no labelled pair measures the judge on:
+    a judge calibrated on easy questions would otherwise be trusted on hard ones."""
+    measured = {pair.question.question for pair in pairs}
+    asked = sorted({q.question for item in items
+                    for q in questions_of(system, item.item_id, item.gold)})
+    return [question for question in asked if question not in measured]
 
 
 def the_judge(judges: Sequence[Scorer]) -> JudgedScorer:
