@@ -9,6 +9,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import pytest
 
 from agent_assay import api
@@ -21,6 +22,7 @@ from agent_assay.errors import AssayError
 from agent_assay.integrity.admissibility import assess
 from agent_assay.integrity.choices import judge_choices
 from agent_assay.model import Gold, Trajectory
+from agent_assay.schemas import schema
 from agent_assay.scoring.base import Scorer, ScoreValue, ScoringContext
 from agent_assay.scoring.judging import JudgedScorer, JudgeModel, brake
 from agent_assay.scoring.outcome import OutcomeMatch
@@ -32,9 +34,6 @@ from tests.support.judged_toy import (
     PositionToy,
     SameFamilyToy,
 )
-
-Calibration = tuple[ControlOutcome, Any]
-
 
 SCRIPTED = ("judge_calibration:\n  allow_system_judge: true\n  derivation: the test's "
             "scripted judge stands in for a model\n")
@@ -167,6 +166,9 @@ def test_the_certifiers_waiver_is_accepted_and_shown(store: Store, tmp_path: Pat
     waived = tuple(f"judge_calibration {key} True (default False), set by --bands "
                    f"{both.name}" for key in ("allow_same_family", "allow_system_judge"))
     assert judge_choices(run, store.control_outcomes(run.run_id)).waivers == waived
+    bound = store.control_outcomes(run.run_id)["judge_calibration"].payload["certificate"]
+    departures = schema("controls-show")["$defs"]["choices"]["properties"]["departures"]
+    jsonschema.validate(bound["choices"]["departures"], departures)  # true is no number
     verdict = assess(store, run)
     assert verdict.admissible, verdict.reasons
     assert verdict.statement == f"ADMISSIBLE WITH WAIVERS: {'; '.join(waived)}"
