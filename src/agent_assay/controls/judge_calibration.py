@@ -77,9 +77,7 @@ class JudgeCalibration:
         if unlabelled:
             failures.append(f"{len(unlabelled)} judged question(s) with no labelled answer "
                             f"(first: {unlabelled[0]!r})")
-        failures += [f"{which}-biased: {', '.join(flipped(asked, which)[:5])} moved"
-                     for which in ("position", "verbosity")
-                     if any(f.startswith(f"{which}-biased") for f in failures)]
+        failures = [_named(failure, asked) for failure in failures]
         measured |= {"judge": judge.model.identity(), "judge_family":
                      model_family(judge.model.model), "judge_scorer": judge.name,
                      "judge_version": judge.version, "brakes": system.judge_brakes,
@@ -91,6 +89,14 @@ class JudgeCalibration:
             said += f"; waived by the certifier: {', '.join(waived)}"
         summary = said if not failures else f"{said}; " + "; ".join(failures)
         return outcome(self, not failures, summary, measured, band)
+
+
+def _named(failure: str, asked: Sequence[Asked]) -> str:
+    """A probe's failure with the first pairs whose verdict moved (item/question)."""
+    for which in ("position", "verbosity"):
+        if failure.startswith(f"{which}-biased"):
+            return f"{failure}, first {', '.join(flipped(asked, which)[:3])}"
+    return failure
 
 
 def unlabelled_questions(system: JudgesAnswers, items: Sequence[Item],
