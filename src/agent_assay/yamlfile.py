@@ -242,6 +242,15 @@ def probability(value: Any) -> str | None:
     )
 
 
+def share(value: Any) -> str | None:
+    """A tolerated rate of errors: at least 0, below 1 (a tolerance of 1 cannot fail)."""
+    return finite(value) or (None if 0 <= value < 1 else f"must be in [0, 1), got {value!r}")
+
+
+def boolean(value: Any) -> str | None:
+    return None if isinstance(value, bool) else f"must be true or false, got {value!r}"
+
+
 def whole(minimum: int, maximum: int | None = None) -> Check:
     def check(value: Any) -> str | None:
         if isinstance(value, bool) or not isinstance(value, int):

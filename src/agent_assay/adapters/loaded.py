@@ -17,6 +17,7 @@ from pathlib import Path
 from time import perf_counter
 from typing import Any
 
+from agent_assay.adapters.judged import judged_scorer, judging, with_judge
 from agent_assay.adapters.settings import type_problem
 from agent_assay.adapters.system import (
     DEFAULT_FACTS,
@@ -53,6 +54,7 @@ from agent_assay.model import (
     Trajectory,
 )
 from agent_assay.scoring.base import Scorer, ScoringContext
+from agent_assay.scoring.judging import JUDGED_PREFIX
 from agent_assay.scoring.registry import PATH_SCORERS, default_scorers
 
 NO_REPLAY = "adapter declares no replay capability"
@@ -120,6 +122,11 @@ def scorer_problems(facts: Facts, label: str) -> list[str]:
     taken = set(generic)
     problems = []
     for scorer in facts.scorers:
+        if scorer.name.startswith(JUDGED_PREFIX):
+            problems.append(
+                f"adapter {label}: scorer {scorer.name!r} takes the prefix {JUDGED_PREFIX!r}, "
+                "which names the harness's judged scorers; declare JudgesAnswers instead"
+            )
         if scorer.name in taken:
             whose = "a generic scorer" if scorer.name in generic else "another of its scorers"
             problems.append(
@@ -242,7 +249,8 @@ class LoadedSystem:
             ) from exc
 
     def configs(self) -> Mapping[str, Mapping[str, Any]]:
-        return self.raw.configs()
+        judged = judging(self.raw)
+        return self.raw.configs() if judged is None else with_judge(self.raw.configs(), judged)
 
     def run_item(
         self, item: PublicItem, config: Config, *, seed: int, repetition: int
@@ -276,7 +284,11 @@ class LoadedSystem:
         )
 
     def scorers(self) -> tuple[Scorer, ...]:
-        return (*default_scorers(self.facts.gold_paths), *self.facts.scorers)
+        """The generic set, the system's own, and the harness's judged scorer when the
+        system has its answers judged."""
+        found = (*default_scorers(self.facts.gold_paths), *self.facts.scorers)
+        judged = judging(self.raw)
+        return found if judged is None else (*found, judged_scorer(judged, found))
 
     def scoring_context(self) -> ScoringContext:
         view = self.replay_view()

@@ -27,6 +27,9 @@ NOT_RUN with that capability's name.
 - `DescribesEnvironment`: ``environment(config)``, facts recorded with a run
   beside the adapter name and version.
 - `ModelAgentFacts`: the prompt the harness's model agent uses on this system.
+- `JudgesAnswers`: yes/no questions a model judge asks of each item's final answer, the
+  labelled answers it is calibrated on, the judge model and the deterministic metric it
+  may only lower (see `scoring.judging`).
 - `LearnsFacts`: ``learned_facts(declared)``, for a system whose facts depend on the
   source it loaded (a benchmark's suite decides which tools change its world): asked
   again after every ``build_suite`` and ``prepare``.
@@ -42,8 +45,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from agent_assay.model import Config, PublicItem, PublicSuite, Suite, ToolCall, Trajectory
+from agent_assay.model import Config, Gold, PublicItem, PublicSuite, Suite, ToolCall, Trajectory
 from agent_assay.scoring.base import Scorer
+from agent_assay.scoring.judging import JudgeAsk, JudgedQuestion, JudgeModel, LabelledAnswer
 
 REQUIRED = ("name", "version", "build_suite", "configs", "run_item")
 # the trajectory fields a system may declare nondeterministic (identical_config checks
@@ -259,3 +263,29 @@ class LearnsFacts(Protocol):
 @runtime_checkable
 class ModelAgentFacts(Protocol):
     model_prompt: ModelPrompt
+
+
+@runtime_checkable
+class JudgesAnswers(Protocol):
+    """A system whose final answers a model judge checks, as a brake only.
+
+    The harness adds the scorer ``judged.<judge_brakes>`` (the deterministic verdict,
+    lowered where the judge does not confirm the answer), folds ``judge_model`` into every
+    config's parameters (so the judge is part of the config hash), and judge_calibration
+    measures the judge on ``labelled_answers`` before any run it scored is admissible."""
+
+    judge_model: JudgeModel
+    judge_brakes: str
+    """The deterministic binary metric the judge may lower, never raise."""
+
+    def judged_questions(self, item_id: str, gold: Gold) -> Sequence[JudgedQuestion]:
+        """The questions asked of this item's final answer (empty: the judge is not asked)."""
+        ...
+
+    def labelled_answers(self) -> Sequence[LabelledAnswer]:
+        """Answers a person labelled question by question: what the judge is measured on."""
+        ...
+
+    def judge_backend(self) -> JudgeAsk:
+        """The function that puts a prompt to the judge model (tests: a scripted one)."""
+        ...

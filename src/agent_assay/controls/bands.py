@@ -19,11 +19,13 @@ from agent_assay.errors import AssayError
 from agent_assay.yamlfile import (
     Check,
     Located,
+    boolean,
     check_keys,
     fraction,
     positive,
     probability,
     read_located,
+    share,
     whole,
 )
 
@@ -87,7 +89,15 @@ RULES: Mapping[str, Mapping[str, Rule]] = {
         "max_rescored_differs": Rule(whole(0), looser="up"),
         "min_reference_margin": Rule(fraction, looser="down"),
     },
-    "judge_calibration": {},
+    "judge_calibration": {
+        "min_sensitivity": Rule(fraction, looser="down"),
+        "min_specificity": Rule(fraction, looser="down"),
+        "confidence": Rule(probability, looser="down"),
+        "max_position_flips": Rule(share, looser="up"),
+        "max_verbosity_flips": Rule(share, looser="up"),
+        "allow_same_family": Rule(boolean, looser="up"),
+        "allow_system_judge": Rule(boolean, looser="up"),
+    },
 }
 """Each control kind's numeric keys, their rules, and which way is looser
 (shuffled_gold.min_drop is a mapping of metric -> drop, each checked by MIN_DROP, with a
@@ -252,11 +262,35 @@ def _overlay(bands: Bands, doc: Located, *, may_allow: bool) -> Bands:
         _check_band(doc, (key,), key, value, complete=False)
         per_kind[key] = {**per_kind[key], **value}
         set_by |= {f"{key}.{name}": by for name in value if name != "derivation"}
+    _refuse_own_family_waiver(doc, data, may_allow=may_allow)
     if "not_applicable" in data:
         declared |= _not_applicable(doc, data["not_applicable"])
     if "allow_not_applicable" in data:
         allow = _allowed(doc, data["allow_not_applicable"], may_allow=may_allow)
     return Bands(per_kind, declared, allow, (*bands.sources, doc.path), bands.defaults, set_by)
+
+
+CERTIFIER_ONLY: Mapping[str, str] = {
+    "allow_same_family": "a judge of the agent's model family (a model grading its own "
+                         "family's answers is the bias nobody can see)",
+    "allow_system_judge": "a judge backend the system wrote (it could answer the labelled "
+                          "pairs from their labels)",
+}
+"""judge_calibration's waivers that only whoever certifies may give, and what each waives."""
+
+
+def _refuse_own_family_waiver(doc: Located, data: Mapping[Any, Any], *, may_allow: bool) -> None:
+    """A system's own bands file may not give a waiver in CERTIFIER_ONLY."""
+    band = data.get("judge_calibration")
+    if may_allow or not isinstance(band, dict):
+        return
+    for key, what in CERTIFIER_ONLY.items():
+        if band.get(key) is True:
+            raise AssayError(
+                f"{doc.at('judge_calibration', key)}: a system's own bands file cannot waive "
+                f"{what}; whoever certifies the run does that (--bands FILE with "
+                f"judge_calibration.{key}: true)"
+            )
 
 
 def _not_applicable(doc: Located, reasons: Any) -> dict[str, str]:

@@ -74,7 +74,7 @@ def allowed_not_run(
         return False
     if outcome.kind in allowed or (declared_allowed and outcome.kind in declared):
         return True
-    return NOT_APPLICABLE.get(outcome.kind) == outcome.reason
+    return outcome.reason in NOT_APPLICABLE.get(outcome.kind, frozenset())
 
 
 def control_context(

@@ -48,7 +48,10 @@ FAILED: dict[str, str] = {
         "refines declaration), or put the generic metric it contradicts in the headline"
     ),
     "judge_calibration": (
-        "the judge disagrees with human labels: recalibrate it or keep it out of the headline"
+        "the judge disagrees with people's labels or moves with position or length: read the "
+        "pairs it names, then use another judge model (of another family) or reword the "
+        "judged questions and label them again; a judged metric stays out of any claim until "
+        "then"
     ),
 }
 

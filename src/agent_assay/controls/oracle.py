@@ -6,14 +6,18 @@ well-scored trajectory that the self-test and the state checks plant defects in.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
 
+from agent_assay.adapters.judged import judging
 from agent_assay.adapters.loaded import NO_REPLAY
 from agent_assay.controls.base import ControlContext
+from agent_assay.controls.judge_probes import reference_reply
 from agent_assay.errors import AssayError
 from agent_assay.hashing import stable_seed
 from agent_assay.hosting.jobs import Replay
 from agent_assay.model import Item, Trajectory
+from agent_assay.scoring.judging import final_answer
 
 
 def oracle_job(ctx: ControlContext, item: Item) -> Replay:
@@ -33,8 +37,22 @@ def planting_base(ctx: ControlContext, item: Item) -> Trajectory:
     """
     recorder = ctx.adapter.recorder
     if recorder is not None:
-        return recorder.record_without_executing(item.public(), item.gold.path)
-    return oracle_trajectories(ctx, [item])[0]
+        base = recorder.record_without_executing(item.public(), item.gold.path)
+    else:
+        base = oracle_trajectories(ctx, [item])[0]
+    return with_reference_reply(ctx, item, base)
+
+
+def with_reference_reply(ctx: ControlContext, item: Item, base: Trajectory) -> Trajectory:
+    """Gold's path ends in no reply; where the system has its answers judged, the oracle
+    ends in a reply a person labelled right on every question of the item (the first
+    one), so the judged scorer has a well-scored trajectory to plant its defect in."""
+    system = judging(ctx.adapter.raw)
+    reply = reference_reply(system, item) if system is not None else None
+    if reply is None or final_answer(base) is not None:
+        return base
+    meta = dict(base.meta) if isinstance(base.meta, Mapping) else {}
+    return replace(base, meta={**meta, "final_answer": reply})
 
 
 def oracle_trajectories(ctx: ControlContext, items: Sequence[Item]) -> list[Trajectory]:

@@ -29,13 +29,15 @@ _WHERE: dict[str, tuple[str, str]] = {
 
 
 NO_JUDGE = "no judge in this scorer set"
+NO_QUESTION = "the system declares no judged question on these items"
 NO_SYSTEM_HEADLINE = "no headline metric is a system scorer that passes or fails"
-NOT_APPLICABLE: Mapping[str, str] = {
-    "judge_calibration": NO_JUDGE,
-    "headline_agreement": NO_SYSTEM_HEADLINE,
+NOT_APPLICABLE: Mapping[str, frozenset[str]] = {
+    "judge_calibration": frozenset({NO_JUDGE, NO_QUESTION}),
+    "headline_agreement": frozenset({NO_SYSTEM_HEADLINE}),
 }
 """The NOT_RUN reasons that mean a control has nothing to judge on this system (no judge
-to calibrate, no system scorer in the headline): allowed without anyone's say-so, and no
+to calibrate, or a judged system's judge asked nothing on these items; no system scorer in
+the headline): allowed without anyone's say-so, and no
 waiver. Named here so reading a verdict imports no control."""
 
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from agent_assay.adapters.judged import judging
 from agent_assay.adapters.loaded import LoadedSystem, load_system, member_problems
 from agent_assay.adapters.pure_suite import drift
 from agent_assay.adapters.system import LearnsFacts
@@ -128,6 +129,10 @@ def _capabilities(system: LoadedSystem, out: AdapterCheck) -> None:
         found.append("recording without executing")
     if system.model_prompt is not None:
         found.append("a model prompt")
+    judged = judging(system.raw)
+    if judged is not None:
+        found.append(f"judged answers (judge {judged.judge_model.model}, braking "
+                     f"{judged.judge_brakes}: judge_calibration will measure it)")
     out.add("ok", "capabilities", "; ".join(found) or "none beyond the five members")
     if system.replay_view() is None:
         out.add("warn", "replay", f"none declared: {REPLAY_CONTROLS} will be NOT_RUN (declare "

@@ -129,7 +129,7 @@ def _waived_not_run(outcome: StoredOutcome) -> bool:
     """An allowed NOT_RUN, except a control's with nothing to judge on this system."""
     if outcome.status != "NOT_RUN" or not outcome.payload.get("allowed_not_run"):
         return False
-    return NOT_APPLICABLE.get(outcome.kind) != outcome.payload.get("reason")
+    return outcome.payload.get("reason") not in NOT_APPLICABLE.get(outcome.kind, frozenset())
 
 
 def _under(who: str) -> str:

@@ -116,6 +116,14 @@ def exact_upper(successes: int, n: int, confidence: float) -> float:
     return _beta_quantile(confidence, successes + 1, n - successes)
 
 
+def exact_lower(successes: int, n: int, confidence: float) -> float:
+    """One-sided Clopper-Pearson lower bound on a rate (0.0 when nothing succeeded, or
+    nothing was tried: no evidence is no evidence of a high rate)."""
+    if successes <= 0 or n <= 0:
+        return 0.0
+    return _beta_quantile(1 - confidence, successes, n - successes + 1)
+
+
 def _beta_quantile(q: float, a: float, b: float) -> float:
     """The q-quantile of Beta(a, b) (what scipy.stats.beta.ppf returns, bit for bit)."""
     return float(special.betaincinv(a, b, q))

@@ -21,6 +21,7 @@ from typing import Any
 
 from agent_assay.adapters.system import Ending, ToolOutcome, ToolSpec
 from agent_assay.errors import EnvironmentFailed
+from agent_assay.hashing import canonical_json
 from agent_assay.model import ToolCall
 from agent_assay_bundled.inspect_task.bridge import (
     Ended,
@@ -103,9 +104,20 @@ class InspectEpisode:
         return dict(ended.sample.scores or {})
 
 
+_ENDED: dict[int, tuple[Any, dict[str, dict[str, Any]]]] = {}
+"""id(task) -> (the task, kept alive so its id is not reused; the states its samples ended
+in, by sample and calls): building a suite asks for gold's end state and learning the
+mutating tools for every prefix of it, so each is played once per loaded task. A task
+loaded again (the second of the two builds that prove a suite pure) plays them again."""
+
+
 def final_state(task: Any, sample_id: Any, calls: Sequence[ToolCall]) -> dict[str, Any]:
     """The state one sample ends in after `calls` (the answer tool's included)."""
-    episode = InspectEpisode(task, sample_id)
-    for call in calls:
-        episode.call(call.tool, call.args)
-    return dict(episode.finish().final_state or {})
+    _, ended = _ENDED.setdefault(id(task), (task, {}))
+    key = canonical_json([repr(sample_id), [[c.tool, dict(c.args)] for c in calls]])
+    if key not in ended:
+        episode = InspectEpisode(task, sample_id)
+        for call in calls:
+            episode.call(call.tool, call.args)
+        ended[key] = dict(episode.finish().final_state or {})
+    return dict(ended[key])
