@@ -21,9 +21,16 @@ if __import__("importlib.util").util.find_spec("inspect_ai") is None:
 
 from agent_assay import api
 from agent_assay.adapters.loaded import load_system
+from agent_assay.controls.bands import load_bands
+from agent_assay.controls.execute import control_context
+from agent_assay.controls.null_agent import NullAgentControl
+from agent_assay.controls.random_agent import RandomAgentControl
+from agent_assay.controls.scorer_selftest import ScorerSelfTest
+from agent_assay.controls.shuffled_gold import ShuffledGold
 from agent_assay.hosting.jobs import Task, act
-from agent_assay.model import ToolCall
+from agent_assay.model import Run, ToolCall
 from agent_assay.runner import resolve_config
+from agent_assay.store import Store, open_store
 from agent_assay_bundled.inspect_task.checks import TaskScorer
 from agent_assay_bundled.inspect_task.system import InspectTaskSystem
 from tests.inspect_task.tasks import BLIND_SCORER, IDLE_TOOL, write_task
@@ -67,16 +74,29 @@ def test_a_task_goes_from_run_to_a_verdict_through_the_cli(tmp_path: Path, regis
         assert got.get("mutation") == "FAILED", done.out
 
 
-def test_a_scorer_that_ignores_the_answer_turns_the_controls_red(tmp_path: Path,
-                                                                 registered: Path) -> None:
-    spec = write_task(tmp_path / "blind", scorer=BLIND_SCORER)
-    done = invoke("controls", "run", "--adapter", "inspect", "--source", str(spec), "--config",
-                  "oracle", "--db", str(tmp_path / "b.db"))
-    assert done.traceback is None and done.code == 3, done.err
-    got = statuses(done.out)
-    for control in ("null_agent", "random_agent", "shuffled_gold", "scorer_selftest"):
-        assert got.get(control) == "FAILED", (control, done.out)
-    assert "run INADMISSIBLE" in " ".join(done.out.split())
+@pytest.mark.parametrize("control", [NullAgentControl(), RandomAgentControl(),
+                                     ShuffledGold(), ScorerSelfTest()],
+                         ids=lambda c: c.kind)
+def test_a_scorer_that_ignores_the_answer_turns_the_controls_red(
+        control: Any, blind_run: tuple[Store, Any, Run]) -> None:
+    """Each control a blind scorer must fail, run alone on one oracle run (the whole
+    certification through the command line is the sound task's test above: every control
+    there starts agent processes, and each pays Inspect's start-up)."""
+    store, system, run = blind_run
+    bands = load_bands(system.facts.bands)
+    got = control.run(control_context(store, system, run, 3), bands.get(control.kind))
+    assert got.status == "FAILED", got.summary
+
+
+@pytest.fixture(scope="module")
+def blind_run(tmp_path_factory: pytest.TempPathFactory, registered: Path
+              ) -> tuple[Store, Any, Run]:
+    directory = tmp_path_factory.mktemp("blind")
+    spec = write_task(directory / "blind", scorer=BLIND_SCORER)
+    store = open_store(str(directory / "b.db"))
+    system = load_system(InspectTaskSystem())
+    run = api.evaluate(system, "oracle", store=store, source=spec).run
+    return store, system, run
 
 
 def test_a_tool_that_does_nothing_leaves_gold_nothing_to_assert(tmp_path: Path) -> None:
