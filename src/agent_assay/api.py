@@ -113,6 +113,19 @@ FileLike = str | os.PathLike[str]
 def as_path(value: FileLike | None) -> Path | None:
     """The Path every layer below the API expects, from whatever the caller gave."""
     return None if value is None else Path(value)
+
+
+def _source_of(system: LoadedSystem, source: FileLike | None) -> Path | None:
+    """`source` as a Path; one that names no file is refused before any store is opened,
+    unless the system resolves it as a name (`NamesSources`: a registry task)."""
+    from agent_assay.adapters.system import NamesSources
+
+    path = as_path(source)
+    if path is None or path.exists():
+        return path
+    if isinstance(system.raw, NamesSources) and system.raw.names_source(str(source)):
+        return path
+    raise AssayError(f"--source {path}: no such file or directory")
 SystemLike = str | object
 Notice = Callable[[str], None]
 """Where a function says what it is doing on the way (the CLI passes stderr)."""
@@ -153,7 +166,9 @@ def build_suite(system: SystemLike, *, store: StoreLike, source: FileLike | None
     """Build the system's golden set into content-hashed items and store it."""
     from agent_assay.runner import build_and_store_suite
 
-    return build_and_store_suite(open_db(store), system_of(system), as_path(source))
+    loaded = system_of(system)
+    path = _source_of(loaded, source)
+    return build_and_store_suite(open_db(store), loaded, path)
 
 
 @dataclass(frozen=True)
@@ -253,8 +268,9 @@ def start(
     create the run of `config` over them: what `evaluate` does before any agent runs, for a
     caller that executes the run itself (`runner.execute_run`, a benchmark timing it)."""
     defined = _define(system, config, settings, repeats, seed)
+    path = _source_of(defined.system, source)
     db = open_db(store)
-    return _started(db, defined, *_chosen(db, defined, source, selection))
+    return _started(db, defined, *_chosen(db, defined, path, selection))
 
 
 def evaluate(
@@ -280,9 +296,10 @@ def evaluate(
     from agent_assay.runner import execute_run
 
     defined = _define(system, config, settings, repeats, seed)
+    path = _source_of(defined.system, source)
     with open_backend(executor) as backend:
         db = open_db(store)
-        run = _started(db, defined, *_chosen(db, defined, source, selection))
+        run = _started(db, defined, *_chosen(db, defined, path, selection))
         notice(f"run {run.run_id}")
         return Evaluation(run, execute_run(db, defined.system, run, backend=backend,
                                            progress=progress))
@@ -452,10 +469,12 @@ def certify(
     bands, witness = as_path(bands), as_path(witness)
     if witness is not None:
         writable_witness(witness)
-    db, loaded = open_db(store), system_of(system)
+    loaded = system_of(system)
+    path = _source_of(loaded, source)
+    db = open_db(store)
     effective_bands(loaded, bands, random_seeds)  # refused before a run is made for it
     target = run_to_certify(
-        db, loaded, run=run, config=config, source=source, selection=selection,
+        db, loaded, run=run, config=config, source=path, selection=selection,
         settings=settings, repeats=repeats, seed=seed, executor=executor, notice=notice,
     )
     notice(
@@ -990,12 +1009,13 @@ def mutate(
     metrics noticed; `selection` chooses which of the run's items are mutated."""
     from agent_assay.mutation.engine import check_thresholds, pass_payloads, run_pass
 
-    db = open_db(store, must_exist=run is not None)
     loaded = system_of(system)
+    path = _source_of(loaded, source)
+    db = open_db(store, must_exist=run is not None)
     check_thresholds(mutant_set, loaded)  # before a run can be made for the pass
     if run is None and selection != EVERY:  # refused before a run is made for it
-        selection.choose(loaded.build_suite(as_path(source)).items)
-    target = run_to_certify(db, loaded, run=run, config=config, source=source,
+        selection.choose(loaded.build_suite(path).items)
+    target = run_to_certify(db, loaded, run=run, config=config, source=path,
                             repeats=repeats, seed=seed, notice=notice)
     result = run_pass(db, loaded, target, mutant_set, selection=selection)
     db.put_mutation_rows(target.run_id, pass_payloads(result))

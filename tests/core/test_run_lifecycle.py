@@ -110,9 +110,7 @@ def test_a_missing_source_is_one_line(site: Path, tmp_path: Path, missing: str) 
     source = tmp_path / missing
     done = invoke("suite", "build", "--adapter", "toy", "--source", str(source),
                   "--db", str(tmp_path / "a.db"))
-    assert one_error_line(done) == (
-        f"error: Invalid value for '--source': Path '{source}' does not exist."
-    )
+    assert one_error_line(done) == f"error: --source {source}: no such file or directory"
     assert not (tmp_path / "a.db").exists()
 
 

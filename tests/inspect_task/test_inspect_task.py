@@ -32,6 +32,7 @@ from agent_assay.model import Run, ToolCall
 from agent_assay.runner import resolve_config
 from agent_assay.store import Store, open_store
 from agent_assay_bundled.inspect_task.checks import TaskScorer
+from agent_assay_bundled.inspect_task.source import names_task
 from agent_assay_bundled.inspect_task.system import InspectTaskSystem
 from tests.inspect_task.tasks import BLIND_SCORER, IDLE_TOOL, write_task
 from tests.llm.fake_openai import Action, call, completion, fake_server
@@ -282,5 +283,21 @@ def test_a_missing_source_file_is_one_line_naming_it(tmp_path: Path, registered:
     done = invoke("run", "--adapter", "inspect", "--source", str(missing), "--config", "oracle",
                   "--db", str(db))
     assert done.traceback is None and done.code == 1, done
-    assert done.err == f"error: Invalid value for '--source': Path '{missing}' does not exist.\n"
+    assert done.err == f"error: --source {missing}: no such file or directory\n"
     assert not db.exists()
+
+
+def test_a_task_named_on_the_command_line_needs_no_yaml(tmp_path: Path, registered: Path
+                                                        ) -> None:
+    """`--source FILE.py@NAME` and `--source package/name` name a task with its defaults,
+    with no file of that name; a name ending like a file is a missing file."""
+    db = tmp_path / "s.db"
+    spec = write_task(tmp_path / "named")
+    named = invoke("suite", "build", "--adapter", "inspect", "--source",
+                   f"{spec.parent / 'ledger.py'}@ledger", "--db", str(db))
+    assert named.traceback is None and named.code == 0, named.err
+    unknown = invoke("suite", "build", "--adapter", "inspect", "--source",
+                     "inspect_evals/no_such_task", "--db", str(tmp_path / "u.db"))
+    assert unknown.code == 1 and "unknown Inspect task 'inspect_evals/no_such_task'" in unknown.err
+    assert (names_task("inspect_evals/agentdojo"), names_task("t.py@a"), names_task("t.yaml"),
+            names_task("t.py")) == (True, True, False, False)

@@ -46,6 +46,27 @@ def statuses(d: dict[str, Any]) -> dict[str, str]:
 
 CLAIMS = [
     Claim(
+        "the local model as judge fails judge_calibration on the labelled banking replies: "
+        "it says yes to nearly everything",
+        "judge/banking.json",
+        lambda d: (d["outcome"]["status"], d["outcome"]["measured"]["counts"]["verdicts"]),
+        ("FAILED", {"neither": 0, "no": 23, "yes": 205}),
+    ),
+    Claim(
+        "the local model as judge fails on tau-bench's airline final messages too",
+        "judge/tau_airline.json",
+        lambda d: d["passed"],
+        False,
+    ),
+    Claim(
+        "inspect_evals' AgentDojo banking port, certified offline, is inadmissible: doing "
+        "nothing passes four of its sixteen tasks",
+        "inspect/case.json",
+        lambda d: (d["verdict"], d["items"],
+                   d["mock_passes"]["inspect.user_task_scorer.utility"]["count"]),
+        ("INADMISSIBLE", 16, 4),
+    ),
+    Claim(
         "SmolLM2-135M at temperature 0.7 is inadmissible: five controls fail",
         "llm/controls_t07_json.txt",
         lambda d: sorted(k for k, s in statuses(d).items() if s == "FAILED"),

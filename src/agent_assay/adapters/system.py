@@ -261,6 +261,15 @@ class LearnsFacts(Protocol):
 
 
 @runtime_checkable
+class NamesSources(Protocol):
+    def names_source(self, text: str) -> bool:
+        """Whether `text`, which names no file, is a source this system resolves itself (a
+        benchmark's registry name): `--source` then reaches `build_suite` as given, where
+        any other missing file is refused before a store is opened."""
+        ...
+
+
+@runtime_checkable
 class ModelAgentFacts(Protocol):
     model_prompt: ModelPrompt
 

@@ -85,9 +85,10 @@ def chosen_adapter(adapter: str | None, run_adapter: str | None = None) -> str:
 
 source_option = click.option(
     "--source",
-    type=click.Path(exists=True, path_type=Path),
+    type=click.Path(path_type=Path),
     default=None,
-    help="Golden-set source for the adapter (default: the adapter's bundled set).",
+    help="Golden-set source for the adapter: a file, or a name the adapter resolves (an "
+    "Inspect registry task); default: the adapter's bundled set.",
 )
 repeats_option = click.option(
     "--repeats", default=1, show_default=True, help="Repetitions per item (k)."

@@ -85,8 +85,23 @@ def parse_task(text: str, base: Path) -> tuple[str, str | None]:
     return where, None
 
 
+FILE_SUFFIXES = (".py", ".yaml", ".yml", ".json")
+"""What a source that names a file ends in; a missing one is a missing file, never a name."""
+
+
+def names_task(text: str) -> bool:
+    """Whether `text` (no file of that name exists) names a task: ``FILE.py@NAME`` or a
+    registry name such as ``inspect_evals/agentdojo``."""
+    where = text.strip().partition("@")[0]
+    return where.endswith(".py") if "@" in text else not where.endswith(FILE_SUFFIXES)
+
+
 def load_source(path: Path) -> TaskSource:
-    """A ``.py`` file is the task itself; anything else is read as the YAML spec."""
+    """A ``.py`` file is the task itself; a task named on the command line (``FILE.py@NAME``
+    or a registry name, no file of that name existing) is taken with its defaults; any other
+    file is read as the YAML spec."""
+    if not path.exists() and names_task(str(path)):
+        return TaskSource(*parse_task(str(path), Path.cwd()))
     if path.suffix == ".py":
         return TaskSource(str(path.resolve()))
     doc = read_mapping_of(path, "an Inspect task source file", FIELDS)

@@ -46,7 +46,7 @@ from agent_assay_bundled.inspect_task.items import (
 from agent_assay_bundled.inspect_task.learned import mutating_tools
 from agent_assay_bundled.inspect_task.loading import load_task
 from agent_assay_bundled.inspect_task.scripted import parse_script, script_for
-from agent_assay_bundled.inspect_task.source import TaskSource, load_source
+from agent_assay_bundled.inspect_task.source import TaskSource, load_source, names_task
 from agent_assay_bundled.inspect_task.tools import ANSWER
 
 FREE = Cost(0.0, "Inspect's mockllm played a script or gold: no model calls, nothing billed")
@@ -87,6 +87,10 @@ class InspectTaskSystem:
         spec = load_source(Path(source))
         task = self._load(spec)
         return Suite(adapter=self.name, items=tuple(items(spec, task)), source=spec.describe())
+
+    def names_source(self, text: str) -> bool:
+        """`--source FILE.py@NAME` and `--source package/name` name a task directly."""
+        return names_task(text)
 
     def prepare(self, suite: PublicSuite) -> None:
         spec = TaskSource.described_in(suite.source)
