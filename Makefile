@@ -40,10 +40,12 @@ BFCL_EVAL := bfcl-eval==2026.3.23
 bfcl-eval:
 	$(PY) -m pip install --quiet --no-deps '$(BFCL_EVAL)'
 
-# Inspect's ported benchmarks, without their dependencies: inspect-evals asks for a datasets
-# release verifiers excludes, and the offline tasks this project runs need none of it.
+# Inspect's ported benchmarks, without the datasets release they ask for (verifiers excludes
+# it, and the offline tasks this project runs load no dataset from a hub): their other
+# dependencies that ours do not already bring (the registry imports them), then the package.
 INSPECT_EVALS := inspect-evals==0.26.0
 inspect-evals:
+	$(PY) -m pip install --quiet 'backoff>=2.2' 'toml>=0.10'
 	$(PY) -m pip install --quiet --no-deps '$(INSPECT_EVALS)'
 
 install: $(STAMP)

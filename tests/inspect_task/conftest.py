@@ -1,5 +1,9 @@
+"""The inspect system's tests: skipped, saying why, without inspect_ai; the system registered
+for a module that asks for it."""
+
 from __future__ import annotations
 
+import importlib.util
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -10,6 +14,11 @@ from tests.support.dists import write_dist
 from tests.support.invoke import on_path
 
 ADAPTER = "agent_assay_bundled.inspect_task.system:InspectTaskSystem"
+
+if importlib.util.find_spec("inspect_ai") is None:
+    print("tests/inspect_task skipped: inspect_ai is not installed (make install adds the "
+          "inspect extra)")
+    collect_ignore_glob = ["test_*.py"]
 
 
 @pytest.fixture(scope="module")
