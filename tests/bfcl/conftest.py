@@ -1,13 +1,12 @@
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.bfcl.support import write_dist
-from tests.support.invoke import on_path
+from tests.support.invoke import registered_site
 
 
 @pytest.fixture(scope="module")
@@ -15,13 +14,5 @@ def registered(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """The bfcl systems registered for the module, in this process and in the agent
     processes it starts (they inherit PYTHONPATH)."""
     site = write_dist(tmp_path_factory.mktemp("bfcl_site"))
-    before = os.environ.get("PYTHONPATH")
-    os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (str(site), before) if p)
-    try:
-        with on_path(site):
-            yield site
-    finally:
-        if before is None:
-            os.environ.pop("PYTHONPATH", None)
-        else:
-            os.environ["PYTHONPATH"] = before
+    with registered_site(site):
+        yield site

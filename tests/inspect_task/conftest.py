@@ -4,14 +4,13 @@ for a module that asks for it."""
 from __future__ import annotations
 
 import importlib.util
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.support.dists import write_dist
-from tests.support.invoke import on_path
+from tests.support.invoke import registered_site
 
 ADAPTER = "agent_assay_bundled.inspect_task.system:InspectTaskSystem"
 
@@ -26,13 +25,5 @@ def registered(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """The inspect system registered for the module, in this process and in the agent
     processes it starts (they inherit PYTHONPATH)."""
     site = write_dist(tmp_path_factory.mktemp("inspect_site"), "itask", {"inspect": ADAPTER})
-    before = os.environ.get("PYTHONPATH")
-    os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (str(site), before) if p)
-    try:
-        with on_path(site):
-            yield site
-    finally:
-        if before is None:
-            os.environ.pop("PYTHONPATH", None)
-        else:
-            os.environ["PYTHONPATH"] = before
+    with registered_site(site):
+        yield site

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import os
 import sys
 import traceback
 from collections.abc import Iterator
@@ -43,3 +44,19 @@ def on_path(site: Path) -> Iterator[None]:
         yield
     finally:
         sys.path.remove(str(site))
+
+
+@contextlib.contextmanager
+def registered_site(site: Path) -> Iterator[Path]:
+    """SITE's distributions registered for the block in this process (`on_path`) and in
+    every process it starts, which inherit PYTHONPATH (agent processes included)."""
+    before = os.environ.get("PYTHONPATH")
+    os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (str(site), before) if p)
+    try:
+        with on_path(site):
+            yield site
+    finally:
+        if before is None:
+            os.environ.pop("PYTHONPATH", None)
+        else:
+            os.environ["PYTHONPATH"] = before

@@ -15,6 +15,8 @@ from types import ModuleType
 from typing import Any
 
 from agent_assay.errors import AssayError
+from agent_assay_bundled import extras
+from agent_assay_bundled.extras import require_module
 
 EXTRA = "install agent-assay[agentdojo]"
 PINNED = "0.1.35"
@@ -23,22 +25,12 @@ PINNED = "0.1.35"
 
 def load_suites_module() -> ModuleType:
     """agentdojo's suite registry, or one line saying how to get it."""
-    try:
-        return importlib.import_module("agentdojo.task_suite.load_suites")
-    except ModuleNotFoundError as exc:
-        if exc.name is not None and exc.name.split(".")[0] != "agentdojo":
-            raise AssayError(f"agentdojo is installed but cannot import {exc.name!r}: "
-                             f"{EXTRA}") from exc
-        raise AssayError(f"the agentdojo system needs the agentdojo package: {EXTRA}") from exc
+    return require_module("agentdojo.task_suite.load_suites", system="agentdojo", extra=EXTRA)
 
 
 def installed_version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("agentdojo")
-    except PackageNotFoundError as exc:
-        raise AssayError(f"the agentdojo system needs the agentdojo package: {EXTRA}") from exc
+    return extras.installed_version("agentdojo", system="agentdojo", package="agentdojo",
+                                    extra=EXTRA)
 
 
 def benchmark_versions() -> list[str]:

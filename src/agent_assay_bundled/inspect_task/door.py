@@ -7,10 +7,10 @@ extra is one line naming it.
 
 from __future__ import annotations
 
-import importlib
 from types import ModuleType
 
-from agent_assay.errors import AssayError
+from agent_assay_bundled import extras
+from agent_assay_bundled.extras import require_module
 
 EXTRA = "install agent-assay[inspect]"
 PINNED = "0.3.285"
@@ -19,19 +19,9 @@ PINNED = "0.3.285"
 
 def require() -> ModuleType:
     """inspect_ai, or one line saying how to get it."""
-    try:
-        return importlib.import_module("inspect_ai")
-    except ModuleNotFoundError as exc:
-        if exc.name is not None and exc.name.split(".")[0] != "inspect_ai":
-            raise AssayError(f"inspect_ai is installed but cannot import {exc.name!r}: "
-                             f"{EXTRA}") from exc
-        raise AssayError(f"the inspect system needs the inspect_ai package: {EXTRA}") from exc
+    return require_module("inspect_ai", system="inspect", extra=EXTRA)
 
 
 def installed_version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("inspect-ai")
-    except PackageNotFoundError as exc:
-        raise AssayError(f"the inspect system needs the inspect_ai package: {EXTRA}") from exc
+    return extras.installed_version("inspect-ai", system="inspect", package="inspect_ai",
+                                    extra=EXTRA)
