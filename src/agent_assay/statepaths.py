@@ -7,6 +7,8 @@ world changed (controls, mutation replay). Knows nothing about any domain.
 from collections.abc import Mapping
 from typing import Any
 
+from agent_assay.model import StateAssertion
+
 _MISSING = object()
 
 
@@ -80,3 +82,17 @@ def changed_paths(
 
 def covered(path: str, asserted: list[str]) -> bool:
     return any(path == a or path.startswith(a + ".") for a in asserted)
+
+
+def asserted_changes(before: Mapping[str, Any], after: Mapping[str, Any]
+                     ) -> tuple[StateAssertion, ...]:
+    """What gold's end state asserts, from the state before gold and after it: every changed
+    leaf at its new value, and a removed one through its nearest live parent (a benchmark
+    whose gold is a call list, not a list of assertions, gets its assertions this way)."""
+    paths: dict[str, None] = {}
+    for path in changed_paths(before, after):
+        while not found(value_at(after, path)) and "." in path:
+            path = path.rsplit(".", 1)[0]
+        paths[path] = None
+    kept = [p for p in paths if not any(p.startswith(q + ".") for q in paths if q != p)]
+    return tuple(StateAssertion(p, value_at(after, p)) for p in kept)

@@ -14,8 +14,8 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from agent_assay.model import Gold, Item, StateAssertion, ToolCall
-from agent_assay.statepaths import changed_paths, found, value_at
+from agent_assay.model import Gold, Item, ToolCall
+from agent_assay.statepaths import asserted_changes
 from agent_assay_bundled.agentdojo.source import DojoSource
 from agent_assay_bundled.agentdojo.world import (
     ANSWER,
@@ -55,17 +55,6 @@ def gold_path(suite: Any, user_task: Any) -> tuple[ToolCall, ...]:
     return (*calls, ToolCall(ANSWER, {ANSWER_ARG: user_task.GROUND_TRUTH_OUTPUT}))
 
 
-def assertions(before: Mapping[str, Any], after: Mapping[str, Any]) -> tuple[StateAssertion, ...]:
-    """Every changed leaf at its new value; a removed one through its nearest live parent."""
-    paths: dict[str, None] = {}
-    for path in changed_paths(before, after):
-        while not found(value_at(after, path)) and "." in path:
-            path = path.rsplit(".", 1)[0]
-        paths[path] = None
-    kept = [p for p in paths if not any(p.startswith(q + ".") for q in paths if q != p)]
-    return tuple(StateAssertion(p, value_at(after, p)) for p in kept)
-
-
 def items(source: DojoSource, suite: Any) -> Iterator[Item]:
     """The suite's items, gold replayed once each for its assertions."""
     line = source.describe()
@@ -74,7 +63,7 @@ def items(source: DojoSource, suite: Any) -> Iterator[Item]:
     for task in user_tasks(source, suite):
         path = gold_path(suite, task)
         _, episode = run_path(suite, task, [(c.tool, c.args) for c in path])
-        held = assertions(baseline, episode.finish().final_state or {})
+        held = asserted_changes(baseline, episode.finish().final_state or {})
         for injection in injections:
             truth = {"source": line, "user_task": task.ID,
                      "injection_task": None if injection is None else injection.ID,

@@ -17,8 +17,8 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from agent_assay.errors import AssayError, EnvironmentFailed
-from agent_assay.model import Gold, Item, StateAssertion, ToolCall
-from agent_assay.statepaths import changed_paths, found, value_at
+from agent_assay.model import Gold, Item, ToolCall
+from agent_assay.statepaths import asserted_changes
 from agent_assay_bundled.inspect_task.episode import final_state
 from agent_assay_bundled.inspect_task.source import TaskSource
 from agent_assay_bundled.inspect_task.tools import ANSWER, ANSWER_ARG
@@ -79,24 +79,12 @@ def gold_path(source: TaskSource, sample: Any) -> tuple[ToolCall, ...]:
     return (*gold_calls(source, sample), ToolCall(ANSWER, {ANSWER_ARG: answer}))
 
 
-def assertions(before: Mapping[str, Any], after: Mapping[str, Any]
-               ) -> tuple[StateAssertion, ...]:
-    """Every changed leaf at its new value; a removed one through its nearest live parent."""
-    paths: dict[str, None] = {}
-    for path in changed_paths(before, after):
-        while not found(value_at(after, path)) and "." in path:
-            path = path.rsplit(".", 1)[0]
-        paths[path] = None
-    kept = [p for p in paths if not any(p.startswith(q + ".") for q in paths if q != p)]
-    return tuple(StateAssertion(p, value_at(after, p)) for p in kept)
-
-
 def items(source: TaskSource, task: Any) -> Iterator[Item]:
     line = source.describe()
     for sample in samples(source, task):
         path = gold_path(source, sample)
         try:
-            held = assertions(final_state(task, sample.id, ()),
+            held = asserted_changes(final_state(task, sample.id, ()),
                               final_state(task, sample.id, path))
         except EnvironmentFailed as exc:
             raise AssayError(f"task {source.label}: sample {sample.id!r} cannot run: "
