@@ -10,7 +10,7 @@ PYTHON ?= $(shell for c in python3.12 python3.13 python3; do \
 	if PYENV_VERSION=3.12.1 $$c -c 'import sys; sys.exit(0 if sys.version_info >= (3, 12) else 1)' 2>/dev/null; \
 	then echo "env PYENV_VERSION=3.12.1 $$c"; break; fi; done)
 
-.PHONY: install verifiers-envs bfcl-eval inspect-evals bench-case-bfcl bench-case-agentdojo inspect-case llm-inspect verifiers-case demo test bench-stats store-test verify lint typecheck bench bench-targets bench-chain bench-startup bench-html bench-report bench-floor bench-inspect bench-inspect-import bench-controls bench-controls-100 bench-workers bench-scale bench-tests rare-slip random-agent-flips coverage power crash-bias stats-agreement core-check clean artifacts readme-check number-audit evidence docs-check report-check docs docs-serve
+.PHONY: install verifiers-envs bfcl-eval inspect-evals bench-case-bfcl bench-case-agentdojo inspect-case llm-inspect verifiers-case demo test bench-stats store-test verify lint typecheck bench bench-targets bench-chain bench-startup bench-html bench-report bench-floor bench-growth bench-where bench-postgres bench-inspect bench-inspect-import bench-controls bench-controls-100 bench-workers bench-scale bench-tests rare-slip random-agent-flips coverage power crash-bias stats-agreement core-check clean artifacts readme-check number-audit evidence docs-check report-check docs docs-serve
 
 # The venv is (re)installed whenever pyproject.toml is newer than the last install, so a
 # new dependency or entry point reaches an existing checkout too.
@@ -129,14 +129,15 @@ verify: lint typecheck test
 
 # Every benchmark (the better part of an hour on 2 cores), then the table of targets. One
 # that fails or misses a target does not stop the others; bench then exits 1 naming it.
-BENCHES := bench-chain bench-startup bench-html bench-floor bench-inspect bench-report \
-	bench-controls bench-controls-100 bench-workers
+BENCHES := bench-chain bench-startup bench-html bench-floor bench-growth bench-where \
+	bench-postgres bench-inspect bench-report bench-controls bench-controls-100 bench-workers
 bench: $(STAMP)
 	@failed=""; for b in $(BENCHES); do \
 		$(MAKE) --no-print-directory $$b || failed="$$failed $$b"; done; \
 	$(PY) -m tools.bench.core --out reports/bench/core.json || failed="$$failed core"; \
 	$(PY) -m tools.bench.governance --out reports/bench/governance.json || failed="$$failed governance"; \
 	$(MAKE) --no-print-directory bench-targets; \
+	$(PY) -m tools.generate.perf_plots || failed="$$failed plots"; \
 	if [ -n "$$failed" ]; then echo "bench: failed or missed a target:$$failed" >&2; exit 1; fi
 
 # Every target of the performance issue beside the figure measured for it (reads
@@ -167,8 +168,22 @@ bench-report: $(STAMP)
 bench-floor: $(STAMP)
 	$(PY) -m tools.bench.floor --out reports/bench/floor.json
 
-# agent-assay's CPU per trajectory beside Inspect AI's per sample on the same no-op work
-# (Inspect AI installed from PyPI into .venv-inspect on first use; skipped, saying why, if not).
+# The write path's CPU per trajectory at 1k to 50k trajectories (is growth linear?).
+bench-growth: $(STAMP)
+	$(PY) -m tools.bench.growth --out reports/bench/growth.json
+
+# The PostgreSQL writer's trajectories per second beside SQLite's on the same no-op run (a
+# throwaway local cluster unless AA_BENCH_PG_URL names a server; skipped, saying why, without).
+bench-postgres: $(STAMP)
+	$(PY) -m tools.bench.postgres --out reports/bench/postgres.json
+
+# Where the write path's CPU goes, by part of the code (a profiled 10k no-op run).
+bench-where: $(STAMP)
+	$(PY) -m tools.bench.where --out reports/bench/where.json
+
+# What one more sample costs on Inspect AI beside one more trajectory of a third-party plugin
+# on agent-assay, from n = 1,000 to 5,000 on both sides (skipped, saying why, without the
+# `inspect` extra).
 bench-inspect: $(STAMP)
 	$(PY) -m tools.bench.inspect --out reports/bench/inspect.json
 
