@@ -89,16 +89,25 @@ def _plain(key: object) -> bool:
     return type(key) is str and "." not in key
 
 
+_LEAF_TYPES = frozenset({str, int, float, bool, type(None), list})
+"""Types a stored value's leaves have (decoded JSON): never a mapping, no check needed."""
+
+
 def _plain_count(value: Any) -> int | None:
     """The number of leaves `flatten` finds in `value` (1 for a leaf), counted without
     making their paths; None when a key is not plain (two paths might coincide)."""
-    if not (type(value) is dict or isinstance(value, Mapping)):
+    if type(value) is not dict and not isinstance(value, Mapping):
         return 1
+    try:
+        keys = "".join(value)
+    except TypeError:  # a key that is not a string
+        return None
+    if "." in keys:
+        return None
     n = 0
-    for key, inner in value.items():
-        if not _plain(key):
-            return None
-        if type(inner) is dict or isinstance(inner, Mapping):
+    for inner in value.values():
+        kind = type(inner)
+        if kind is dict or (kind not in _LEAF_TYPES and isinstance(inner, Mapping)):
             inside = _plain_count(inner)
             if inside is None:
                 return None
