@@ -61,11 +61,12 @@ class ScoringContext:
     def anchor_of(self, tool: str) -> str | None:
         return self.order_anchors.get(tool, self.order_anchors.get("*"))
     baseline_state: Mapping[str, Any] | None = None
-    _memo: dict[int, tuple[ToolCall, CallKey]] | None = field(
+    _memo: dict[Any, tuple[Any, Any]] | None = field(
         default=None, init=False, repr=False, compare=False)
     """While `score_all` applies a scorer set (`memoised`): each call's key by the call's
-    id, the call held beside it (so the id stays its). Several scorers normalise the same
-    calls of one trajectory and its gold; they are normalised once."""
+    id, and each gold's or trajectory's calls by `(id,)`, the object held beside what was
+    found (so the id stays its). Several scorers normalise the same calls of one
+    trajectory and its gold, and list them; both are done once."""
 
     @contextmanager
     def memoised(self) -> Iterator[None]:
@@ -92,10 +93,25 @@ class ScoringContext:
             return self._normalised(call)
         hit = memo.get(id(call))
         if hit is not None and hit[0] is call:
-            return hit[1]
+            key: CallKey = hit[1]
+            return key
         key = self._normalised(call)
         memo[id(call)] = (call, key)
         return key
+
+    def calls_of(self, owner: Gold | Trajectory) -> tuple[ToolCall, ...]:
+        """`owner.calls` (a gold's or a trajectory's proposed calls), listed once per
+        scorer set while `memoised`."""
+        memo = self._memo
+        if memo is None:
+            return owner.calls
+        hit = memo.get((id(owner),))
+        if hit is not None and hit[0] is owner:
+            calls: tuple[ToolCall, ...] = hit[1]
+            return calls
+        calls = owner.calls
+        memo[(id(owner),)] = (owner, calls)
+        return calls
 
     def _normalised(self, call: ToolCall) -> CallKey:
         rules = self.arg_normalisers.get(call.tool, {})
