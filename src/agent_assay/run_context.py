@@ -8,17 +8,14 @@ runs a run.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from agent_assay.adapters.loaded import LoadedSystem, load_system
-from agent_assay.errors import AssayError
 from agent_assay.model import Item, Run, Suite, Trajectory
 from agent_assay.scoring.base import ScoreKind, Scorer, ScoringContext
 from agent_assay.scoring.registry import score_all
 from agent_assay.store import ScoreRecord, Store
-from agent_assay.store.encoding.score_pack import Entry, PackedScores, pack
 
 SystemLike = object
 """A loaded system, or any object implementing the plugin surface (checked on use by
@@ -43,25 +40,6 @@ class RunContext:
 
     def score(self, trajectory: Trajectory) -> list[ScoreRecord]:
         return score_records(self.scorers, self.items[trajectory.item_id], trajectory, self.scoring)
-
-    def score_packed(self, trajectory: Trajectory) -> PackedScores | None:
-        """`trajectory`'s scores as its score set row stores them: what
-        `pack_records(self.score(trajectory))` gives, without a record per score."""
-        item = self.items[trajectory.item_id]
-        entries: list[Entry] = []
-        for scorer, result in score_all(self.scorers, item.gold, trajectory, self.scoring):
-            value = result.value
-            if value is not None:
-                value = float(value)
-                if not math.isfinite(value):
-                    raise AssayError(
-                        f"scorer {scorer.name} returned {result.value!r} for "
-                        f"{trajectory.item_id}/{trajectory.repetition}: a score is a finite "
-                        "number or None"
-                    )
-            entries.append((scorer.name, scorer.version, bool(result.imported), value,
-                            result.detail))
-        return pack(entries) if entries else None
 
 
 def run_context(store: Store, system: SystemLike, run: Run) -> RunContext:

@@ -54,9 +54,8 @@ from agent_assay.model import (
 from agent_assay.run_context import RunContext, SystemLike, run_context
 from agent_assay.scoring.base import Scorer
 from agent_assay.selection import Selection
-from agent_assay.store import Attempt, Store
+from agent_assay.store import Attempt, ScoreRecord, Store
 from agent_assay.store.encoding import PreparedTrajectory
-from agent_assay.store.encoding.score_pack import PackedScores
 from agent_assay.store.evidence import RETRY_EVENT, require_intact, write_checkpoint
 from agent_assay.version import harness_version
 from agent_assay.writers import this_process
@@ -383,12 +382,12 @@ def _written(
     if prepared:
         store.write_prepared_group(run_id, prepared, attempts)
         yield from prepared
-    scored: list[tuple[Trajectory, PackedScores | None]] = []
+    scored: list[tuple[Trajectory, list[ScoreRecord]]] = []
     stopped: BaseException | None = None
     for trajectory in arrival:
         if isinstance(trajectory, Trajectory):
             try:
-                scored.append((trajectory, context.score_packed(trajectory)))
+                scored.append((trajectory, context.score(trajectory)))
             except BaseException as exc:
                 stopped = exc
                 break

@@ -41,12 +41,8 @@ class PreparedTrajectory:
     """Its scores as its score set row stores them (None: no score to store)."""
 
 
-Scores = Sequence[ScoreRecord] | PackedScores | None
-"""A trajectory's scores: as records, or packed as its score set row stores them."""
-
-
 def prepare(
-    encoder: StateEncoder, run_id: str, trajectory: Trajectory, scores: Scores
+    encoder: StateEncoder, run_id: str, trajectory: Trajectory, scores: Sequence[ScoreRecord]
 ) -> tuple[PreparedTrajectory, Encoded]:
     """`trajectory` ready to append, and what `encoder` must be told once it is stored."""
     data = trajectory.to_json()
@@ -63,7 +59,7 @@ def prepare(
 
 def prepared_row(
     trajectory: Trajectory, payload: str, state: str | None, blob: tuple[str, str] | None,
-    scores: Scores, path: str | None = None,
+    scores: Sequence[ScoreRecord], path: str | None = None,
 ) -> PreparedTrajectory:
     """The row of `trajectory`, whose payload was encoded as `payload` (naming base `state`,
     carried as `blob` if the writer may not have it yet), with its scores; `path`, its
@@ -79,6 +75,5 @@ def prepared_row(
         payload=payload,
         state=state,
         blob=blob,
-        score_set=scores if scores is None or isinstance(scores, PackedScores)
-        else pack_records(scores),
+        score_set=pack_records(scores),
     )

@@ -38,7 +38,7 @@ from agent_assay.store.database import schema
 from agent_assay.store.database.base_states import BaseStates
 from agent_assay.store.database.engine import release
 from agent_assay.store.encoding import score_pack
-from agent_assay.store.encoding.prepared import PreparedTrajectory, Scores, prepare
+from agent_assay.store.encoding.prepared import PreparedTrajectory, prepare
 from agent_assay.store.encoding.score_columns import ScoreColumns
 from agent_assay.store.encoding.state_blobs import StateEncoder
 from agent_assay.store.facade import reads, writes
@@ -291,7 +291,7 @@ class Store:
     def write_trajectories(
         self,
         run_id: str,
-        scored: Sequence[tuple[Trajectory, Scores]],
+        scored: Sequence[tuple[Trajectory, Sequence[ScoreRecord]]],
         attempts: Mapping[tuple[str, int], Attempt] | None = None,
     ) -> list[int]:
         """Append trajectories with their scores, each its own block, in one transaction
