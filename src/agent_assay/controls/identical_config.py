@@ -118,12 +118,15 @@ def _plain_count(value: Any) -> int | None:
 
 
 def stored_values(ctx: ControlContext, run_id: str, skip: set[str]) -> StoredValues:
-    """Every stored value of a run but the fields in `skip`, keyed by slot."""
+    """Every stored value of a run but the fields in `skip`, keyed by slot. The certified
+    run's trajectories are walked as every control walks them (`ctx.trajectories`, which
+    a run small enough keeps after its first walk), not read again."""
+    stored = ctx.trajectories if run_id == ctx.run.run_id else ctx.store.trajectories(run_id)
     trajectories = {
         f"{t.item_id}/{t.repetition}": {
             name: value for name, value in t.to_json().items() if name not in skip
         }
-        for t in ctx.store.trajectories(run_id)
+        for t in stored
     }
     scores = {
         f"{row.item_id}/{row.repetition}/score.{row.scorer}": row.value
