@@ -16,7 +16,7 @@ from agent_assay.model import Item, Run, Suite, Trajectory
 from agent_assay.scoring.base import ScoreKind, Scorer, ScoringContext
 from agent_assay.scoring.registry import score_all
 from agent_assay.store import ScoreRecord, Store
-from agent_assay.store.encoding.score_pack import ScoreSet
+from agent_assay.store.encoding import ScoreSet
 
 SystemLike = object
 """A loaded system, or any object implementing the plugin surface (checked on use by
