@@ -16,6 +16,7 @@ from agent_assay.model import Item, Run, Suite, Trajectory
 from agent_assay.scoring.base import ScoreKind, Scorer, ScoringContext
 from agent_assay.scoring.registry import score_all
 from agent_assay.store import ScoreRecord, Store
+from agent_assay.store.encoding import ScoreSet
 
 SystemLike = object
 """A loaded system, or any object implementing the plugin surface (checked on use by
@@ -40,6 +41,15 @@ class RunContext:
 
     def score(self, trajectory: Trajectory) -> list[ScoreRecord]:
         return score_records(self.scorers, self.items[trajectory.item_id], trajectory, self.scoring)
+
+    def score_set(self, trajectory: Trajectory) -> ScoreSet:
+        """The same scores as `score`, as a `ScoreSet`: the writer packs them without
+        making a record per score (one is made only for whoever reads them as records)."""
+        item = self.items[trajectory.item_id]
+        return ScoreSet(trajectory.item_id, trajectory.repetition, [
+            (scorer.name, scorer.version, result.imported, result.value, result.detail)
+            for scorer, result in score_all(self.scorers, item.gold, trajectory, self.scoring)
+        ])
 
 
 def run_context(store: Store, system: SystemLike, run: Run) -> RunContext:

@@ -382,12 +382,12 @@ def _written(
     if prepared:
         store.write_prepared_group(run_id, prepared, attempts)
         yield from prepared
-    scored: list[tuple[Trajectory, list[ScoreRecord]]] = []
+    scored: list[tuple[Trajectory, Sequence[ScoreRecord]]] = []
     stopped: BaseException | None = None
     for trajectory in arrival:
         if isinstance(trajectory, Trajectory):
             try:
-                scored.append((trajectory, context.score(trajectory)))
+                scored.append((trajectory, context.score_set(trajectory)))
             except BaseException as exc:
                 stopped = exc
                 break

@@ -42,12 +42,15 @@ class StoredValues:
     """Every stored value of a run: per slot (`item/repetition`), its trajectory's compared
     fields as stored, and each score under its path (`item/repetition/score.name`). A
     trajectory's values are its leaves, each under its path
-    (`item/repetition/trajectory.field`); they are flattened only when asked, so two runs
-    whose trajectories are equal, as twins' should be, are compared a trajectory at a
-    time."""
+    (`item/repetition/trajectory.field`); they are flattened only where two runs differ,
+    so two runs whose trajectories are equal, as twins' should be, are compared a
+    trajectory (or a field) at a time, and their values are counted, not flattened."""
 
     trajectories: dict[str, dict[str, Any]]
     scores: dict[str, Any]
+    counted: dict[int, tuple[Any, int]] = field(default_factory=dict, repr=False)
+    """Leaf counts by the id of the value counted (held beside it, so the id stays its),
+    shared by the values made from these (`as_first_repetition`)."""
     _leaves: dict[str, dict[str, Any]] = field(default_factory=dict, init=False, repr=False)
 
     def leaves(self, item: str) -> dict[str, Any]:
@@ -56,14 +59,74 @@ class StoredValues:
             self._leaves[item] = flatten(self.trajectories.get(item, {}), f"{item}/trajectory.")
         return self._leaves[item]
 
+    def field_leaves(self, item: str, name: str) -> dict[str, Any]:
+        """The leaves of one field of slot `item`'s trajectory, by the paths `leaves` gives
+        them."""
+        return flatten({name: self.trajectories[item][name]}, f"{item}/trajectory.")
+
+    def count(self, item: str) -> int:
+        """How many leaves `leaves(item)` has."""
+        fields = self.trajectories.get(item, {})
+        if not all(_plain(name) for name in fields):
+            return len(self.leaves(item))
+        return sum(self.field_count(item, name) for name in fields)
+
+    def field_count(self, item: str, name: str) -> int:
+        """How many leaves `field_leaves(item, name)` has (the field's name is plain)."""
+        value = self.trajectories[item][name]
+        known = self.counted.get(id(value))
+        if known is not None and known[0] is value:
+            return known[1]
+        n = _plain_count(value)
+        if n is None:
+            n = len(self.field_leaves(item, name))
+        self.counted[id(value)] = (value, n)
+        return n
+
+
+def _plain(key: object) -> bool:
+    """A key no other key's path can equal: a string without a dot."""
+    return type(key) is str and "." not in key
+
+
+_LEAF_TYPES = frozenset({str, int, float, bool, type(None), list})
+"""Types a stored value's leaves have (decoded JSON): never a mapping, no check needed."""
+
+
+def _plain_count(value: Any) -> int | None:
+    """The number of leaves `flatten` finds in `value` (1 for a leaf), counted without
+    making their paths; None when a key is not plain (two paths might coincide)."""
+    if type(value) is not dict and not isinstance(value, Mapping):
+        return 1
+    try:
+        keys = "".join(value)
+    except TypeError:  # a key that is not a string
+        return None
+    if "." in keys:
+        return None
+    n = 0
+    for inner in value.values():
+        kind = type(inner)
+        if kind is dict or (kind not in _LEAF_TYPES and isinstance(inner, Mapping)):
+            inside = _plain_count(inner)
+            if inside is None:
+                return None
+            n += inside
+        else:
+            n += 1
+    return n
+
 
 def stored_values(ctx: ControlContext, run_id: str, skip: set[str]) -> StoredValues:
-    """Every stored value of a run but the fields in `skip`, keyed by slot."""
+    """Every stored value of a run but the fields in `skip`, keyed by slot. The certified
+    run's trajectories are walked as every control walks them (`ctx.trajectories`, which
+    a run small enough keeps after its first walk), not read again."""
+    stored = ctx.trajectories if run_id == ctx.run.run_id else ctx.store.trajectories(run_id)
     trajectories = {
         f"{t.item_id}/{t.repetition}": {
             name: value for name, value in t.to_json().items() if name not in skip
         }
-        for t in ctx.store.trajectories(run_id)
+        for t in stored
     }
     scores = {
         f"{row.item_id}/{row.repetition}/score.{row.scorer}": row.value
@@ -89,25 +152,34 @@ def as_first_repetition(values: StoredValues, repetition: int) -> StoredValues:
         for key, fields in values.trajectories.items() if (new := rekey(key)) is not None
     }
     scores = {new: v for key, v in values.scores.items() if (new := rekey(key)) is not None}
-    return StoredValues(trajectories, scores)
+    return StoredValues(trajectories, scores, values.counted)
 
 
 def differences(first: StoredValues, second: StoredValues) -> tuple[list[str], float, int]:
     """The paths whose values differ, the largest numeric difference among them, and how
     many values were compared. Equal trajectories (one C-level comparison) differ nowhere,
-    and their values are counted, not compared again leaf by leaf."""
+    and their values are counted, not compared again leaf by leaf; of two trajectories
+    with the same fields, only the fields that differ are compared leaf by leaf."""
     differing, deltas = _differing(first.scores, second.scores)
     compared = len(first.scores.keys() | second.scores.keys())
     for item in first.trajectories.keys() | second.trajectories.keys():
         mine, theirs = first.trajectories.get(item), second.trajectories.get(item)
         if mine is not None and mine == theirs:
-            compared += len(first.leaves(item))
+            compared += first.count(item)
             continue
-        a, b = first.leaves(item), second.leaves(item)
-        paths, sizes = _differing(a, b)
-        differing += paths
-        deltas += sizes
-        compared += len(a.keys() | b.keys())
+        if (mine is not None and theirs is not None and mine.keys() == theirs.keys()
+                and all(_plain(name) for name in mine)):
+            pieces = [(first.field_leaves(item, name), second.field_leaves(item, name))
+                      for name in mine if mine[name] != theirs[name]]
+            compared += sum(first.field_count(item, name) for name in mine
+                            if mine[name] == theirs[name])
+        else:
+            pieces = [(first.leaves(item), second.leaves(item))]
+        for a, b in pieces:
+            paths, sizes = _differing(a, b)
+            differing += paths
+            deltas += sizes
+            compared += len(a.keys() | b.keys())
     return sorted(differing), max(deltas, default=0.0), compared
 
 

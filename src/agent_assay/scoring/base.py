@@ -9,7 +9,8 @@ looked like before the agent acted) so scorers stay domain-free.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
@@ -60,6 +61,25 @@ class ScoringContext:
     def anchor_of(self, tool: str) -> str | None:
         return self.order_anchors.get(tool, self.order_anchors.get("*"))
     baseline_state: Mapping[str, Any] | None = None
+    _memo: dict[Any, tuple[Any, Any]] | None = field(
+        default=None, init=False, repr=False, compare=False)
+    """While `score_all` applies a scorer set (`memoised`): each call's key by the call's
+    id, and each gold's or trajectory's calls by `(id,)`, the object held beside what was
+    found (so the id stays its). Several scorers normalise the same calls of one
+    trajectory and its gold, and list them; both are done once."""
+
+    @contextmanager
+    def memoised(self) -> Iterator[None]:
+        """Normalise each call once inside the block (the calls of one trajectory and its
+        gold, which the scorers read and never change); nothing is kept after it."""
+        if self._memo is not None:  # already inside one
+            yield
+            return
+        object.__setattr__(self, "_memo", {})
+        try:
+            yield
+        finally:
+            object.__setattr__(self, "_memo", None)
 
     def normalise(self, call: ToolCall) -> CallKey:
         """A hashable, normalised form of a call for comparing calls.
@@ -68,6 +88,32 @@ class ScoringContext:
         1 never equals 1.0 (as in their JSON forms); anything nested is compared
         by its canonical JSON.
         """
+        memo = self._memo
+        if memo is None:
+            return self._normalised(call)
+        hit = memo.get(id(call))
+        if hit is not None and hit[0] is call:
+            key: CallKey = hit[1]
+            return key
+        key = self._normalised(call)
+        memo[id(call)] = (call, key)
+        return key
+
+    def calls_of(self, owner: Gold | Trajectory) -> tuple[ToolCall, ...]:
+        """`owner.calls` (a gold's or a trajectory's proposed calls), listed once per
+        scorer set while `memoised`."""
+        memo = self._memo
+        if memo is None:
+            return owner.calls
+        hit = memo.get((id(owner),))
+        if hit is not None and hit[0] is owner:
+            calls: tuple[ToolCall, ...] = hit[1]
+            return calls
+        calls = owner.calls
+        memo[(id(owner),)] = (owner, calls)
+        return calls
+
+    def _normalised(self, call: ToolCall) -> CallKey:
         rules = self.arg_normalisers.get(call.tool, {})
         parts: list[tuple[str, str, Any]] = []
         for name in sorted(call.args):

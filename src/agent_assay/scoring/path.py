@@ -23,8 +23,8 @@ class ExactPath:
     kind: ScoreKind = "binary"
 
     def score(self, gold: Gold, trajectory: Trajectory, ctx: ScoringContext) -> ScoreValue:
-        proposed = [c.tool for c in trajectory.calls]
-        expected = [c.tool for c in gold.calls]
+        proposed = [c.tool for c in ctx.calls_of(trajectory)]
+        expected = [c.tool for c in ctx.calls_of(gold)]
         return ScoreValue(1.0 if proposed == expected else 0.0)
 
 
@@ -35,8 +35,8 @@ class LcsRatio:
     kind: ScoreKind = "fraction"
 
     def score(self, gold: Gold, trajectory: Trajectory, ctx: ScoringContext) -> ScoreValue:
-        proposed = [c.tool for c in trajectory.calls]
-        expected = [c.tool for c in gold.calls]
+        proposed = [c.tool for c in ctx.calls_of(trajectory)]
+        expected = [c.tool for c in ctx.calls_of(gold)]
         total = len(proposed) + len(expected)
         if total == 0:
             return ScoreValue(1.0)

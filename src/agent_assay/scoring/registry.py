@@ -53,12 +53,14 @@ def score_all(
 ) -> list[tuple[Scorer, ScoreValue]]:
     """Apply every scorer; a scorer that raises is a named, one-line error."""
     results: list[tuple[Scorer, ScoreValue]] = []
-    for scorer in scorers:
-        try:
-            results.append((scorer, scorer.score(gold, trajectory, ctx)))
-        except Exception as exc:  # a scorer bug must name the scorer and the item
-            raise AssayError(
-                f"scorer {scorer.name} v{scorer.version} raised on item {trajectory.item_id} "
-                f"repetition {trajectory.repetition}: {type(exc).__name__}: {exc}"
-            ) from exc
+    with ctx.memoised():  # the scorers share each call's normalised form
+        for scorer in scorers:
+            try:
+                results.append((scorer, scorer.score(gold, trajectory, ctx)))
+            except Exception as exc:  # a scorer bug must name the scorer and the item
+                raise AssayError(
+                    f"scorer {scorer.name} v{scorer.version} raised on item "
+                    f"{trajectory.item_id} repetition {trajectory.repetition}: "
+                    f"{type(exc).__name__}: {exc}"
+                ) from exc
     return results

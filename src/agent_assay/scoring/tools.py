@@ -4,8 +4,6 @@ Calls are compared after the adapter's argument normalisers, so ``" SYN-1 "``
 and ``"syn-1"`` can be declared equal for a tool whose ids are case-blind.
 """
 
-from collections import Counter
-
 from agent_assay.model import Gold, Trajectory
 from agent_assay.scoring.base import CallKey, ScoreKind, ScoreValue, ScoringContext
 
@@ -20,10 +18,10 @@ class ArgsMatch:
     kind: ScoreKind = "fraction"
 
     def score(self, gold: Gold, trajectory: Trajectory, ctx: ScoringContext) -> ScoreValue:
-        proposed = list(trajectory.calls)
+        proposed = ctx.calls_of(trajectory)
         used = [False] * len(proposed)
         aligned = matched = 0
-        for expected in gold.calls:
+        for expected in ctx.calls_of(gold):
             for index, call in enumerate(proposed):
                 if not used[index] and call.tool == expected.tool:
                     used[index] = True
@@ -42,11 +40,20 @@ class ToolRecall:
     kind: ScoreKind = "fraction"
 
     def score(self, gold: Gold, trajectory: Trajectory, ctx: ScoringContext) -> ScoreValue:
-        if not gold.calls:
+        expected = ctx.calls_of(gold)
+        if not expected:
             return ScoreValue(None, {"reason": "gold expects no calls"})
-        expected = Counter(ctx.normalise(c) for c in gold.calls)
-        proposed = Counter(ctx.normalise(c) for c in trajectory.calls)
-        return ScoreValue(sum((expected & proposed).values()) / len(gold.calls))
+        proposed: dict[CallKey, int] = {}  # a multiset
+        for call in ctx.calls_of(trajectory):
+            key = ctx.normalise(call)
+            proposed[key] = proposed.get(key, 0) + 1
+        found = 0  # the size of the multisets' intersection
+        for call in expected:
+            key = ctx.normalise(call)
+            if proposed.get(key, 0) > 0:
+                proposed[key] -= 1
+                found += 1
+        return ScoreValue(found / len(expected))
 
 
 class WrongTools:
@@ -56,8 +63,8 @@ class WrongTools:
     kind: ScoreKind = "count"
 
     def score(self, gold: Gold, trajectory: Trajectory, ctx: ScoringContext) -> ScoreValue:
-        allowed = {c.tool for c in gold.calls}
-        return ScoreValue(float(sum(c.tool not in allowed for c in trajectory.calls)))
+        allowed = {c.tool for c in ctx.calls_of(gold)}
+        return ScoreValue(float(sum(c.tool not in allowed for c in ctx.calls_of(trajectory))))
 
 
 class MissingTools:
@@ -67,8 +74,16 @@ class MissingTools:
     kind: ScoreKind = "count"
 
     def score(self, gold: Gold, trajectory: Trajectory, ctx: ScoringContext) -> ScoreValue:
-        missing = Counter(c.tool for c in gold.calls) - Counter(c.tool for c in trajectory.calls)
-        return ScoreValue(float(sum(missing.values())))
+        proposed: dict[str, int] = {}  # a multiset of tool names
+        for call in ctx.calls_of(trajectory):
+            proposed[call.tool] = proposed.get(call.tool, 0) + 1
+        missing = 0  # the size of the multiset difference gold minus proposed
+        for call in ctx.calls_of(gold):
+            if proposed.get(call.tool, 0) > 0:
+                proposed[call.tool] -= 1
+            else:
+                missing += 1
+        return ScoreValue(float(missing))
 
 
 class RedundantTools:
@@ -80,7 +95,7 @@ class RedundantTools:
     def score(self, gold: Gold, trajectory: Trajectory, ctx: ScoringContext) -> ScoreValue:
         seen: set[CallKey] = set()
         repeats = 0
-        for call in trajectory.calls:
+        for call in ctx.calls_of(trajectory):
             key = ctx.normalise(call)
             repeats += key in seen
             seen.add(key)

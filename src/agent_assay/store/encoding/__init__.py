@@ -6,7 +6,7 @@ prepared for the writer (`prepared`), and the timestamp and JSON of stored text 
 from agent_assay.store.encoding import chain
 from agent_assay.store.encoding.prepared import PreparedTrajectory, prepare, prepared_row
 from agent_assay.store.encoding.score_columns import MetricColumns, ScoreColumns
-from agent_assay.store.encoding.score_pack import score_value
+from agent_assay.store.encoding.score_pack import ScoreSet, score_value
 from agent_assay.store.encoding.state_blobs import (
     DELTA_KEY,
     INLINE_BYTES,
@@ -22,6 +22,7 @@ __all__ = [
     "MetricColumns",
     "PreparedTrajectory",
     "ScoreColumns",
+    "ScoreSet",
     "StateEncoder",
     "base_digests",
     "chain",

@@ -23,9 +23,9 @@ import functools
 import json
 import math
 import struct
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, overload
 
 from agent_assay.errors import AssayError, TamperedEvidence
 from agent_assay.hashing import canonical_json
@@ -75,21 +75,71 @@ def pack_records(records: Sequence[ScoreRecord]) -> PackedScores | None:
     to the writer is three strings, not a dozen records."""
     if not records:
         return None
+    if type(records) is ScoreSet:  # packed from what the scorers gave, no record made
+        return pack([(name, version, bool(imported),
+                      _checked(name, value, records.item_id, records.repetition), detail)
+                     for name, version, imported, value, detail in records.entries])
     return pack([(r.scorer, r.scorer_version, bool(r.imported), score_value(r), r.detail)
                  for r in records])
 
 
 def score_value(record: ScoreRecord) -> float | None:
     """The value as the database will return it (REAL), refusing NaN and infinities."""
-    if record.value is None:
+    return _checked(record.scorer, record.value, record.item_id, record.repetition)
+
+
+def _checked(scorer: str, given: float | None, item_id: str, repetition: int) -> float | None:
+    if given is None:
         return None
-    value = float(record.value)
+    value = float(given)
     if not math.isfinite(value):
         raise AssayError(
-            f"scorer {record.scorer} returned {record.value!r} for "
-            f"{record.item_id}/{record.repetition}: a score is a finite number or None"
+            f"scorer {scorer} returned {given!r} for "
+            f"{item_id}/{repetition}: a score is a finite number or None"
         )
     return value
+
+
+class ScoreSet(Sequence[ScoreRecord]):
+    """One trajectory's scores as a scorer set gave them (`entries`, in order): a sequence
+    of `ScoreRecord`s, each made only when one is asked for. `pack_records` packs it from
+    the entries, so the writer's path makes no record per score."""
+
+    __slots__ = ("_records", "entries", "item_id", "repetition")
+
+    def __init__(self, item_id: str, repetition: int, entries: list[Entry]) -> None:
+        self.item_id, self.repetition, self.entries = item_id, repetition, entries
+        self._records: list[ScoreRecord] | None = None
+
+    def records(self) -> list[ScoreRecord]:
+        if self._records is None:
+            self._records = [
+                ScoreRecord(item_id=self.item_id, repetition=self.repetition, scorer=name,
+                            scorer_version=version, value=value, detail=detail,
+                            imported=imported)
+                for name, version, imported, value, detail in self.entries
+            ]
+        return self._records
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    @overload
+    def __getitem__(self, index: int) -> ScoreRecord: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[ScoreRecord]: ...
+
+    def __getitem__(self, index: int | slice) -> ScoreRecord | list[ScoreRecord]:
+        return self.records()[index]
+
+    def __iter__(self) -> Iterator[ScoreRecord]:
+        return iter(self.records())
+
+    def __eq__(self, other: object) -> bool:
+        return self.records() == (other.records() if isinstance(other, ScoreSet) else other)
+
+    __hash__ = None  # type: ignore[assignment]  # a list's equality, and unhashable like one
 
 
 @functools.lru_cache(maxsize=64)

@@ -337,10 +337,7 @@ class Store:
         again = attempts or {}
         with conn.begin():
             cursor = conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
-            ids = [writes.append_prepared(cursor, sql, run_id, prepared,
-                                          again.get((prepared.item_id, prepared.repetition)),
-                                          self._bases_written)
-                   for prepared in group]
+            ids = writes.append_group(cursor, sql, run_id, group, again, self._bases_written)
             cursor.close()
         self._bases_written.update(p.state for p in group if p.state is not None)
         return ids

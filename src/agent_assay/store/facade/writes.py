@@ -320,6 +320,32 @@ def score_set_content(
 
 
 # ---- the hot path ----------------------------------------------------------------
+def append_group(
+    cursor: Any,
+    sql: HotPathSQL,
+    run_id: str,
+    group: Sequence[PreparedTrajectory],
+    attempts: Mapping[tuple[str, int], Attempt],
+    bases_written: set[str],
+) -> list[int]:
+    """Each trajectory of `group` as its own block, in order, inside the caller's write
+    transaction; their row ids. The run's head and scoring generation are read once, at
+    the start: the transaction holds the write lock (SQLite's BEGIN IMMEDIATE), so nothing
+    else appends to the run before it commits, and each block follows the one before it
+    (elsewhere, an append by another writer meanwhile takes the same sequence number,
+    which the ledger's key refuses, and the group is rolled back)."""
+    cursor.execute(sql.head, (run_id, run_id))
+    last, prev, generation = cursor.fetchone()
+    head = Head(int(last), str(prev)) if last is not None else None
+    ids = []
+    for prepared in group:
+        trajectory_id, head = append_prepared(
+            cursor, sql, run_id, prepared, attempts.get((prepared.item_id, prepared.repetition)),
+            bases_written, head, generation or 0)
+        ids.append(trajectory_id)
+    return ids
+
+
 def append_prepared(
     cursor: Any,
     sql: HotPathSQL,
@@ -327,19 +353,19 @@ def append_prepared(
     prepared: PreparedTrajectory,
     attempt: Attempt | None,
     bases_written: set[str],
-) -> int:
-    """One trajectory's block, rows and (first named) base, inside the caller's
-    transaction; its row id. An `attempt` after the first is recorded in the block:
-    its number, and the digest and crash cause of the row it runs again. A base in
-    `bases_written` (seen committed by this writer) is not stored again."""
+    head: Head | None,
+    generation: int,
+) -> tuple[int, Head]:
+    """One trajectory's block after `head` (the run's, None for none), its rows scored in
+    `generation`, and its (first named) base, inside the caller's transaction; its row id
+    and the new head. An `attempt` after the first is recorded in the block: its number,
+    and the digest and crash cause of the row it runs again. A base in `bases_written`
+    (seen committed by this writer) is not stored again."""
     created = now()
     item_id, repetition = prepared.item_id, prepared.repetition
     t_content = (run_id, item_id, repetition, prepared.crashed, prepared.payload, created)
     t_digest = chain.row_digest("trajectories", t_content)
-    cursor.execute(sql.head, (run_id, run_id))
-    last, prev, generation = cursor.fetchone()
-    seq, prev = (last + 1, prev) if last is not None else (1, chain.GENESIS)
-    generation = generation or 0
+    seq, prev = (head.seq + 1, head.digest) if head is not None else (1, chain.GENESIS)
     score_set = score_set_content(run_id, item_id, repetition, generation, prepared.score_set)
     digests = [t_digest]
     if score_set is not None:
@@ -367,7 +393,7 @@ def append_prepared(
     trajectory_id = int(cursor.fetchone()[0])
     if score_set is not None:
         cursor.execute(sql.score_set, (trajectory_id, *score_set, seq, set_digest, number))
-    return trajectory_id
+    return trajectory_id, Head(seq, digest)
 
 
 def store_base(cursor: Any, sql: HotPathSQL, prepared: PreparedTrajectory) -> None:
