@@ -21,7 +21,7 @@ from sqlalchemy.exc import IntegrityError
 
 from agent_assay.findings import Finding
 from agent_assay.hashing import canonical_json
-from agent_assay.store.database import migrations, postgres_schema, schema
+from agent_assay.store.database import migrations, schema
 from agent_assay.store.encoding.text import now
 
 Objects = dict[tuple[str, str], tuple[str, str]]
@@ -50,6 +50,8 @@ def reference_objects() -> Objects:
 def schema_findings(conn: Connection) -> list[Finding]:
     """Every table, index and trigger that is missing, altered or unexpected."""
     if conn.dialect.name == "postgresql":
+        from agent_assay.store.database import postgres_schema
+
         return postgres_schema.schema_findings(conn)
     have = _objects(conn)
     want = reference_objects()
@@ -85,6 +87,8 @@ def repair(engine: Engine) -> Repair:
     refused: list[str] = []
     with engine.begin() as conn:
         if conn.dialect.name == "postgresql":
+            from agent_assay.store.database import postgres_schema
+
             restored += postgres_schema.repair(conn)
             for index in postgres_schema.missing_indexes(conn):
                 _rebuild(conn, f"index {index.name}", [], [index.create], restored, refused)

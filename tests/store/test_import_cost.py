@@ -1,0 +1,52 @@
+"""What `report` imports on an SQLite store: no PostgreSQL dialect and no PostgreSQL DDL,
+catalog or provisioning module of the project (`agent_assay.store.database.postgres`, the
+URL and engine helpers that tell a server URL from a file, holds neither). Each check runs
+in a fresh interpreter, so what other tests imported cannot hide it."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+_REPORT = """
+import json, sys
+from agent_assay import api
+from agent_assay.cli import reading  # the command's own module
+shown = api.report(sys.argv[2], store=sys.argv[1])
+assert shown.text
+print(json.dumps(sorted(sys.modules)))
+"""
+
+_FORBIDDEN = (
+    "sqlalchemy.dialects.postgresql",
+    "agent_assay.store.database.postgres_ddl",
+    "agent_assay.store.database.postgres_schema",
+    "agent_assay.store.database.provision",
+)
+
+
+def _loaded(script: str, *args: str) -> list[str]:
+    done = subprocess.run([sys.executable, "-c", script, *args], capture_output=True,
+                          text=True, check=True)
+    loaded: list[str] = json.loads(done.stdout.strip().splitlines()[-1])
+    return loaded
+
+
+def test_report_on_sqlite_imports_no_postgresql_module(toy_db: tuple[Path, str]) -> None:
+    db, run_id = toy_db
+    loaded = _loaded(_REPORT, str(db), run_id)
+    assert "agent_assay.integrity.admissibility" in loaded  # the report did run its check
+    found = [m for m in loaded if m.startswith(_FORBIDDEN)]
+    assert found == []
+
+
+def test_the_store_package_loads_its_submodules_on_first_use() -> None:
+    loaded = _loaded("import json, sys\nimport agent_assay.store.database.schema\n"
+                     "print(json.dumps(sorted(sys.modules)))")
+    assert not [m for m in loaded if m.startswith(_FORBIDDEN)]
+    from agent_assay.store import database
+
+    assert database.schema_findings.__module__ == "agent_assay.store.database.schema_check"
+    assert database.guard_holder_notes.__module__ == "agent_assay.store.database.postgres_schema"
