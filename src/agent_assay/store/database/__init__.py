@@ -4,7 +4,7 @@ schema's guards, base states read back, and what SQLite damage looks like.
 
 The names below are loaded on first use (PEP 562), so importing one submodule (`schema`,
 say) does not import the others: on an SQLite store no PostgreSQL DDL, schema check or
-SQLAlchemy PostgreSQL dialect is ever imported (`tests/store/test_import_cost.py`).
+SQLAlchemy PostgreSQL dialect is ever imported (`tests/store/test_read_path.py`).
 """
 
 from __future__ import annotations

@@ -42,7 +42,17 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, LargeBinary, Text, and_, cast, func, literal, or_, select
+from sqlalchemy import (
+    Connection,
+    LargeBinary,
+    Text,
+    cast,
+    func,
+    literal,
+    literal_column,
+    or_,
+    select,
+)
 from sqlalchemy.sql import Select
 
 from agent_assay.findings import Finding
@@ -124,16 +134,16 @@ def _query(table: str, run_id: str, through: int | None) -> _TableQuery:
     columns = [c for c in (*chain.CONTENT_COLUMNS[table], "block", "digest") if c != "run_id"]
     long = _long_columns(table)
     small: list[Any] = [t.c[c] for c in columns if c not in long]
-    source: Any = t
     if table in chain.SCORE_TABLES:
+        # 1 or 0, as a join on the id would give, but probed in the trajectories' slot
+        # index, which holds the id: `+ 0` keeps SQLite from fetching each trajectory row
+        # by its id instead (past its payload, often on overflow pages)
         owner = schema.metadata.tables["trajectories"].alias("owner")
         attempt = t.c.attempt if "attempt" in t.c else literal(1)
-        source = t.outerjoin(owner, and_(owner.c.id == t.c.trajectory_id,
-                                         owner.c.run_id == t.c.run_id,
-                                         owner.c.item_id == t.c.item_id,
-                                         owner.c.repetition == t.c.repetition,
-                                         owner.c.attempt == attempt))
-        small.append(owner.c.id.is_not(None))
+        small.append(select(literal_column("1")).where(
+            owner.c.run_id == t.c.run_id, owner.c.item_id == t.c.item_id,
+            owner.c.repetition == t.c.repetition, owner.c.attempt == attempt,
+            owner.c.id + literal_column("0") == t.c.trajectory_id).exists())
     if table in _SLOT_ORDER:
         order = [t.c[c] for c in _SLOT_ORDER[table]]
     else:  # small tables: an order fixed by content alone
@@ -141,7 +151,7 @@ def _query(table: str, run_id: str, through: int | None) -> _TableQuery:
     query = (
         select(*small, *(func.typeof(t.c[c]) for c in long),
                *(_bytes_of(t.c[c]) for c in long))
-        .select_from(source)
+        .select_from(t)
         .where(t.c.run_id == run_id)
         .order_by(t.c.run_id, *order)
     )

@@ -4,7 +4,7 @@ decoded into its model object or record, a row that does not decode or fit named
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from sqlalchemy import Connection, Table, exists, func, literal, select
@@ -307,7 +307,12 @@ def current_scores(
     return records
 
 
-def stored_score_columns(conn: Connection, run_id: str, crashes: bool) -> ScoreColumns:
+def stored_score_columns(
+    conn: Connection, run_id: str,
+    crashed: Callable[[], Mapping[tuple[str, int], CrashCause]] | None,
+) -> ScoreColumns:
+    """The run's current scores as columns, with the crashed slots and their causes that
+    `crashed` reads (`crash_causes`, or none when it is None)."""
     sets = schema.score_sets
     generation = current_generation(conn, run_id)
     query = (select(sets.c.id, sets.c.item_id, sets.c.repetition, sets.c.scorers,
@@ -317,12 +322,12 @@ def stored_score_columns(conn: Connection, run_id: str, crashes: bool) -> ScoreC
     stored = StoredSets.of_batches(batches(conn, query))
     legacy = legacy_scores(conn, run_id, generation, None, None)
     # after the sets: every crashed slot they hold
-    crashed = crash_causes(conn, run_id) if crashes else {}
+    crashes = crashed() if crashed is not None else {}
     return score_columns(
         stored,
         [StoredScore(r.item_id, r.repetition, r.scorer, r.scorer_version, r.value,
                      r.imported) for r in legacy],
-        crashed,
+        crashes,
     )
 
 

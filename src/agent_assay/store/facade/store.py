@@ -80,6 +80,10 @@ class Store:
         self._states = StateEncoder()
         self._bases_written: set[str] = set()
         """Base states this store has seen committed (a digest each: memory stays small)."""
+        self._crashes: dict[str, dict[tuple[str, int], CrashCause]] = {}
+        """A pinned store's crashed slots per run, read once per snapshot: a report asks for
+        them (and for the counts they give) from several places, and each read walks every
+        trajectory row of the run."""
 
     def _writer_connection(self) -> Connection:
         """One long-lived connection for the per-trajectory hot path (no pool round trip)."""
@@ -88,6 +92,7 @@ class Store:
         return self._writer
 
     def close(self) -> None:
+        self._crashes.clear()  # a later read pins a new snapshot
         if self._unpin is not None:
             self._unpin()  # closes the pinned connection, which rolls its transaction back
             self._unpin = None
@@ -390,6 +395,9 @@ class Store:
     def trajectory_counts(self, run_id: str) -> tuple[int, int]:
         """How many slots of `run_id` hold a trajectory, and in how many the newest attempt
         crashed."""
+        if self._pinned:  # one snapshot: the crashed slots read once say how many
+            with self.reading() as conn:
+                return reads.trajectory_count(conn, run_id), len(self._crashed(conn, run_id))
         with self.reading() as conn:
             return reads.trajectory_counts(conn, run_id)
 
@@ -414,7 +422,15 @@ class Store:
         """Each crashed slot of `run_id` and whose failure it was, as its payload records it
         (a payload that records none is the agent's: `model.crash_cause_in`)."""
         with self.reading() as conn:
+            return dict(self._crashed(conn, run_id))
+
+    def _crashed(self, conn: Connection, run_id: str) -> dict[tuple[str, int], CrashCause]:
+        """`crash_causes`, read once per snapshot on a pinned store (do not change it)."""
+        if not self._pinned:
             return reads.crash_causes(conn, run_id)
+        if run_id not in self._crashes:
+            self._crashes[run_id] = reads.crash_causes(conn, run_id)
+        return self._crashes[run_id]
 
     def stored_per_item(self, run_id: str) -> dict[str, int]:
         """How many repetitions of each item of `run_id` hold a trajectory."""
@@ -452,7 +468,8 @@ class Store:
         score. `crashes=False` is for a caller that has just counted none: finding the
         crashed slots walks every trajectory row of the run."""
         with self.reading() as conn:
-            return reads.stored_score_columns(conn, run_id, crashes)
+            return reads.stored_score_columns(
+                conn, run_id, (lambda: self._crashed(conn, run_id)) if crashes else None)
 
     def append_generation(
         self,

@@ -1,7 +1,11 @@
-"""What `report` imports on an SQLite store: no PostgreSQL dialect and no PostgreSQL DDL,
+"""The read path's shortcuts keep what they stand for.
+
+What `report` imports on an SQLite store: no PostgreSQL dialect and no PostgreSQL DDL,
 catalog or provisioning module of the project (`agent_assay.store.database.postgres`, the
-URL and engine helpers that tell a server URL from a file, holds neither). Each check runs
-in a fresh interpreter, so what other tests imported cannot hide it."""
+URL and engine helpers that tell a server URL from a file, holds neither); each import
+check runs in a fresh interpreter, so what other tests imported cannot hide it. The
+schema check's digest of the reference schema is the digest of what the migrations
+build, and a store that differs from it is still checked object by object."""
 
 from __future__ import annotations
 
@@ -9,6 +13,9 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+
+from agent_assay.store import Store
+from agent_assay.store.database import schema_check
 
 _REPORT = """
 import json, sys
@@ -50,3 +57,18 @@ def test_the_store_package_loads_its_submodules_on_first_use() -> None:
 
     assert database.schema_findings.__module__ == "agent_assay.store.database.schema_check"
     assert database.guard_holder_notes.__module__ == "agent_assay.store.database.postgres_schema"
+
+
+def test_the_reference_digest_is_what_the_migrations_build() -> None:
+    reference = schema_check.reference_objects()
+    assert schema_check.fingerprint(reference) == schema_check.REFERENCE_DIGEST
+
+
+def test_a_store_off_the_reference_is_checked_object_by_object(store: Store) -> None:
+    with store.reading() as conn:
+        assert schema_check.schema_findings(conn) == []
+    with store.engine.begin() as conn:
+        conn.exec_driver_sql("DROP TRIGGER trajectories_no_update")
+    with store.reading() as conn:
+        found = schema_check.schema_findings(conn)
+    assert [f.where for f in found] == ["trigger trajectories_no_update"]
