@@ -72,3 +72,26 @@ def test_a_store_off_the_reference_is_checked_object_by_object(store: Store) -> 
     with store.reading() as conn:
         found = schema_check.schema_findings(conn)
     assert [f.where for f in found] == ["trigger trajectories_no_update"]
+
+
+def test_the_figures_from_the_sets_the_check_read_are_the_figures_read_again(
+    toy_db: tuple[Path, str],
+) -> None:
+    from dataclasses import replace
+
+    from agent_assay.integrity.admissibility import assess
+    from agent_assay.store import open_existing_store
+    from agent_assay.views.load import summarise
+    from agent_assay.views.render import render_text
+
+    db, run_id = toy_db
+    store = open_existing_store(str(db))  # pinned: one snapshot, as a report reads
+    try:
+        run = store.get_run(run_id)
+        check = assess(store, run).integrity.check
+        assert check.sets is not None  # from the run's checkpoint, with no later attempt
+        lent = render_text(summarise(store, run, check=check))
+        read = render_text(summarise(store, run, check=replace(check, sets=None)))
+    finally:
+        store.close()
+    assert lent == read

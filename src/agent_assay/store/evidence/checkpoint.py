@@ -58,6 +58,7 @@ from sqlalchemy.sql import Select
 from agent_assay.findings import Finding
 from agent_assay.store.database import schema
 from agent_assay.store.encoding import chain
+from agent_assay.store.encoding.score_columns import StoredSets
 from agent_assay.store.evidence.chain_check import ChainCheck, RowSet, check_run_chain
 from agent_assay.store.evidence.raw import RawReader
 from agent_assay.store.facade.store import Store
@@ -102,6 +103,10 @@ class Stream:
     digests: dict[int, str]
     slots: tuple[tuple[Any, Any], ...] = ()
     """Each trajectory row's (item id, repetition) as the stream read it (`stream_from`)."""
+    sets: Mapping[int, StoredSets] | None = None
+    """The score sets the stream read, by generation, as a report's figures read them
+    (`stream_from`): None when a slot has a later attempt or a set's scorers or values are
+    not stored as text, for then the figures read their own."""
 
 
 class BeyondCheckpoint(Exception):
@@ -253,6 +258,53 @@ def _stream(
     return Stream(hasher.hexdigest(), digests)
 
 
+class _KeptSets:
+    """The score sets `stream_from` reads, kept as a report's figures read them: bytes as
+    they are read, decoded once the stream is done."""
+
+    def __init__(self, run_id: str) -> None:
+        small = _query("score_sets", run_id, None).small
+        long = _long_columns("score_sets")
+        self.at = [small.index(c) for c in ("item_id", "repetition", "generation")]
+        typed = len(small) + 1  # after the small columns and the owner flag
+        self.text_at = [typed + long.index(c) for c in ("scorers", "packed_values")]
+        self.bytes_at = [i + len(long) for i in self.text_at]
+        self.sets: dict[int, tuple[list[Any], ...]] = {}
+        self.usable = True
+
+    def keep(self, columns: list[tuple[Any, ...]]) -> None:
+        if not self.usable:
+            return
+        if any(kind != "text" for i in self.text_at for kind in columns[i]):
+            self.usable = False
+            return
+        items, repetitions, generations = (columns[i] for i in self.at)
+        scorers, packed = (columns[i] for i in self.bytes_at)
+        for generation in set(generations):
+            at = [i for i, g in enumerate(generations) if g == generation]
+            whole = len(at) == len(generations)  # nearly always: one generation a chunk
+            kept = self.sets.setdefault(generation, ([], [], [], []))
+            for column, values in zip(kept, (items, repetitions, scorers, packed),
+                                      strict=True):
+                column.extend(values if whole else [values[i] for i in at])
+
+    def read(self) -> dict[int, StoredSets] | None:
+        if not self.usable:
+            return None
+        one = {text: _text(text) for kept in self.sets.values() for text in set(kept[2])}
+        # the stream reads no row id: a reader that finds a set misshapen reads the sets
+        # again to name its row (`Store.score_columns`)
+        return {g: StoredSets([-1] * len(items), items, repetitions,
+                              list(map(one.__getitem__, scorers)), list(map(_text, packed)))
+                for g, (items, repetitions, scorers, packed) in self.sets.items()}
+
+
+def _text(data: bytes) -> str:
+    """Stored bytes as the driver's tolerant read decodes them (this runs before the digest
+    is compared: a forged row must not raise here)."""
+    return data.decode("utf-8", "surrogateescape")
+
+
 def covered_stream(
     store: Store, run_id: str, through: int, conn: Connection | None = None
 ) -> Stream:
@@ -284,6 +336,7 @@ def stream_from(
     small = _query("trajectories", run_id, None).small
     item_at, repetition_at = small.index("item_id"), small.index("repetition")
     slots: list[tuple[Any, Any]] = []
+    sets = _KeptSets(run_id)
     raw = RawReader(store)
 
     def rows(table: str) -> Iterable[tuple[Any, ...]]:
@@ -298,13 +351,18 @@ def stream_from(
             raise BeyondCheckpoint(table)
         if table == "trajectories":
             slots.extend(zip(columns[item_at], columns[repetition_at], strict=True))
+        elif table == "score_sets":
+            sets.keep(columns)
 
     def attempts(table: str) -> Iterable[tuple[Any, ...]]:
         # read after the tables, which raise on a row beyond the checkpoint: all are covered
-        return raw.read_raw(_attempts_query(table, run_id, None), conn)
+        later = list(raw.read_raw(_attempts_query(table, run_id, None), conn))
+        if later:
+            sets.usable = False  # the figures read newest attempts only
+        return later
 
     stream = _stream(run_id, through, covered_ledger, rows, attempts, within)
-    return Stream(stream.digest, stream.digests, tuple(slots))
+    return Stream(stream.digest, stream.digests, tuple(slots), sets.read())
 
 
 @dataclass(frozen=True)

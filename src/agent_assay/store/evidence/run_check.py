@@ -146,7 +146,7 @@ def _from_checkpoint(
     )
     return ChainCheck(run_id, tuple(walk.findings), evidence, claim.through + len(tail),
                       claim.rows + walk.rows, tuple(tail), claim.paths, digests, claim.states,
-                      stream.slots)
+                      stream.slots, stream.sets)
 
 
 @dataclass(frozen=True)

@@ -33,13 +33,14 @@ from typing import Any
 
 from sqlalchemy import Connection, Engine, select
 
+from agent_assay.errors import AssayError
 from agent_assay.model import Config, CrashCause, Run, Suite, Trajectory
 from agent_assay.store.database import schema
 from agent_assay.store.database.base_states import BaseStates
 from agent_assay.store.database.engine import release
 from agent_assay.store.encoding import score_pack
 from agent_assay.store.encoding.prepared import PreparedTrajectory, prepare
-from agent_assay.store.encoding.score_columns import ScoreColumns
+from agent_assay.store.encoding.score_columns import ScoreColumns, StoredSets
 from agent_assay.store.encoding.state_blobs import StateEncoder
 from agent_assay.store.facade import reads, writes
 from agent_assay.store.facade.run_ids import check_run_id
@@ -462,14 +463,25 @@ class Store:
         with self.reading() as conn:
             return reads.current_scores(conn, run_id, item_id, attempt)
 
-    def score_columns(self, run_id: str, *, crashes: bool = True) -> ScoreColumns:
+    def score_columns(
+        self, run_id: str, *, crashes: bool = True, sets: Mapping[int, StoredSets] | None = None
+    ) -> ScoreColumns:
         """The run's current scores as NumPy columns per metric, with the cause of each
         crashed slot: what a report aggregates, read without building an object per
         score. `crashes=False` is for a caller that has just counted none: finding the
-        crashed slots walks every trajectory row of the run."""
+        crashed slots walks every trajectory row of the run. `sets`, the run's score sets
+        by generation as the integrity check read them in this store's snapshot
+        (`ChainCheck.sets`), are used instead of reading them again on a pinned store;
+        should one not fit its shape, they are read again, to name its row."""
+        lent = sets if self._pinned else None
         with self.reading() as conn:
-            return reads.stored_score_columns(
-                conn, run_id, (lambda: self._crashed(conn, run_id)) if crashes else None)
+            crashed = (lambda: self._crashed(conn, run_id)) if crashes else None
+            if lent is not None:
+                try:
+                    return reads.stored_score_columns(conn, run_id, crashed, lent)
+                except AssayError:
+                    pass
+            return reads.stored_score_columns(conn, run_id, crashed)
 
     def append_generation(
         self,
