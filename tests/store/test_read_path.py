@@ -14,6 +14,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from agent_assay.store import Store
 from agent_assay.store.database import schema_check
 
@@ -95,3 +97,36 @@ def test_the_figures_from_the_sets_the_check_read_are_the_figures_read_again(
     finally:
         store.close()
     assert lent == read
+
+
+def test_the_crash_causes_the_check_lends_are_those_read_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agent_assay import api
+    from agent_assay.store import open_existing_store, open_store
+    from agent_assay.store.facade import reads
+    from tests.support.crashing import CoinSystem
+
+    db = str(tmp_path / "assay.db")
+    writer = open_store(db)
+    run = api.evaluate(CoinSystem(), "flaky", store=writer, repeats=3, seed=0).run
+    writer.close()
+    read_causes = reads.crash_causes
+    walked: list[str] = []
+    monkeypatch.setattr(reads, "crash_causes",
+                        lambda conn, run_id: walked.append(run_id) or read_causes(conn, run_id))
+    store = open_existing_store(db)  # pinned, as a report reads
+    try:
+        shown = api.report(run.run_id, store=store)
+        assert walked == []  # the check from the checkpoint lent them
+        lent = store.crash_causes(run.run_id)
+        lent_counts = store.trajectory_counts(run.run_id)
+        with store.reading() as conn:
+            read = read_causes(conn, run.run_id)
+            counts = reads.trajectory_counts(conn, run.run_id)
+    finally:
+        store.close()
+    assert lent and lent == read  # the flaky system crashes, both ways
+    assert lent_counts == counts
+    monkeypatch.undo()
+    assert api.report(run.run_id, store=open_store(db)).text == shown.text

@@ -102,6 +102,9 @@ class ChainCheck:
     """The run's score sets by generation as a check from a checkpoint read them (the
     rows its digest vouches for; see `checkpoint.stream_from`), so a report's figures
     need not read them again; None when the check read none it can lend."""
+    crashed: Mapping[tuple[Any, Any], str] | None = None
+    """Likewise, each crashed slot's trajectory payload (every slot of a run with no
+    later attempt), so its crash causes need not be read again (`Store.lend_crashed`)."""
 
     @property
     def intact(self) -> bool:

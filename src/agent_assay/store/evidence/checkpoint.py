@@ -107,6 +107,9 @@ class Stream:
     """The score sets the stream read, by generation, as a report's figures read them
     (`stream_from`): None when a slot has a later attempt or a set's scorers or values are
     not stored as text, for then the figures read their own."""
+    crashed: Mapping[tuple[Any, Any], str] | None = None
+    """The payload of each crashed trajectory the stream read, by slot (`stream_from`):
+    None when a slot has a later attempt or a crashed payload is not stored as text."""
 
 
 class BeyondCheckpoint(Exception):
@@ -260,9 +263,14 @@ def _stream(
 
 class _KeptSets:
     """The score sets `stream_from` reads, kept as a report's figures read them: bytes as
-    they are read, decoded once the stream is done."""
+    they are read, decoded once the stream is done; and the crashed trajectories' payloads."""
 
     def __init__(self, run_id: str) -> None:
+        trajectories = _query("trajectories", run_id, None).small
+        self.slot_at = [trajectories.index(c) for c in ("item_id", "repetition")]
+        self.crashed_at = trajectories.index("crashed")
+        self.payload_at = len(trajectories)  # its type, then its bytes
+        self.crashed: dict[tuple[Any, Any], str] = {}
         small = _query("score_sets", run_id, None).small
         long = _long_columns("score_sets")
         self.at = [small.index(c) for c in ("item_id", "repetition", "generation")]
@@ -287,6 +295,19 @@ class _KeptSets:
             for column, values in zip(kept, (items, repetitions, scorers, packed),
                                       strict=True):
                 column.extend(values if whole else [values[i] for i in at])
+
+    def keep_crashed(self, columns: list[tuple[Any, ...]]) -> None:
+        flags = columns[self.crashed_at]
+        if not self.usable or not any(flags):
+            return
+        items, repetitions = (columns[i] for i in self.slot_at)
+        kinds, payloads = columns[self.payload_at], columns[self.payload_at + 1]
+        for i, flag in enumerate(flags):
+            if flag:
+                if kinds[i] != "text":
+                    self.usable = False
+                    return
+                self.crashed[(items[i], repetitions[i])] = _text(payloads[i])
 
     def read(self) -> dict[int, StoredSets] | None:
         if not self.usable:
@@ -351,6 +372,7 @@ def stream_from(
             raise BeyondCheckpoint(table)
         if table == "trajectories":
             slots.extend(zip(columns[item_at], columns[repetition_at], strict=True))
+            sets.keep_crashed(columns)
         elif table == "score_sets":
             sets.keep(columns)
 
@@ -362,7 +384,9 @@ def stream_from(
         return later
 
     stream = _stream(run_id, through, covered_ledger, rows, attempts, within)
-    return Stream(stream.digest, stream.digests, tuple(slots), sets.read())
+    read = sets.read()
+    return Stream(stream.digest, stream.digests, tuple(slots), read,
+                  sets.crashed if read is not None else None)
 
 
 @dataclass(frozen=True)

@@ -425,6 +425,19 @@ class Store:
         with self.reading() as conn:
             return dict(self._crashed(conn, run_id))
 
+    def lend_crashed(self, run_id: str, payloads: Mapping[tuple[Any, Any], str]) -> None:
+        """The payloads of every crashed slot of `run_id`, as a check from its checkpoint read
+        them in this store's snapshot (`ChainCheck.crashed`): on a pinned store its crash
+        causes are taken from them instead of walking every trajectory row again. Nothing
+        is kept from a payload that does not decode (a reader names its row)."""
+        if not self._pinned or run_id in self._crashes:
+            return
+        try:
+            self._crashes[run_id] = {slot: reads.cause_of(-1, payload)
+                                     for slot, payload in payloads.items()}
+        except AssayError:
+            return
+
     def _crashed(self, conn: Connection, run_id: str) -> dict[tuple[str, int], CrashCause]:
         """`crash_causes`, read once per snapshot on a pinned store (do not change it)."""
         if not self._pinned:
