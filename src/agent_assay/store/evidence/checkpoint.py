@@ -262,8 +262,8 @@ def _stream(
 
 
 class _KeptSets:
-    """The score sets `stream_from` reads, kept as a report's figures read them: bytes as
-    they are read, decoded once the stream is done; and the crashed trajectories' payloads."""
+    """The score sets `stream_from` reads, kept as a report's figures read them (text, each
+    list of scorers held once), and the crashed trajectories' payloads."""
 
     def __init__(self, run_id: str) -> None:
         trajectories = _query("trajectories", run_id, None).small
@@ -278,6 +278,7 @@ class _KeptSets:
         self.text_at = [typed + long.index(c) for c in ("scorers", "packed_values")]
         self.bytes_at = [i + len(long) for i in self.text_at]
         self.sets: dict[int, tuple[list[Any], ...]] = {}
+        self.one: dict[bytes, str] = {}
         self.usable = True
 
     def keep(self, columns: list[tuple[Any, ...]]) -> None:
@@ -287,7 +288,12 @@ class _KeptSets:
             self.usable = False
             return
         items, repetitions, generations = (columns[i] for i in self.at)
-        scorers, packed = (columns[i] for i in self.bytes_at)
+        stored, packed_bytes = (columns[i] for i in self.bytes_at)
+        for text in set(stored) - self.one.keys():  # a run repeats one list of scorers
+            self.one[text] = _text(text)
+        # decoded as they come, each list of scorers held once: the driver's bytes go
+        scorers = list(map(self.one.__getitem__, stored))
+        packed = list(map(_text, packed_bytes))
         for generation in set(generations):
             at = [i for i, g in enumerate(generations) if g == generation]
             whole = len(at) == len(generations)  # nearly always: one generation a chunk
@@ -312,12 +318,9 @@ class _KeptSets:
     def read(self) -> dict[int, StoredSets] | None:
         if not self.usable:
             return None
-        one = {text: _text(text) for kept in self.sets.values() for text in set(kept[2])}
         # the stream reads no row id: a reader that finds a set misshapen reads the sets
         # again to name its row (`Store.score_columns`)
-        return {g: StoredSets([-1] * len(items), items, repetitions,
-                              list(map(one.__getitem__, scorers)), list(map(_text, packed)))
-                for g, (items, repetitions, scorers, packed) in self.sets.items()}
+        return {g: StoredSets([-1] * len(kept[0]), *kept) for g, kept in self.sets.items()}
 
 
 def _text(data: bytes) -> str:
