@@ -10,8 +10,9 @@ file; so is the tiny run (k = 1: 1,300 scores), the report a user waits on most 
 For each run, rounds alternate the report as a user meets it, `agent-assay report RUN
 --db FILE`, and its floor (tools/bench/report_floor.py: a minimal script that reads the
 rows the report's integrity check reads with the same SELECTs, hashes the same bytes the
-same way as the checkpoint's stream, which it checks against the checkpoint, and
-computes the per-metric means the figures show), each in a fresh process: CPU seconds
+same way as the checkpoint's stream, and computes the per-metric means the figures
+show; the benchmark stops unless its digest is the checkpoint's and its means are those
+`report --json` shows), each in a fresh process: CPU seconds
 (user + system of the child) and peak RSS, medians over the rounds, and the ratio of
 the medians. A further fresh process splits the report's CPU into the imports, the
 integrity check (schema, chain, every row re-hashed, or from the run's checkpoint, then
@@ -146,6 +147,12 @@ def paired_rounds(db: Path, run_id: str, workdir: Path, trials: int) -> dict[str
     if not floor_said["matches"]:
         raise SystemExit(f"the floor's stream digest is not the checkpoint's on {db}: it "
                          "does not read what the report's check reads")
+    shown = subprocess.run([CLI, "report", run_id, "--db", str(db), "--json"],
+                           capture_output=True, text=True)
+    means = {name: m["mean_of_k"] for name, m in json.loads(shown.stdout)["metrics"].items()}
+    if not _same_means(means, floor_said["means"]):
+        raise SystemExit(f"the floor's means are not the report's on {db}: {floor_said['means']}"
+                         f" against {means}")
     reports, floors = [], []
     for _ in range(trials):
         # 3: the run timed is one no control judged, so its report exits INADMISSIBLE
@@ -164,6 +171,14 @@ def paired_rounds(db: Path, run_id: str, workdir: Path, trials: int) -> dict[str
         "floor_rows_read": floor_said["rows"],
         "floor_means": floor_said["means"],
     }
+
+
+def _same_means(shown: dict[str, Any], floor: dict[str, Any]) -> bool:
+    """The report's per-metric means and the floor's, equal up to the last bits of a sum
+    taken in another order (None where a metric has no value)."""
+    return shown.keys() == floor.keys() and all(
+        (a is None) == (b is None) and (a is None or abs(a - b) <= 1e-9 * max(1.0, abs(a)))
+        for a, b in ((shown[k], floor[k]) for k in shown))
 
 
 def one_size(scores: int, workdir: Path, trials: int) -> dict[str, Any]:

@@ -24,7 +24,8 @@ only sqlite3, hashlib, json, itertools and NumPy. It
 It does not check the blocks after the checkpoint, the schema, the slots, the suite or
 the config, nor compute an interval or render anything, and trusts that every score set
 names the same scorers: everything else the report does is overhead over this floor.
-Prints one JSON line: the digest, whether it matches, rows read and the means.
+Prints one JSON line: the digest, whether it matches, rows read and the means (which
+`make bench-report` holds to the means `report --json` shows).
 """
 
 from __future__ import annotations
