@@ -120,13 +120,17 @@ def test_the_crash_causes_the_check_lends_are_those_read_again(
         shown = api.report(run.run_id, store=store)
         assert walked == []  # the check from the checkpoint lent them
         lent = store.crash_causes(run.run_id)
-        lent_counts = store.trajectory_counts(run.run_id)
+        lent_counts = store.trajectory_counts(run.run_id), store.trajectory_count(run.run_id)
+        lent_retried = store.retried_slots(run.run_id)
         with store.reading() as conn:
             read = read_causes(conn, run.run_id)
-            counts = reads.trajectory_counts(conn, run.run_id)
+            counts = reads.trajectory_counts(conn, run.run_id), reads.trajectory_count(
+                conn, run.run_id)
+            retried = reads.retried_slots(conn, run.run_id)
     finally:
         store.close()
     assert lent and lent == read  # the flaky system crashes, both ways
     assert lent_counts == counts
+    assert lent_retried == retried == {}
     monkeypatch.undo()
     assert api.report(run.run_id, store=open_store(db)).text == shown.text

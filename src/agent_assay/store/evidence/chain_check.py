@@ -104,7 +104,7 @@ class ChainCheck:
     need not read them again; None when the check read none it can lend."""
     crashed: Mapping[tuple[Any, Any], str] | None = None
     """Likewise, each crashed slot's trajectory payload (every slot of a run with no
-    later attempt), so its crash causes need not be read again (`Store.lend_crashed`)."""
+    later attempt), so its crash causes need not be read again (`Store.lend_checked`)."""
 
     @property
     def intact(self) -> bool:

@@ -68,7 +68,7 @@ def check_run(store: Store, run_id: str) -> ChainCheck:
             with store.snapshot() as conn:
                 quick = _quick(store, run_id, conn)
         if quick is not None and not quick.findings and quick.crashed is not None:
-            store.lend_crashed(run_id, quick.crashed)
+            store.lend_checked(run_id, quick.slots, quick.crashed)
         return quick if quick is not None else check_run_chain(store, run_id)
 
 

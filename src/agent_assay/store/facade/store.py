@@ -85,6 +85,10 @@ class Store:
         """A pinned store's crashed slots per run, read once per snapshot: a report asks for
         them (and for the counts they give) from several places, and each read walks every
         trajectory row of the run."""
+        self._counts: dict[str, int] = {}
+        """A pinned store's count of each run's slots holding a trajectory, likewise."""
+        self._unretried: set[str] = set()
+        """Runs a check from a checkpoint found no later attempt in (`lend_checked`)."""
 
     def _writer_connection(self) -> Connection:
         """One long-lived connection for the per-trajectory hot path (no pool round trip)."""
@@ -93,7 +97,10 @@ class Store:
         return self._writer
 
     def close(self) -> None:
-        self._crashes.clear()  # a later read pins a new snapshot
+        # a later read pins a new snapshot
+        self._crashes.clear()
+        self._counts.clear()
+        self._unretried.clear()
         if self._unpin is not None:
             self._unpin()  # closes the pinned connection, which rolls its transaction back
             self._unpin = None
@@ -391,20 +398,30 @@ class Store:
     def trajectory_count(self, run_id: str) -> int:
         """How many slots of `run_id` hold a trajectory (counted in the slot index alone)."""
         with self.reading() as conn:
+            return self._count(conn, run_id)
+
+    def _count(self, conn: Connection, run_id: str) -> int:
+        """`trajectory_count`, read once per snapshot on a pinned store."""
+        if not self._pinned:
             return reads.trajectory_count(conn, run_id)
+        if run_id not in self._counts:
+            self._counts[run_id] = reads.trajectory_count(conn, run_id)
+        return self._counts[run_id]
 
     def trajectory_counts(self, run_id: str) -> tuple[int, int]:
         """How many slots of `run_id` hold a trajectory, and in how many the newest attempt
         crashed."""
         if self._pinned:  # one snapshot: the crashed slots read once say how many
             with self.reading() as conn:
-                return reads.trajectory_count(conn, run_id), len(self._crashed(conn, run_id))
+                return self._count(conn, run_id), len(self._crashed(conn, run_id))
         with self.reading() as conn:
             return reads.trajectory_counts(conn, run_id)
 
     def retried_slots(self, run_id: str) -> dict[tuple[str, int], RetriedSlot]:
         """Every slot of `run_id` with more than one attempt: its newest attempt's number and
         whose crash each earlier one was (their payloads' meta is read, nothing else)."""
+        if self._pinned and run_id in self._unretried:
+            return {}
         with self.reading() as conn:
             return reads.retried_slots(conn, run_id)
 
@@ -425,12 +442,21 @@ class Store:
         with self.reading() as conn:
             return dict(self._crashed(conn, run_id))
 
-    def lend_crashed(self, run_id: str, payloads: Mapping[tuple[Any, Any], str]) -> None:
-        """The payloads of every crashed slot of `run_id`, as a check from its checkpoint read
-        them in this store's snapshot (`ChainCheck.crashed`): on a pinned store its crash
-        causes are taken from them instead of walking every trajectory row again. Nothing
-        is kept from a payload that does not decode (a reader names its row)."""
-        if not self._pinned or run_id in self._crashes:
+    def lend_checked(
+        self, run_id: str, slots: Sequence[tuple[Any, Any]],
+        payloads: Mapping[tuple[Any, Any], str],
+    ) -> None:
+        """What a check from `run_id`'s checkpoint read in this store's snapshot, every
+        trajectory row's slot and each crashed one's payload, with no slot holding a later
+        attempt (`ChainCheck.slots`, `ChainCheck.crashed`): on a pinned store the slot
+        count, the crash causes and the retried slots (none) are taken from them instead
+        of walking every trajectory row again. No cause is kept from a payload that does
+        not decode (a reader names its row)."""
+        if not self._pinned:
+            return
+        self._counts.setdefault(run_id, len(set(slots)))
+        self._unretried.add(run_id)
+        if run_id in self._crashes:
             return
         try:
             self._crashes[run_id] = {slot: reads.cause_of(-1, payload)
