@@ -88,16 +88,13 @@ def floor_queries(db: Path, run_id: str) -> dict[str, Any]:
     from sqlalchemy.dialects import sqlite
 
     from agent_assay.store import open_existing_store
-    from agent_assay.store.encoding import chain
-    from agent_assay.store.evidence import checkpoint as cp
-    from agent_assay.store.evidence.raw import RawReader
+    from agent_assay.store.evidence import stream_selects
 
     store = open_existing_store(str(db))
-    entry = RawReader(store).first_block(run_id, cp.KIND)
+    selects = stream_selects(store, run_id)
     store.close()
-    claim, problem = cp.parse_claim(entry) if entry is not None else (None, "no checkpoint")
-    if claim is None:
-        raise SystemExit(f"run {run_id} has no usable checkpoint: {problem}")
+    if selects is None:
+        raise SystemExit(f"run {run_id} has no usable checkpoint")
 
     def compiled(query: Any) -> tuple[str, list[Any]]:
         done = query.compile(dialect=sqlite.dialect())
@@ -105,16 +102,12 @@ def floor_queries(db: Path, run_id: str) -> dict[str, Any]:
         params = [values[name] for name in done.positiontup or ()]
         return str(done), [{"hex": p.hex()} if isinstance(p, bytes) else p for p in params]
 
-    tables = []
-    for table in chain.CHAINED_TABLES:
-        sql, params = compiled(cp._query(
-            table, run_id, None if table in cp.EVIDENCE_TABLES else claim.through).query)
-        tables.append({"name": table, "sql": sql, "params": params,
-                       "n_bytes": len(cp._long_columns(table))})
-    attempts = [dict(zip(("sql", "params"), compiled(cp._attempts_query(t, run_id, None)),
-                         strict=True), name=t) for t in cp._ATTEMPT_SLOTS]
-    return {"run_id": run_id, "stream": cp.STREAM, "tables": tables, "attempts": attempts,
-            "ledger": compiled(cp.ledger_query(run_id, None))}
+    tables = [dict(zip(("sql", "params"), compiled(query), strict=True), name=name,
+                   n_bytes=n_bytes) for name, query, n_bytes in selects.tables]
+    attempts = [dict(zip(("sql", "params"), compiled(query), strict=True), name=name)
+                for name, query in selects.attempts]
+    return {"run_id": run_id, "stream": selects.stream, "tables": tables,
+            "attempts": attempts, "ledger": compiled(selects.ledger)}
 
 
 def write_run(db: Path, scores: int) -> str:

@@ -393,6 +393,34 @@ def stream_from(
 
 
 @dataclass(frozen=True)
+class StreamSelects:
+    """The SELECTs the check from a run's checkpoint runs (`stream_from`), in the order the
+    stream hashes them, for a benchmark's floor to run the same: the ledger, then each
+    chained table (with how many long columns close its rows), then the later attempts."""
+
+    run_id: str
+    stream: str
+    """The stream's name (`STREAM`), which its first bytes hold."""
+    ledger: Select[Any]
+    tables: tuple[tuple[str, Select[Any], int], ...]
+    attempts: tuple[tuple[str, Select[Any]], ...]
+
+
+def stream_selects(store: Store, run_id: str) -> StreamSelects | None:
+    """`run_id`'s `StreamSelects`, or None when it has no checkpoint whose detail parses."""
+    entry = RawReader(store).first_block(run_id, KIND)
+    claim = parse_claim(entry)[0] if entry is not None else None
+    if claim is None:
+        return None
+    tables = tuple(
+        (table, _query(table, run_id, None if table in EVIDENCE_TABLES else claim.through).query,
+         len(_long_columns(table)))
+        for table in chain.CHAINED_TABLES)
+    attempts = tuple((table, _attempts_query(table, run_id, None)) for table in _ATTEMPT_SLOTS)
+    return StreamSelects(run_id, STREAM, ledger_query(run_id, None), tables, attempts)
+
+
+@dataclass(frozen=True)
 class Claim:
     """What a checkpoint block's detail says."""
 
