@@ -1,19 +1,27 @@
-"""`make bench-report`: what `agent-assay report` costs at 10k, 100k and 1M stored scores.
+"""`make bench-report`: what `agent-assay report` costs at 10k, 100k and 1M stored scores,
+beside a like-for-like floor measured in the same run.
 
-    python -m tools.bench.report [--sizes 10000,100000,1000000] [--out reports/bench/report.json]
+    python -m tools.bench.report [--sizes 10000,100000,1000000] [--trials 5]
+                                 [--out reports/bench/report.json]
 
 Each size is a no-op run (tools.bench.core.NoopAdapter: 100 items, 13 scorers, k chosen so the
 run holds at least that many scores) written by the real runner into its own SQLite
-file. The report is then timed as a user meets it, `agent-assay report RUN --db FILE`
-in a fresh process (median of 3): CPU seconds (user + system) and peak RSS. A second
-fresh process splits the CPU into the integrity check (schema, chain, every row
-re-hashed, or from the run's checkpoint, then the run's slots, suite and config: what
-makes TAMPERED possible; the chain check alone, the content check alone and the full
-walk `verify` makes are then timed again, side by side, once the imports and caches
-are warm) and the figures (scores read as columns and
-aggregated and rendered), after the imports they need (timed too), and the start-up of
-the command is measured alone (`agent-assay --version`). Not part of `make test`: the 1M
-store takes a minute or more to write.
+file; so is the tiny run (k = 1: 1,300 scores), the report a user waits on most often.
+For each run, rounds alternate the report as a user meets it, `agent-assay report RUN
+--db FILE`, and its floor (tools/bench/report_floor.py: a minimal script that reads the
+rows the report's integrity check reads with the same SELECTs, hashes the same bytes the
+same way as the checkpoint's stream, and computes the per-metric means the figures
+show; the benchmark stops unless its digest is the checkpoint's and its means are those
+`report --json` shows), each in a fresh process: CPU seconds
+(user + system of the child) and peak RSS, medians over the rounds, and the ratio of
+the medians. A further fresh process splits the report's CPU into the imports, the
+integrity check (schema, chain, every row re-hashed, or from the run's checkpoint, then
+the run's slots, suite and config: what makes TAMPERED possible; the chain check alone,
+the content check alone and the full walk `verify` makes are then timed again, side by
+side, once the imports and caches are warm) and the figures (scores read as columns,
+aggregated and rendered), and the start-up of the command is measured alone
+(`agent-assay --version`). Not part of `make test`: the 1M store takes a minute or more
+to write.
 """
 
 from __future__ import annotations
@@ -33,10 +41,13 @@ ROOT = Path(__file__).resolve().parents[2]
 
 ITEMS = 100
 SCORERS = 13
-TRIALS = 3
+TRIALS = 5
 LABELS = ("small", "medium", "large")
-TARGET_CPU_SECONDS = 1.0
+TARGET_CPU_SECONDS = 1.2
+TARGET_OVER_FLOOR = 1.5
 TARGET_PEAK_MB = 300
+TARGET_TINY_CPU_SECONDS = 0.4
+FLOOR = ROOT / "tools/bench/report_floor.py"
 _SPLIT = """
 import json, resource, sys, time
 t = time.process_time()
@@ -71,6 +82,34 @@ print(json.dumps({"imports": imports, "integrity": integrity, "figures": figures
 """
 
 
+def floor_queries(db: Path, run_id: str) -> dict[str, Any]:
+    """The SELECTs the report's integrity check runs on `run_id` from its checkpoint (see
+    tools/bench/report_floor.py), compiled for SQLite with their parameters (bytes as hex)."""
+    from sqlalchemy.dialects import sqlite
+
+    from agent_assay.store import open_existing_store
+    from agent_assay.store.evidence import stream_selects
+
+    store = open_existing_store(str(db))
+    selects = stream_selects(store, run_id)
+    store.close()
+    if selects is None:
+        raise SystemExit(f"run {run_id} has no usable checkpoint")
+
+    def compiled(query: Any) -> tuple[str, list[Any]]:
+        done = query.compile(dialect=sqlite.dialect())
+        values = done.construct_params()
+        params = [values[name] for name in done.positiontup or ()]
+        return str(done), [{"hex": p.hex()} if isinstance(p, bytes) else p for p in params]
+
+    tables = [dict(zip(("sql", "params"), compiled(query), strict=True), name=name,
+                   n_bytes=n_bytes) for name, query, n_bytes in selects.tables]
+    attempts = [dict(zip(("sql", "params"), compiled(query), strict=True), name=name)
+                for name, query in selects.attempts]
+    return {"run_id": run_id, "stream": selects.stream, "tables": tables,
+            "attempts": attempts, "ledger": compiled(selects.ledger)}
+
+
 def write_run(db: Path, scores: int) -> str:
     """A complete no-op run holding at least `scores` scores; its id."""
     from agent_assay import api
@@ -90,12 +129,55 @@ def succeeded(command: list[str], ok: tuple[int, ...] = (0,)) -> dict[str, Any]:
     return got
 
 
-def one_size(scores: int, workdir: Path) -> dict[str, Any]:
+def paired_rounds(db: Path, run_id: str, workdir: Path, trials: int) -> dict[str, Any]:
+    """The report and its floor on the same run, alternating in fresh processes."""
+    queries = workdir / f"{db.stem}_queries.json"
+    queries.write_text(json.dumps(floor_queries(db, run_id)), encoding="utf-8")
+    # -P: the script's folder (which holds tools/bench/inspect.py) is not put on sys.path
+    floor_command = [sys.executable, "-P", str(FLOOR), str(db), str(queries)]
+    floor_said = json.loads(subprocess.run(floor_command, capture_output=True, text=True,
+                                           check=True).stdout)
+    if not floor_said["matches"]:
+        raise SystemExit(f"the floor's stream digest is not the checkpoint's on {db}: it "
+                         "does not read what the report's check reads")
+    shown = subprocess.run([CLI, "report", run_id, "--db", str(db), "--json"],
+                           capture_output=True, text=True)
+    means = {name: m["mean_of_k"] for name, m in json.loads(shown.stdout)["metrics"].items()}
+    if not _same_means(means, floor_said["means"]):
+        raise SystemExit(f"the floor's means are not the report's on {db}: {floor_said['means']}"
+                         f" against {means}")
+    reports, floors = [], []
+    for _ in range(trials):
+        # 3: the run timed is one no control judged, so its report exits INADMISSIBLE
+        reports.append(succeeded([CLI, "report", run_id, "--db", str(db)], ok=(0, 3)))
+        floors.append(succeeded(floor_command))
+    cpu = statistics.median(r["cpu"] for r in reports)
+    floor = statistics.median(f["cpu"] for f in floors)
+    return {
+        "report_cpu_seconds": round(cpu, 3),
+        "report_cpu_trials": [round(r["cpu"], 3) for r in reports],
+        "report_peak_rss_mb": round(max(r["rss_mb"] for r in reports), 1),
+        "floor_cpu_seconds": round(floor, 3),
+        "floor_cpu_trials": [round(f["cpu"], 3) for f in floors],
+        "floor_peak_rss_mb": round(max(f["rss_mb"] for f in floors), 1),
+        "report_over_floor": round(cpu / floor, 3),
+        "floor_rows_read": floor_said["rows"],
+        "floor_means": floor_said["means"],
+    }
+
+
+def _same_means(shown: dict[str, Any], floor: dict[str, Any]) -> bool:
+    """The report's per-metric means and the floor's, equal up to the last bits of a sum
+    taken in another order (None where a metric has no value)."""
+    return shown.keys() == floor.keys() and all(
+        (a is None) == (b is None) and (a is None or abs(a - b) <= 1e-9 * max(1.0, abs(a)))
+        for a, b in ((shown[k], floor[k]) for k in shown))
+
+
+def one_size(scores: int, workdir: Path, trials: int) -> dict[str, Any]:
     db = workdir / f"report_{scores}.db"
     run_id = write_run(db, scores)
-    # 3: the run timed is one no control judged, so its report exits INADMISSIBLE
-    reports = [succeeded([CLI, "report", run_id, "--db", str(db)], ok=(0, 3))
-               for _ in range(TRIALS)]
+    paired = paired_rounds(db, run_id, workdir, trials)
     split = json.loads(subprocess.run([sys.executable, "-c", _SPLIT, str(db), run_id],
                                       capture_output=True, text=True, check=True).stdout)
     from agent_assay.store import open_existing_store
@@ -104,13 +186,11 @@ def one_size(scores: int, workdir: Path) -> dict[str, Any]:
     stored = store.count_scores()
     trajectories = store.count_rows("trajectories")
     store.close()
-    cpu = statistics.median(r["cpu"] for r in reports)
     return {
         "scores": stored,
         "trajectories": trajectories,
         "run_id": run_id,
-        "report_cpu_seconds": round(cpu, 3),
-        "report_peak_rss_mb": round(max(r["rss_mb"] for r in reports), 1),
+        **paired,
         "imports_cpu_seconds": round(split["imports"], 3),
         "integrity_cpu_seconds": round(split["integrity"], 3),
         "figures_cpu_seconds": round(split["figures"], 3),
@@ -125,33 +205,45 @@ def one_size(scores: int, workdir: Path) -> dict[str, Any]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="10000,100000,1000000")
+    parser.add_argument("--trials", type=int, default=TRIALS)
     parser.add_argument("--out", type=Path, default=ROOT / "reports/bench/report.json")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     if len(sizes) != len(LABELS):
         parser.error(f"--sizes takes {len(LABELS)} sizes, smallest first")
-    startup = [succeeded([CLI, "--version"])
-               for _ in range(TRIALS)]
+    startup = [succeeded([CLI, "--version"]) for _ in range(args.trials)]
     with tempfile.TemporaryDirectory() as tmp:
-        rows = [one_size(n, Path(tmp)) for n in sizes]
-        for row in rows:
+        tiny = one_size(1, Path(tmp), args.trials)
+        rows = [one_size(n, Path(tmp), args.trials) for n in sizes]
+        for row in [tiny, *rows]:
             print(f"{row['scores']:>9} scores: report {row['report_cpu_seconds']} s CPU, "
-                  f"{row['report_peak_rss_mb']} MB (integrity {row['integrity_cpu_seconds']} s,"
-                  f" figures {row['figures_cpu_seconds']} s)", flush=True)
+                  f"floor {row['floor_cpu_seconds']} s ({row['report_over_floor']}x), "
+                  f"{row['report_peak_rss_mb']} MB (imports {row['imports_cpu_seconds']} s, "
+                  f"integrity {row['integrity_cpu_seconds']} s, figures "
+                  f"{row['figures_cpu_seconds']} s)", flush=True)
     largest, smallest = rows[-1], rows[0]
     growth = (largest["report_cpu_seconds"] / smallest["report_cpu_seconds"]) / (
         largest["scores"] / smallest["scores"])
     figures: dict[str, Any] = {
         "command": "make bench-report",
         "machine": machine(),
+        "trials": args.trials,
         "startup_cpu_seconds": round(statistics.median(s["cpu"] for s in startup), 3),
         "sizes": dict(zip(LABELS, rows, strict=True)),
+        "tiny": tiny,
+        "tiny_report_cpu_seconds": tiny["report_cpu_seconds"],
+        "report_over_floor_largest": largest["report_over_floor"],
         "cpu_growth_per_score_largest_over_smallest": round(growth, 3),
         "targets": {"report_cpu_seconds_max": TARGET_CPU_SECONDS,
-                    "report_peak_rss_mb_max": TARGET_PEAK_MB, "growth_at_most_linear": 1.0},
+                    "report_over_floor_max": TARGET_OVER_FLOOR,
+                    "report_peak_rss_mb_max": TARGET_PEAK_MB,
+                    "tiny_report_cpu_seconds_max": TARGET_TINY_CPU_SECONDS,
+                    "growth_at_most_linear": 1.0},
         "meets_targets": {
             "report_cpu_seconds": largest["report_cpu_seconds"] <= TARGET_CPU_SECONDS,
+            "report_over_floor": largest["report_over_floor"] <= TARGET_OVER_FLOOR,
             "report_peak_rss_mb": largest["report_peak_rss_mb"] <= TARGET_PEAK_MB,
+            "tiny_report_cpu_seconds": tiny["report_cpu_seconds"] <= TARGET_TINY_CPU_SECONDS,
             "growth_at_most_linear": growth <= 1.0,
         },
     }

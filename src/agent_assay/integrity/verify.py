@@ -34,7 +34,6 @@ from agent_assay.store import Store
 from agent_assay.store.database import (
     BaseStates,
     damage_report,
-    guard_holder_notes,
     schema,
     schema_findings,
 )
@@ -128,6 +127,8 @@ def _database_checks(store: Store, result: Verification) -> bool:
         result.database += schema_findings(conn)
         repairs = conn.execute(select(schema.store_repairs)).all()
         if conn.dialect.name == "postgresql":
+            from agent_assay.store.database import guard_holder_notes
+
             result.below_sql = "PostgreSQL, checked from its catalog"
             result.notes += guard_holder_notes(conn)
     for row in repairs:

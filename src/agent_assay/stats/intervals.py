@@ -32,13 +32,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import special
 
 from agent_assay.scoring.base import ScoreKind
 
 # scipy.stats costs about a second of start-up: the quantiles every report needs come from
 # scipy.special (the same routines, to the bit); the bootstrap and the paired tests import
-# scipy.stats when they run.
+# scipy.stats when they run. scipy.special itself (about a quarter second: it pulls
+# scipy.linalg and walks numpy) is imported by the functions that need it, so a command
+# that shows no interval never loads it.
 
 CONFIDENCE = 0.95
 BOOTSTRAP_RESAMPLES = 2000
@@ -126,6 +127,8 @@ def exact_lower(successes: int, n: int, confidence: float) -> float:
 
 def _beta_quantile(q: float, a: float, b: float) -> float:
     """The q-quantile of Beta(a, b) (what scipy.stats.beta.ppf returns, bit for bit)."""
+    from scipy import special
+
     return float(special.betaincinv(a, b, q))
 
 
@@ -154,6 +157,8 @@ def _moments(data: Sequence[float]) -> _Moments:
 
 
 def _t_quantile(n: int) -> float:
+    from scipy import special
+
     return float(special.stdtrit(n - 1, 1 - (1 - CONFIDENCE) / 2))
 
 
@@ -176,6 +181,8 @@ def _hall(m: _Moments, skew: float) -> Interval:
 def _garwood(total: float) -> Interval:
     """Exact Poisson interval on a total count (Garwood 1936), through the gamma quantiles
     that equal its chi-square form; a fractional total (item means) interpolates."""
+    from scipy import special
+
     tail = (1 - CONFIDENCE) / 2
     low = 0.0 if total <= 0 else float(special.gammaincinv(total, tail))
     return (low, float(special.gammaincinv(total + 1, 1 - tail)))
@@ -191,6 +198,8 @@ def _count_interval(data: Sequence[float]) -> MeanInterval:
     m = _moments(data)
     dispersion = 1.0
     if m.n >= 2 and m.mean > 0.0:
+        from scipy import special
+
         widen = (_t_quantile(m.n) / float(special.ndtri(1 - (1 - CONFIDENCE) / 2))) ** 2
         dispersion = max(1.0, m.sd * m.sd / m.mean * widen)
     low, high = _garwood(m.n * m.mean / dispersion)

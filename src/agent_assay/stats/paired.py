@@ -21,7 +21,6 @@ from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
-from scipy import special
 
 from agent_assay.stats.intervals import CONFIDENCE, Interval, bounded
 
@@ -122,6 +121,8 @@ def _satterthwaite_df(
 
 def t_interval(mean: float, error: RobustError, alpha: float = ALPHA) -> Interval:
     """mean +- t(df, 1 - alpha/2) x se: the interval whose edges are where p = alpha."""
+    from scipy import special  # lazily: see stats.intervals
+
     half = float(special.stdtrit(error.df, 1 - alpha / 2)) * error.se
     return (mean - half, mean + half)
 
@@ -224,6 +225,8 @@ def paired_difference(
                        ci=(mean, mean) if rejects_others else None,
                        no_ci=None if rejects_others else
                        f"{same}; a sign test over {g} {unit} cannot rule out any value")
+    from scipy import special
+
     return replace(nothing, mean=mean, method="t", se=error.se, df=error.df,
                    ci=t_interval(mean, error), no_ci=None,
                    p_value=float(2 * special.stdtr(error.df, -abs(mean) / error.se)))

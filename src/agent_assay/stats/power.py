@@ -27,7 +27,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import special
 
 from agent_assay.stats.intervals import BOOTSTRAP_RESAMPLES, data_seed
 
@@ -167,6 +166,8 @@ def paired_t_power(items: int, effect: float, variance: float, *, alpha: float) 
     df = items - 1
     # the lower quantile, not the upper: 1 - alpha/2 rounds to 1 for a tiny alpha. A quantile
     # past what stdtrit can compute (a tiny alpha on few items) is a test that never rejects
+    from scipy import special  # lazily: see stats.intervals
+
     critical = abs(float(special.stdtrit(df, alpha / 2)))
     if not math.isfinite(critical):
         return 0.0
@@ -194,6 +195,8 @@ def items_for_paired_difference(effect: float, *, variance: float, power: float 
     if enough(2):
         return 2
     # the normal approximation's size, as a ratio first: effect squared can underflow to 0
+    from scipy import special
+
     z = max(0.0, float(special.ndtri(power) - special.ndtri(alpha / 2)))
     ratio = z * math.sqrt(variance) / effect
     if not ratio <= math.sqrt(MAX_ITEMS):

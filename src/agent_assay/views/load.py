@@ -101,7 +101,8 @@ def load_run_data(
     return replace(
         data,
         manifest_=store.manifest(run.run_id, read or None),
-        columns_=store.score_columns(run.run_id, crashes=data.status.crashed > 0),
+        columns_=store.score_columns(run.run_id, crashes=data.status.crashed > 0,
+                                     sets=recorded.sets if recorded else None),
         paths_=_path_digests(store, data, recorded.paths if recorded else {}) if paths
         else None,
     )

@@ -32,7 +32,7 @@ from sqlalchemy.schema import CreateColumn, CreateIndex, CreateTable, DropIndex
 
 from agent_assay.errors import AssayError
 from agent_assay.hashing import canonical_json
-from agent_assay.store.database import postgres_ddl, schema
+from agent_assay.store.database import schema
 from agent_assay.store.encoding import chain
 
 
@@ -108,6 +108,8 @@ def _on_postgresql(conn: Connection) -> bool:
 def _guard_ddl(conn: Connection, table: str) -> list[str]:
     """The append-only guards of `table` in the connection's own dialect."""
     if _on_postgresql(conn):
+        from agent_assay.store.database import postgres_ddl
+
         return [trigger.ddl() for trigger in postgres_ddl.append_only_triggers(table)]
     return list(append_only_triggers(table).values())
 
@@ -115,6 +117,8 @@ def _guard_ddl(conn: Connection, table: str) -> list[str]:
 def _chain_guard_ddl(conn: Connection, era: int) -> list[str]:
     """The chain guards that schema `era` adds to the one before it."""
     if _on_postgresql(conn):
+        from agent_assay.store.database import postgres_ddl
+
         had = postgres_ddl.chain_triggers(chain_tables(era - 1)) if era > 3 else []
         older = {t.name for t in had}
         return [t.ddl() for t in postgres_ddl.chain_triggers(chain_tables(era))
@@ -126,6 +130,8 @@ def _chain_guard_ddl(conn: Connection, era: int) -> list[str]:
 def _create_tables(conn: Connection, era: int) -> None:
     """Create the tables new in `era` (with their indexes and append-only triggers)."""
     if _on_postgresql(conn):  # the guards' functions, before any trigger calls them
+        from agent_assay.store.database import postgres_ddl
+
         for name in postgres_ddl.FUNCTION_BODIES:
             conn.execute(text(postgres_ddl.function_ddl(name)))
     before = set(_era(era - 1).tables) if era > 1 else set()

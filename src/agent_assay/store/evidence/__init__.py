@@ -8,6 +8,7 @@ from agent_assay.store.evidence.checkpoint import (
     checkpoint_findings,
     claim_of,
     covered_stream,
+    stream_selects,
     write_checkpoint,
 )
 from agent_assay.store.evidence.content_check import (
@@ -56,6 +57,7 @@ __all__ = [
     "relied_on_findings",
     "require_intact",
     "slot_findings",
+    "stream_selects",
     "suite_findings",
     "writable_witness",
     "write_checkpoint",

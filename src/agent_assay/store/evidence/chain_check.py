@@ -25,6 +25,7 @@ from sqlalchemy import Connection
 from agent_assay.findings import Finding
 from agent_assay.store.database.base_states import BaseStates
 from agent_assay.store.encoding import chain
+from agent_assay.store.encoding.score_columns import StoredSets
 from agent_assay.store.evidence.raw import RawReader
 from agent_assay.store.facade.store import Store
 from agent_assay.store.records import TERMINAL_EVENTS, Head, LedgerEntry, StoredRows
@@ -97,6 +98,13 @@ class ChainCheck:
     slots: tuple[tuple[Any, Any], ...] = ()
     """Each trajectory row's (item id, repetition), as stored, one per row: what
     `content_check` holds against the run's item x repetition slots."""
+    sets: Mapping[int, StoredSets] | None = None
+    """The run's score sets by generation as a check from a checkpoint read them (the
+    rows its digest vouches for; see `checkpoint.stream_from`), so a report's figures
+    need not read them again; None when the check read none it can lend."""
+    crashed: Mapping[tuple[Any, Any], str] | None = None
+    """Likewise, each crashed slot's trajectory payload (every slot of a run with no
+    later attempt), so its crash causes need not be read again (`Store.lend_checked`)."""
 
     @property
     def intact(self) -> bool:

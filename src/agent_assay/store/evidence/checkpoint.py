@@ -42,12 +42,23 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, LargeBinary, Text, and_, cast, func, literal, or_, select
+from sqlalchemy import (
+    Connection,
+    LargeBinary,
+    Text,
+    cast,
+    func,
+    literal,
+    literal_column,
+    or_,
+    select,
+)
 from sqlalchemy.sql import Select
 
 from agent_assay.findings import Finding
 from agent_assay.store.database import schema
 from agent_assay.store.encoding import chain
+from agent_assay.store.encoding.score_columns import StoredSets
 from agent_assay.store.evidence.chain_check import ChainCheck, RowSet, check_run_chain
 from agent_assay.store.evidence.raw import RawReader
 from agent_assay.store.facade.store import Store
@@ -92,6 +103,13 @@ class Stream:
     digests: dict[int, str]
     slots: tuple[tuple[Any, Any], ...] = ()
     """Each trajectory row's (item id, repetition) as the stream read it (`stream_from`)."""
+    sets: Mapping[int, StoredSets] | None = None
+    """The score sets the stream read, by generation, as a report's figures read them
+    (`stream_from`): None when a slot has a later attempt or a set's scorers or values are
+    not stored as text, for then the figures read their own."""
+    crashed: Mapping[tuple[Any, Any], str] | None = None
+    """The payload of each crashed trajectory the stream read, by slot (`stream_from`):
+    None when a slot has a later attempt or a crashed payload is not stored as text."""
 
 
 class BeyondCheckpoint(Exception):
@@ -124,16 +142,16 @@ def _query(table: str, run_id: str, through: int | None) -> _TableQuery:
     columns = [c for c in (*chain.CONTENT_COLUMNS[table], "block", "digest") if c != "run_id"]
     long = _long_columns(table)
     small: list[Any] = [t.c[c] for c in columns if c not in long]
-    source: Any = t
     if table in chain.SCORE_TABLES:
+        # 1 or 0, as a join on the id would give, but probed in the trajectories' slot
+        # index, which holds the id: `+ 0` keeps SQLite from fetching each trajectory row
+        # by its id instead (past its payload, often on overflow pages)
         owner = schema.metadata.tables["trajectories"].alias("owner")
         attempt = t.c.attempt if "attempt" in t.c else literal(1)
-        source = t.outerjoin(owner, and_(owner.c.id == t.c.trajectory_id,
-                                         owner.c.run_id == t.c.run_id,
-                                         owner.c.item_id == t.c.item_id,
-                                         owner.c.repetition == t.c.repetition,
-                                         owner.c.attempt == attempt))
-        small.append(owner.c.id.is_not(None))
+        small.append(select(literal_column("1")).where(
+            owner.c.run_id == t.c.run_id, owner.c.item_id == t.c.item_id,
+            owner.c.repetition == t.c.repetition, owner.c.attempt == attempt,
+            owner.c.id + literal_column("0") == t.c.trajectory_id).exists())
     if table in _SLOT_ORDER:
         order = [t.c[c] for c in _SLOT_ORDER[table]]
     else:  # small tables: an order fixed by content alone
@@ -141,7 +159,7 @@ def _query(table: str, run_id: str, through: int | None) -> _TableQuery:
     query = (
         select(*small, *(func.typeof(t.c[c]) for c in long),
                *(_bytes_of(t.c[c]) for c in long))
-        .select_from(source)
+        .select_from(t)
         .where(t.c.run_id == run_id)
         .order_by(t.c.run_id, *order)
     )
@@ -243,6 +261,74 @@ def _stream(
     return Stream(hasher.hexdigest(), digests)
 
 
+class _KeptSets:
+    """The score sets `stream_from` reads, kept as a report's figures read them (text, each
+    list of scorers held once), and the crashed trajectories' payloads."""
+
+    def __init__(self, run_id: str) -> None:
+        trajectories = _query("trajectories", run_id, None).small
+        self.slot_at = [trajectories.index(c) for c in ("item_id", "repetition")]
+        self.crashed_at = trajectories.index("crashed")
+        self.payload_at = len(trajectories)  # its type, then its bytes
+        self.crashed: dict[tuple[Any, Any], str] = {}
+        small = _query("score_sets", run_id, None).small
+        long = _long_columns("score_sets")
+        self.at = [small.index(c) for c in ("item_id", "repetition", "generation")]
+        typed = len(small) + 1  # after the small columns and the owner flag
+        self.text_at = [typed + long.index(c) for c in ("scorers", "packed_values")]
+        self.bytes_at = [i + len(long) for i in self.text_at]
+        self.sets: dict[int, tuple[list[Any], ...]] = {}
+        self.one: dict[bytes, str] = {}
+        self.usable = True
+
+    def keep(self, columns: list[tuple[Any, ...]]) -> None:
+        if not self.usable:
+            return
+        if any(kind != "text" for i in self.text_at for kind in columns[i]):
+            self.usable = False
+            return
+        items, repetitions, generations = (columns[i] for i in self.at)
+        stored, packed_bytes = (columns[i] for i in self.bytes_at)
+        for text in set(stored) - self.one.keys():  # a run repeats one list of scorers
+            self.one[text] = _text(text)
+        # decoded as they come, each list of scorers held once: the driver's bytes go
+        scorers = list(map(self.one.__getitem__, stored))
+        packed = list(map(_text, packed_bytes))
+        for generation in set(generations):
+            at = [i for i, g in enumerate(generations) if g == generation]
+            whole = len(at) == len(generations)  # nearly always: one generation a chunk
+            kept = self.sets.setdefault(generation, ([], [], [], []))
+            for column, values in zip(kept, (items, repetitions, scorers, packed),
+                                      strict=True):
+                column.extend(values if whole else [values[i] for i in at])
+
+    def keep_crashed(self, columns: list[tuple[Any, ...]]) -> None:
+        flags = columns[self.crashed_at]
+        if not self.usable or not any(flags):
+            return
+        items, repetitions = (columns[i] for i in self.slot_at)
+        kinds, payloads = columns[self.payload_at], columns[self.payload_at + 1]
+        for i, flag in enumerate(flags):
+            if flag:
+                if kinds[i] != "text":
+                    self.usable = False
+                    return
+                self.crashed[(items[i], repetitions[i])] = _text(payloads[i])
+
+    def read(self) -> dict[int, StoredSets] | None:
+        if not self.usable:
+            return None
+        # the stream reads no row id: a reader that finds a set misshapen reads the sets
+        # again to name its row (`Store.score_columns`)
+        return {g: StoredSets([-1] * len(kept[0]), *kept) for g, kept in self.sets.items()}
+
+
+def _text(data: bytes) -> str:
+    """Stored bytes as the driver's tolerant read decodes them (this runs before the digest
+    is compared: a forged row must not raise here)."""
+    return data.decode("utf-8", "surrogateescape")
+
+
 def covered_stream(
     store: Store, run_id: str, through: int, conn: Connection | None = None
 ) -> Stream:
@@ -274,6 +360,7 @@ def stream_from(
     small = _query("trajectories", run_id, None).small
     item_at, repetition_at = small.index("item_id"), small.index("repetition")
     slots: list[tuple[Any, Any]] = []
+    sets = _KeptSets(run_id)
     raw = RawReader(store)
 
     def rows(table: str) -> Iterable[tuple[Any, ...]]:
@@ -288,13 +375,49 @@ def stream_from(
             raise BeyondCheckpoint(table)
         if table == "trajectories":
             slots.extend(zip(columns[item_at], columns[repetition_at], strict=True))
+            sets.keep_crashed(columns)
+        elif table == "score_sets":
+            sets.keep(columns)
 
     def attempts(table: str) -> Iterable[tuple[Any, ...]]:
         # read after the tables, which raise on a row beyond the checkpoint: all are covered
-        return raw.read_raw(_attempts_query(table, run_id, None), conn)
+        later = list(raw.read_raw(_attempts_query(table, run_id, None), conn))
+        if later:
+            sets.usable = False  # the figures read newest attempts only
+        return later
 
     stream = _stream(run_id, through, covered_ledger, rows, attempts, within)
-    return Stream(stream.digest, stream.digests, tuple(slots))
+    read = sets.read()
+    return Stream(stream.digest, stream.digests, tuple(slots), read,
+                  sets.crashed if read is not None else None)
+
+
+@dataclass(frozen=True)
+class StreamSelects:
+    """The SELECTs the check from a run's checkpoint runs (`stream_from`), in the order the
+    stream hashes them, for a benchmark's floor to run the same: the ledger, then each
+    chained table (with how many long columns close its rows), then the later attempts."""
+
+    run_id: str
+    stream: str
+    """The stream's name (`STREAM`), which its first bytes hold."""
+    ledger: Select[Any]
+    tables: tuple[tuple[str, Select[Any], int], ...]
+    attempts: tuple[tuple[str, Select[Any]], ...]
+
+
+def stream_selects(store: Store, run_id: str) -> StreamSelects | None:
+    """`run_id`'s `StreamSelects`, or None when it has no checkpoint whose detail parses."""
+    entry = RawReader(store).first_block(run_id, KIND)
+    claim = parse_claim(entry)[0] if entry is not None else None
+    if claim is None:
+        return None
+    tables = tuple(
+        (table, _query(table, run_id, None if table in EVIDENCE_TABLES else claim.through).query,
+         len(_long_columns(table)))
+        for table in chain.CHAINED_TABLES)
+    attempts = tuple((table, _attempts_query(table, run_id, None)) for table in _ATTEMPT_SLOTS)
+    return StreamSelects(run_id, STREAM, ledger_query(run_id, None), tables, attempts)
 
 
 @dataclass(frozen=True)

@@ -67,6 +67,8 @@ def check_run(store: Store, run_id: str) -> ChainCheck:
         if RawReader(store).embedded:
             with store.snapshot() as conn:
                 quick = _quick(store, run_id, conn)
+        if quick is not None and not quick.findings and quick.crashed is not None:
+            store.lend_checked(run_id, quick.slots, quick.crashed)
         return quick if quick is not None else check_run_chain(store, run_id)
 
 
@@ -146,7 +148,7 @@ def _from_checkpoint(
     )
     return ChainCheck(run_id, tuple(walk.findings), evidence, claim.through + len(tail),
                       claim.rows + walk.rows, tuple(tail), claim.paths, digests, claim.states,
-                      stream.slots)
+                      stream.slots, stream.sets, stream.crashed)
 
 
 @dataclass(frozen=True)

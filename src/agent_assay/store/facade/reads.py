@@ -4,7 +4,7 @@ decoded into its model object or record, a row that does not decode or fit named
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from sqlalchemy import Connection, Table, exists, func, literal, select
@@ -307,22 +307,31 @@ def current_scores(
     return records
 
 
-def stored_score_columns(conn: Connection, run_id: str, crashes: bool) -> ScoreColumns:
+def stored_score_columns(
+    conn: Connection, run_id: str,
+    crashed: Callable[[], Mapping[tuple[str, int], CrashCause]] | None,
+    read: Mapping[int, StoredSets] | None = None,
+) -> ScoreColumns:
+    """The run's current scores as columns, with the crashed slots and their causes that
+    `crashed` reads (`crash_causes`, or none when it is None). `read`: the run's score
+    sets by generation, already read in this snapshot with no slot holding a later
+    attempt (`ChainCheck.sets`), instead of reading the current generation's again."""
     sets = schema.score_sets
     generation = current_generation(conn, run_id)
     query = (select(sets.c.id, sets.c.item_id, sets.c.repetition, sets.c.scorers,
                     sets.c.packed_values)
              .where(sets.c.run_id == run_id, sets.c.generation == generation,
                     newest(sets)))
-    stored = StoredSets.of_batches(batches(conn, query))
+    stored = (StoredSets.of_batches(batches(conn, query)) if read is None
+              else read.get(generation, StoredSets([], [], [], [], [])))
     legacy = legacy_scores(conn, run_id, generation, None, None)
     # after the sets: every crashed slot they hold
-    crashed = crash_causes(conn, run_id) if crashes else {}
+    crashes = crashed() if crashed is not None else {}
     return score_columns(
         stored,
         [StoredScore(r.item_id, r.repetition, r.scorer, r.scorer_version, r.value,
                      r.imported) for r in legacy],
-        crashed,
+        crashes,
     )
 
 

@@ -33,13 +33,14 @@ from typing import Any
 
 from sqlalchemy import Connection, Engine, select
 
+from agent_assay.errors import AssayError
 from agent_assay.model import Config, CrashCause, Run, Suite, Trajectory
 from agent_assay.store.database import schema
 from agent_assay.store.database.base_states import BaseStates
 from agent_assay.store.database.engine import release
 from agent_assay.store.encoding import score_pack
 from agent_assay.store.encoding.prepared import PreparedTrajectory, prepare
-from agent_assay.store.encoding.score_columns import ScoreColumns
+from agent_assay.store.encoding.score_columns import ScoreColumns, StoredSets
 from agent_assay.store.encoding.state_blobs import StateEncoder
 from agent_assay.store.facade import reads, writes
 from agent_assay.store.facade.run_ids import check_run_id
@@ -80,6 +81,14 @@ class Store:
         self._states = StateEncoder()
         self._bases_written: set[str] = set()
         """Base states this store has seen committed (a digest each: memory stays small)."""
+        self._crashes: dict[str, dict[tuple[str, int], CrashCause]] = {}
+        """A pinned store's crashed slots per run, read once per snapshot: a report asks for
+        them (and for the counts they give) from several places, and each read walks every
+        trajectory row of the run."""
+        self._counts: dict[str, int] = {}
+        """A pinned store's count of each run's slots holding a trajectory, likewise."""
+        self._unretried: set[str] = set()
+        """Runs a check from a checkpoint found no later attempt in (`lend_checked`)."""
 
     def _writer_connection(self) -> Connection:
         """One long-lived connection for the per-trajectory hot path (no pool round trip)."""
@@ -88,6 +97,10 @@ class Store:
         return self._writer
 
     def close(self) -> None:
+        # a later read pins a new snapshot
+        self._crashes.clear()
+        self._counts.clear()
+        self._unretried.clear()
         if self._unpin is not None:
             self._unpin()  # closes the pinned connection, which rolls its transaction back
             self._unpin = None
@@ -382,17 +395,30 @@ class Store:
     def trajectory_count(self, run_id: str) -> int:
         """How many slots of `run_id` hold a trajectory (counted in the slot index alone)."""
         with self.reading() as conn:
+            return self._count(conn, run_id)
+
+    def _count(self, conn: Connection, run_id: str) -> int:
+        """`trajectory_count`, read once per snapshot on a pinned store."""
+        if not self._pinned:
             return reads.trajectory_count(conn, run_id)
+        if run_id not in self._counts:
+            self._counts[run_id] = reads.trajectory_count(conn, run_id)
+        return self._counts[run_id]
 
     def trajectory_counts(self, run_id: str) -> tuple[int, int]:
         """How many slots of `run_id` hold a trajectory, and in how many the newest attempt
         crashed."""
+        if self._pinned:  # one snapshot: the crashed slots read once say how many
+            with self.reading() as conn:
+                return self._count(conn, run_id), len(self._crashed(conn, run_id))
         with self.reading() as conn:
             return reads.trajectory_counts(conn, run_id)
 
     def retried_slots(self, run_id: str) -> dict[tuple[str, int], RetriedSlot]:
         """Every slot of `run_id` with more than one attempt: its newest attempt's number and
         whose crash each earlier one was (their payloads' meta is read, nothing else)."""
+        if self._pinned and run_id in self._unretried:
+            return {}
         with self.reading() as conn:
             return reads.retried_slots(conn, run_id)
 
@@ -411,7 +437,37 @@ class Store:
         """Each crashed slot of `run_id` and whose failure it was, as its payload records it
         (a payload that records none is the agent's: `model.crash_cause_in`)."""
         with self.reading() as conn:
+            return dict(self._crashed(conn, run_id))
+
+    def lend_checked(
+        self, run_id: str, slots: Sequence[tuple[Any, Any]],
+        payloads: Mapping[tuple[Any, Any], str],
+    ) -> None:
+        """What a check from `run_id`'s checkpoint read in this store's snapshot, every
+        trajectory row's slot and each crashed one's payload, with no slot holding a later
+        attempt (`ChainCheck.slots`, `ChainCheck.crashed`): on a pinned store the slot
+        count, the crash causes and the retried slots (none) are taken from them instead
+        of walking every trajectory row again. No cause is kept from a payload that does
+        not decode (a reader names its row)."""
+        if not self._pinned:
+            return
+        self._counts.setdefault(run_id, len(set(slots)))
+        self._unretried.add(run_id)
+        if run_id in self._crashes:
+            return
+        try:
+            self._crashes[run_id] = {slot: reads.cause_of(-1, payload)
+                                     for slot, payload in payloads.items()}
+        except AssayError:
+            return
+
+    def _crashed(self, conn: Connection, run_id: str) -> dict[tuple[str, int], CrashCause]:
+        """`crash_causes`, read once per snapshot on a pinned store (do not change it)."""
+        if not self._pinned:
             return reads.crash_causes(conn, run_id)
+        if run_id not in self._crashes:
+            self._crashes[run_id] = reads.crash_causes(conn, run_id)
+        return self._crashes[run_id]
 
     def stored_per_item(self, run_id: str) -> dict[str, int]:
         """How many repetitions of each item of `run_id` hold a trajectory."""
@@ -443,13 +499,25 @@ class Store:
         with self.reading() as conn:
             return reads.current_scores(conn, run_id, item_id, attempt)
 
-    def score_columns(self, run_id: str, *, crashes: bool = True) -> ScoreColumns:
+    def score_columns(
+        self, run_id: str, *, crashes: bool = True, sets: Mapping[int, StoredSets] | None = None
+    ) -> ScoreColumns:
         """The run's current scores as NumPy columns per metric, with the cause of each
         crashed slot: what a report aggregates, read without building an object per
         score. `crashes=False` is for a caller that has just counted none: finding the
-        crashed slots walks every trajectory row of the run."""
+        crashed slots walks every trajectory row of the run. `sets`, the run's score sets
+        by generation as the integrity check read them in this store's snapshot
+        (`ChainCheck.sets`), are used instead of reading them again on a pinned store;
+        should one not fit its shape, they are read again, to name its row."""
+        lent = sets if self._pinned else None
         with self.reading() as conn:
-            return reads.stored_score_columns(conn, run_id, crashes)
+            crashed = (lambda: self._crashed(conn, run_id)) if crashes else None
+            if lent is not None:
+                try:
+                    return reads.stored_score_columns(conn, run_id, crashed, lent)
+                except AssayError:
+                    pass
+            return reads.stored_score_columns(conn, run_id, crashed)
 
     def append_generation(
         self,
