@@ -10,7 +10,7 @@ PYTHON ?= $(shell for c in python3.12 python3.13 python3; do \
 	if PYENV_VERSION=3.12.1 $$c -c 'import sys; sys.exit(0 if sys.version_info >= (3, 12) else 1)' 2>/dev/null; \
 	then echo "env PYENV_VERSION=3.12.1 $$c"; break; fi; done)
 
-.PHONY: install verifiers-envs bfcl-eval inspect-evals bench-case-bfcl bench-case-agentdojo inspect-case llm-inspect verifiers-case demo test bench-stats store-test verify lint typecheck bench bench-targets bench-chain bench-startup bench-html bench-report bench-floor bench-growth bench-where bench-postgres bench-inspect bench-inspect-import bench-controls bench-controls-100 bench-workers bench-scale bench-tests rare-slip random-agent-flips coverage power crash-bias stats-agreement core-check clean artifacts readme-check number-audit evidence docs-check report-check docs docs-serve
+.PHONY: install bytecode verifiers-envs bfcl-eval inspect-evals bench-case-bfcl bench-case-agentdojo inspect-case llm-inspect verifiers-case demo test bench-stats store-test verify lint typecheck bench bench-targets bench-chain bench-startup bench-html bench-report bench-floor bench-growth bench-where bench-postgres bench-inspect bench-inspect-import bench-controls bench-controls-100 bench-workers bench-scale bench-tests rare-slip random-agent-flips coverage power crash-bias stats-agreement core-check clean artifacts readme-check number-audit evidence docs-check report-check docs docs-serve
 
 # The venv is (re)installed whenever pyproject.toml is newer than the last install, so a
 # new dependency or entry point reaches an existing checkout too.
@@ -59,7 +59,7 @@ demo: $(STAMP)
 	$(BIN)/agent-assay controls run --config mock --run $$(cat run/demo_run_id) --db $(DB)
 	$(BIN)/agent-assay report $$(cat run/demo_run_id) --db $(DB)
 
-test: $(STAMP) docs-check
+test: $(STAMP) bytecode docs-check
 	$(BIN)/pytest -n auto --dist loadfile
 
 # The documents' numbers: regenerated from reports/ (no database needed), audited, claimed;
@@ -104,13 +104,13 @@ inspect-case: $(STAMP)
 
 # AgentDojo as it ships (docs/case-studies/agentdojo.md): the reproduction, the findings and
 # every control on each suite, then the docs refreshed from them
-bench-case-agentdojo: $(STAMP)
+bench-case-agentdojo: $(STAMP) bytecode
 	$(PY) -m tools.generate.artifacts --only agentdojo --db run/agentdojo.db
 	$(PY) -m tools.docs_audit.readme_check --write
 
 # valid-action through its rollout path and its core functions: the case study's artifacts.
 # BFCL multi-turn certified as it ships: reports/bfcl/*, then the documents refreshed.
-bench-case-bfcl: $(STAMP)
+bench-case-bfcl: $(STAMP) bytecode
 	$(PY) -m tools.generate.artifacts --only bfcl --db run/bfcl.db
 	$(PY) -m tools.docs_audit.readme_check --write
 
@@ -131,7 +131,13 @@ verify: lint typecheck test
 # that fails or misses a target does not stop the others; bench then exits 1 naming it.
 BENCHES := bench-chain bench-startup bench-html bench-floor bench-growth bench-where \
 	bench-postgres bench-inspect bench-report bench-controls bench-controls-100 bench-workers
-bench: $(STAMP)
+# Every module compiled, as a user's installed copy is (an editable install is not, and a
+# machine may set PYTHONDONTWRITEBYTECODE): benchmarks time processes as users run them, and
+# the tests' many agent processes do not each compile the package again.
+bytecode: $(STAMP)
+	@$(PY) -m compileall -q src tools tests > /dev/null
+
+bench: $(STAMP) bytecode
 	@failed=""; for b in $(BENCHES); do \
 		$(MAKE) --no-print-directory $$b || failed="$$failed $$b"; done; \
 	$(PY) -m tools.bench.core --out reports/bench/core.json || failed="$$failed core"; \
@@ -142,75 +148,75 @@ bench: $(STAMP)
 
 # Every target of the performance issue beside the figure measured for it (reads
 # reports/bench/, measures nothing).
-bench-targets: $(STAMP)
+bench-targets: $(STAMP) bytecode
 	$(PY) -m tools.bench.targets --out reports/bench/targets.txt
 
 # The evidence chain's cost on the hot path: this tree against the last commit before it.
-bench-chain: $(STAMP)
+bench-chain: $(STAMP) bytecode
 	$(PY) -m tools.bench.chain_cost --out reports/bench/chain_cost.json
 
 # What a command costs before it does anything: this tree against the eager CLI.
-bench-startup: $(STAMP)
+bench-startup: $(STAMP) bytecode
 	$(PY) -m tools.bench.startup --out reports/bench/startup.json
 
 # The HTML report of a 10,000-trajectory run: seconds from opening the store to the file
 # written, and the file's size, against their targets (exit 1 when one is missed).
-bench-html: $(STAMP)
+bench-html: $(STAMP) bytecode
 	$(PY) -m tools.bench.html --out reports/bench/html.json
 
 # `agent-assay report` over 10k, 100k and 1M stored scores: CPU seconds and peak memory, split
 # into the integrity check and the figures (a few minutes: the 1M run is written first).
-bench-report: $(STAMP)
+bench-report: $(STAMP) bytecode
 	$(PY) -m tools.bench.report --out reports/bench/report.json
 
 # The harness's CPU per trajectory beside a script that only appends the same rows (same
 # schema, indexes and triggers): the ratio, from alternating rounds.
-bench-floor: $(STAMP)
+bench-floor: $(STAMP) bytecode
 	$(PY) -m tools.bench.floor --out reports/bench/floor.json
 
 # The write path's CPU per trajectory at 1k to 50k trajectories (is growth linear?).
-bench-growth: $(STAMP)
+bench-growth: $(STAMP) bytecode
 	$(PY) -m tools.bench.growth --out reports/bench/growth.json
 
 # The PostgreSQL writer's trajectories per second beside SQLite's on the same no-op run (a
 # throwaway local cluster unless AA_BENCH_PG_URL names a server; skipped, saying why, without).
-bench-postgres: $(STAMP)
+bench-postgres: $(STAMP) bytecode
 	$(PY) -m tools.bench.postgres --out reports/bench/postgres.json
 
 # Where the write path's CPU goes, by part of the code (a profiled 10k no-op run).
-bench-where: $(STAMP)
+bench-where: $(STAMP) bytecode
 	$(PY) -m tools.bench.where --out reports/bench/where.json
 
 # What one more sample costs on Inspect AI beside one more trajectory of a third-party plugin
 # on agent-assay, from n = 1,000 to 5,000 on both sides (skipped, saying why, without the
 # `inspect` extra).
-bench-inspect: $(STAMP)
+bench-inspect: $(STAMP) bytecode
 	$(PY) -m tools.bench.inspect --out reports/bench/inspect.json
 
 # Importing a generated 5,000-sample Inspect log (2,500 samples x 2 epochs): wall, CPU, peak RSS.
-bench-inspect-import: $(STAMP)
+bench-inspect-import: $(STAMP) bytecode
 	$(PY) -m tools.bench.inspect_import --out reports/bench/inspect_import.json
 
 # `controls run` on a banking x 10 run beside making that run: CPU seconds, peak memory, ratio.
-bench-controls: $(STAMP)
+bench-controls: $(STAMP) bytecode
 	$(PY) -m tools.bench.controls --out reports/bench/controls.json
 
 # The same on banking x 100 (10,400 trajectories), once: what certifying a large run holds.
-bench-controls-100: $(STAMP)
+bench-controls-100: $(STAMP) bytecode
 	$(PY) -m tools.bench.controls --repeats 100 --rounds 1 --out reports/bench/controls_100.json \
 		--command 'make bench-controls-100'
 
 # Banking throughput with 1, 2 and 4 worker processes (medians of 3 rounds, taking turns).
-bench-workers: $(STAMP)
+bench-workers: $(STAMP) bytecode
 	$(PY) -m tools.bench.workers --out reports/bench/workers.json
 
 # 100,000 no-op trajectories through SQLite + a process pool and through PostgreSQL + a Dask
 # LocalCluster (2 workers each): throughput, peak memory, and report time at that size.
-bench-scale: $(STAMP)
+bench-scale: $(STAMP) bytecode
 	$(PY) -m tools.bench.scale --out reports/bench/scale.json
 
 # How long `make test` takes on clean clones of HEAD (median of 3; ~15 minutes in all).
-bench-tests: $(STAMP)
+bench-tests: $(STAMP) bytecode
 	$(PY) -m tools.bench.test_suite --runs 3 --out reports/bench/test_suite.json
 
 # How often identical_config misses an episode that goes wrong once in 500 (100 trials).

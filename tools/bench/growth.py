@@ -5,7 +5,9 @@
 
 Each size is a no-op run (tools.bench.core.NoopAdapter) written by the real runner into a
 fresh store, in a fresh process, timed in CPU seconds of the writing process from the
-start of the run to its end (the end-of-run checkpoint included); the sizes are visited
+start of the run to its end (the end-of-run checkpoint included), and then, in the same
+process, its like-for-like floor (tools.bench.floor: the same rows, bytes, transactions
+and digests); the sizes are visited
 smallest first, then again largest first, and each size's two figures are averaged, so a
 neighbour's load early or late in the benchmark falls on both ends alike. A cost that grew
 with the run (a walk over everything written so far, per trajectory) would show as a
@@ -23,26 +25,23 @@ from tools.bench.output import child_figures, machine, write_figures
 ROOT = Path(__file__).resolve().parents[2]
 
 RUN = '''
-import json, sys, tempfile, time
+import json, sys, tempfile
 from pathlib import Path
-from tools.bench.core import N_ITEMS, NoopAdapter
-from agent_assay import api
-from agent_assay.runner import execute_run
-from agent_assay.store import open_store
+from tools.bench.core import N_ITEMS
+from tools.bench.floor import floor_round, harness_round
 
+repeats = int(sys.argv[1]) // N_ITEMS
 with tempfile.TemporaryDirectory() as tmp:
-    adapter = NoopAdapter()
-    store = open_store(str(Path(tmp) / "assay.db"))
-    run = api.start(adapter, "noop", store=store, repeats=int(sys.argv[1]) // N_ITEMS, seed=0)
-    start = time.process_time()
-    result = execute_run(store, adapter, run, progress=False)
-    print(json.dumps({"cpu": time.process_time() - start, "written": result.written}))
+    harness, groups = harness_round(Path(tmp) / "harness.db", repeats)
+    floor = floor_round(Path(tmp) / "harness.db", groups, Path(tmp) / "floor.db", repeats)
+print(json.dumps({"harness": harness, "floor": floor}))
 '''
 
 
-def ms_per_trajectory(size: int) -> float:
+def ms_per_trajectory(size: int) -> tuple[float, float]:
+    """The harness's and its floor's CPU ms per trajectory at `size`, in one fresh process."""
     got = child_figures([sys.executable, "-c", RUN, str(size)], f"bench-growth at {size}")
-    return float(got["cpu"]) * 1000 / int(got["written"])
+    return float(got["harness"]), float(got["floor"])
 
 
 def main() -> int:
@@ -51,15 +50,22 @@ def main() -> int:
     parser.add_argument("--out", type=Path, default=ROOT / "reports/bench/growth.json")
     args = parser.parse_args()
     sizes = sorted(int(s) for s in args.sizes.split(","))
-    figures: dict[int, list[float]] = {size: [] for size in sizes}
+    figures: dict[int, list[tuple[float, float]]] = {size: [] for size in sizes}
     for size in [*sizes, *reversed(sizes)]:
         figures[size].append(ms_per_trajectory(size))
-        print(f"{size} trajectories: {figures[size][-1]:.4f} ms CPU each", flush=True)
-    per = {str(size): round(sum(v) / len(v), 4) for size, v in figures.items()}
+        harness, floor = figures[size][-1]
+        print(f"{size} trajectories: harness {harness:.4f}, floor {floor:.4f} ms CPU each",
+              flush=True)
+
+    def mean(size: int, side: int) -> float:
+        return round(sum(pair[side] for pair in figures[size]) / len(figures[size]), 4)
+
+    per = {str(size): mean(size, 0) for size in sizes}
     write_figures(args.out, {
         "command": "make bench-growth",
         "machine": machine(),
         "ms_per_trajectory": per,
+        "floor_ms_per_trajectory": {str(size): mean(size, 1) for size in sizes},
         "largest_over_smallest": round(per[str(sizes[-1])] / per[str(sizes[0])], 3),
     })
     return 0

@@ -6,6 +6,9 @@ must do to say what the report says about a run with a checkpoint.
 Run as a script (not `-m`), so it imports nothing of agent_assay, SQLAlchemy or SciPy:
 only sqlite3, hashlib, json, itertools and NumPy. It
 
+0. runs SQLite's `PRAGMA quick_check(1)` on DB, as the report does before it reads a
+   store (so a damaged file is refused rather than half read): the same guarantee, at
+   the least it can cost;
 1. opens DB read-only with Python's sqlite3 and reads the run's ledger; finds its first
    checkpoint block and the `through` and `stream` its detail records;
 2. reads the rows the report's integrity check reads, with the very SELECTs it runs
@@ -78,6 +81,8 @@ def main(db: str, queries_file: str) -> None:
     with open(queries_file, encoding="utf-8") as file:
         queries = json.load(file)
     con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    if con.execute("PRAGMA quick_check(1)").fetchone() != ("ok",):
+        sys.exit(f"{db}: SQLite's quick_check finds it damaged")
     sql, params = queries["ledger"]
     ledger = list(rows_of(con, sql, params_of(params)))
     at = next(i for i, row in enumerate(ledger) if row[1] == "checkpoint")
