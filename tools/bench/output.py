@@ -66,3 +66,10 @@ def paired(trials: dict[str, list[float]], digits: int) -> dict[str, Any]:
         "ratio": round(statistics.median(a) / statistics.median(b), 3),
         "rounds": len(a),
     }
+
+
+def at_least(ratio: float, target: float) -> dict[str, Any]:
+    """A ratio that must reach `target`: the ratio, its target and whether it is met, under
+    the keys bench-targets reads."""
+    return {"ratio": ratio, "targets": {"ratio_min": target},
+            "meets_targets": {"ratio": ratio >= target}}
