@@ -28,19 +28,19 @@ from tests.inspect_task.tasks import BLIND_SCORER, IDLE_TOOL, write_task
                                      ShuffledGold(), ScorerSelfTest()],
                          ids=lambda c: c.kind)
 def test_a_scorer_that_ignores_the_answer_turns_the_controls_red(
-        control: Any, blind_run: ControlContext) -> None:
+        control: Any, blind_context: ControlContext) -> None:
     """Each control a blind scorer must fail, run on one oracle run (the whole
     certification through the command line is the sound task's test above: every agent
     process pays Inspect's start-up, so the controls here share one context, and with it
     the one agent process that executes the environment for them, as a certification's
     controls do)."""
-    bands = load_bands(blind_run.adapter.facts.bands)
-    got = control.run(blind_run, bands.get(control.kind))
+    bands = load_bands(blind_context.adapter.facts.bands)
+    got = control.run(blind_context, bands.get(control.kind))
     assert got.status == "FAILED", got.summary
 
 
 @pytest.fixture(scope="module")
-def blind_run(tmp_path_factory: pytest.TempPathFactory, registered: Path
+def blind_context(tmp_path_factory: pytest.TempPathFactory, registered: Path
               ) -> Iterator[ControlContext]:
     """The controls' context of one oracle run of the task with the blind scorer."""
     directory = tmp_path_factory.mktemp("blind")
