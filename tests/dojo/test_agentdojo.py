@@ -17,6 +17,7 @@ pytest.importorskip("agentdojo", reason="agentdojo is not installed (make instal
 from agent_assay import api
 from agent_assay.adapters.loaded import load_system
 from agent_assay.controls.bands import load_bands
+from agent_assay.controls.base import ControlContext
 from agent_assay.controls.execute import control_context
 from agent_assay.controls.headline_agreement import HeadlineAgreement
 from agent_assay.controls.null_agent import NullAgentControl
@@ -57,9 +58,9 @@ def certified(tmp_path: Path, spec: Path) -> tuple[Any, Any, Any]:
     return store, system, run
 
 
-def judged(control: Any, store: Any, system: Any, run: Any) -> Any:
-    bands = load_bands(system.facts.bands)
-    return control.run(control_context(store, system, run, 2), bands.get(control.kind))
+def judged(control: Any, ctx: ControlContext) -> Any:
+    bands = load_bands(ctx.adapter.facts.bands)
+    return control.run(ctx, bands.get(control.kind))
 
 
 @pytest.mark.parametrize(("text", "message"), [
@@ -102,16 +103,23 @@ def test_planted_benchmark_defects_turn_the_controls_red_naming_the_tasks(
     """user_task_0's ground truth is wrong; user_task_1 and 2 pass whatever happens."""
     spec = source(tmp_path, "banking_planted", ["user_task_0", "user_task_1", "user_task_2"])
     store, system, run = certified(tmp_path, spec)
-    positive = judged(PositiveControl(), store, system, run)
-    assert positive.status == "FAILED"
-    assert "first item below ceiling: item user_task_0: agentdojo.utility 0.0" \
-        in positive.summary, positive.summary
-    for control in (NullAgentControl(), RandomAgentControl()):
-        got = judged(control, store, system, run)
-        assert got.status == "FAILED", (control.kind, got.summary)
-    agreement = judged(HeadlineAgreement(), store, system, run)
-    assert agreement.status == "FAILED"
-    assert "do_nothing 2 (user_task_1, user_task_2)" in agreement.summary, agreement.summary
+    # one context for the four controls, as a certification has: one agent process then
+    # executes the environment for all of them
+    ctx = control_context(store, system, run, 2)
+    try:
+        positive = judged(PositiveControl(), ctx)
+        assert positive.status == "FAILED"
+        assert "first item below ceiling: item user_task_0: agentdojo.utility 0.0" \
+            in positive.summary, positive.summary
+        for control in (NullAgentControl(), RandomAgentControl()):
+            got = judged(control, ctx)
+            assert got.status == "FAILED", (control.kind, got.summary)
+        agreement = judged(HeadlineAgreement(), ctx)
+        assert agreement.status == "FAILED"
+        assert "do_nothing 2 (user_task_1, user_task_2)" in agreement.summary, \
+            agreement.summary
+    finally:
+        ctx.environment().close()
 
 
 def test_controls_run_through_the_cli_reach_a_verdict_and_show_the_benchmarks_choices(

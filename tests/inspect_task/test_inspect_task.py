@@ -24,9 +24,16 @@ from tests.llm.fake_openai import Action, call, completion, fake_server
 from tests.support.invoke import invoke
 
 
-def test_items_tools_and_gold_come_from_the_task(tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def ledger(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The ledger task written once for the module: a process loads a task file once and
+    plays gold's prefixes once per loaded task, so the tests that only read it share it."""
+    return write_task(tmp_path_factory.mktemp("ledger") / "task")
+
+
+def test_items_tools_and_gold_come_from_the_task(ledger: Path) -> None:
     system = InspectTaskSystem()
-    suite = system.build_suite(write_task(tmp_path / "task"))
+    suite = system.build_suite(ledger)
     assert [i.item_id for i in suite.items][:3] == ["s0", "s1", "s2"]
     first = suite.items[0]
     assert first.input == {"prompt": "Record 3 in the ledger, then say the total."}
@@ -39,8 +46,9 @@ def test_items_tools_and_gold_come_from_the_task(tmp_path: Path) -> None:
     assert system.learned_facts(system.facts).mutating_tools == ("record",)
 
 
-def test_the_mock_config_plays_its_script_through_the_tasks_solver(tmp_path: Path) -> None:
-    spec = write_task(tmp_path / "task")
+def test_the_mock_config_plays_its_script_through_the_tasks_solver(tmp_path: Path, ledger: Path
+                                                                  ) -> None:
+    spec = ledger
     store = api.open_db(str(tmp_path / "m.db"))
     system = load_system(InspectTaskSystem())
     script = json.dumps({"s0": [{"tool": "record", "args": {"amount": 3}}, {"answer": "3"}],
@@ -100,9 +108,9 @@ def test_bad_input_is_one_line_naming_what_is_wrong_and_writes_nothing(
     assert not db.exists() or api.open_db(str(db)).list_runs() == []
 
 
-def test_a_bad_script_is_refused_before_a_run_is_written(tmp_path: Path, registered: Path
-                                                         ) -> None:
-    spec = write_task(tmp_path / "task")
+def test_a_bad_script_is_refused_before_a_run_is_written(tmp_path: Path, registered: Path,
+                                                         ledger: Path) -> None:
+    spec = ledger
     db = tmp_path / "s.db"
     done = invoke("run", "--adapter", "inspect", "--source", str(spec), "--config", "mock",
                   "-M", "script=[{\"say\": 1}]", "--db", str(db))
@@ -135,10 +143,10 @@ def ledger_model(body: dict[str, Any]) -> Action:
 
 
 def test_the_model_agent_drives_the_tasks_tools_and_its_scorer_reads_the_answer(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ledger: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     adapter = InspectTaskSystem()
-    suite = adapter.build_suite(write_task(tmp_path / "task"))
+    suite = adapter.build_suite(ledger)
     system = load_system(adapter)
     config = resolve_config(system, "smollm2-t0")
     first, second = suite.items[:2]

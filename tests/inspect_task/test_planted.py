@@ -3,6 +3,7 @@ answer (each control it must fail, run on one oracle run), a tool that does noth
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -11,13 +12,13 @@ import pytest
 from agent_assay import api
 from agent_assay.adapters.loaded import load_system
 from agent_assay.controls.bands import load_bands
+from agent_assay.controls.base import ControlContext
 from agent_assay.controls.execute import control_context
 from agent_assay.controls.null_agent import NullAgentControl
 from agent_assay.controls.random_agent import RandomAgentControl
 from agent_assay.controls.scorer_selftest import ScorerSelfTest
 from agent_assay.controls.shuffled_gold import ShuffledGold
-from agent_assay.model import Run
-from agent_assay.store import Store, open_store
+from agent_assay.store import open_store
 from agent_assay_bundled.inspect_task.checks import TaskScorer
 from agent_assay_bundled.inspect_task.system import InspectTaskSystem
 from tests.inspect_task.tasks import BLIND_SCORER, IDLE_TOOL, write_task
@@ -27,25 +28,31 @@ from tests.inspect_task.tasks import BLIND_SCORER, IDLE_TOOL, write_task
                                      ShuffledGold(), ScorerSelfTest()],
                          ids=lambda c: c.kind)
 def test_a_scorer_that_ignores_the_answer_turns_the_controls_red(
-        control: Any, blind_run: tuple[Store, Any, Run]) -> None:
-    """Each control a blind scorer must fail, run alone on one oracle run (the whole
-    certification through the command line is the sound task's test above: every control
-    there starts agent processes, and each pays Inspect's start-up)."""
-    store, system, run = blind_run
-    bands = load_bands(system.facts.bands)
-    got = control.run(control_context(store, system, run, 3), bands.get(control.kind))
+        control: Any, blind_context: ControlContext) -> None:
+    """Each control a blind scorer must fail, run on one oracle run (the whole
+    certification through the command line is the sound task's test above: every agent
+    process pays Inspect's start-up, so the controls here share one context, and with it
+    the one agent process that executes the environment for them, as a certification's
+    controls do)."""
+    bands = load_bands(blind_context.adapter.facts.bands)
+    got = control.run(blind_context, bands.get(control.kind))
     assert got.status == "FAILED", got.summary
 
 
 @pytest.fixture(scope="module")
-def blind_run(tmp_path_factory: pytest.TempPathFactory, registered: Path
-              ) -> tuple[Store, Any, Run]:
+def blind_context(tmp_path_factory: pytest.TempPathFactory, registered: Path
+              ) -> Iterator[ControlContext]:
+    """The controls' context of one oracle run of the task with the blind scorer."""
     directory = tmp_path_factory.mktemp("blind")
     spec = write_task(directory / "blind", scorer=BLIND_SCORER)
     store = open_store(str(directory / "b.db"))
     system = load_system(InspectTaskSystem())
     run = api.evaluate(system, "oracle", store=store, source=spec).run
-    return store, system, run
+    context = control_context(store, system, run, 3)
+    try:
+        yield context
+    finally:
+        context.environment().close()
 
 
 def test_a_tool_that_does_nothing_leaves_gold_nothing_to_assert(tmp_path: Path) -> None:

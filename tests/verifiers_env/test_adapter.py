@@ -48,8 +48,16 @@ def _control(control: Any, store: Store, system: Any, run: Run) -> Any:
     return control.run(control_context(store, system, run, 2), bands.get(control.kind))
 
 
-def test_a_correct_environment_passes_the_positive_control(tmp_path: Path) -> None:
-    store, system, run = _oracle_run(tmp_path, "none")
+@pytest.fixture(scope="module")
+def sound_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Store, Any, Run]:
+    """One oracle run of the sound environment, for the tests that only read it (each run
+    starts an agent process that imports verifiers)."""
+    return _oracle_run(tmp_path_factory.mktemp("sound"), "none")
+
+
+def test_a_correct_environment_passes_the_positive_control(sound_run: tuple[Store, Any, Run]
+                                                           ) -> None:
+    store, system, run = sound_run
     got = _control(PositiveControl(), store, system, run)
     assert got.status == "PASSED", got.summary
     assert got.measured["scores"] == {"env.reward": 1.0, "tools.recall": 1.0}
@@ -85,8 +93,9 @@ def test_items_show_the_prompt_and_keep_the_hidden_part_as_a_digest(tmp_path: Pa
     assert len(first.gold.truth["task_sha256"]) == 64
 
 
-def test_the_reward_is_imported_and_bound_to_the_rollouts_gold(tmp_path: Path) -> None:
-    store, system, run = _oracle_run(tmp_path, "none")
+def test_the_reward_is_imported_and_bound_to_the_rollouts_gold(sound_run: tuple[Store, Any, Run]
+                                                              ) -> None:
+    store, system, run = sound_run
     gold = {i.item_id: i for i in store.get_suite(run.suite_hash).items}
     trajectories = list(store.trajectories(run.run_id))
     reward = next(s for s in system.scorers() if s.name == "env.reward")
