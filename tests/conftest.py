@@ -99,3 +99,28 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
         terminalreporter.section("case counts")
         for line in sorted(lines):
             terminalreporter.write_line(line)
+
+
+SLOW_FIRST = (
+    "tests/inspect_task/",
+    "tests/dojo/",
+    "tests/bfcl/",
+    "tests/verifiers_env/",
+    "tests/integrity/test_byte_flips.py",
+    "tests/html/",
+    "tests/executors/test_dask_executor.py",
+)
+"""Files that take tens of seconds each (Inspect's agent processes, whole certifications, a
+real browser), in the order they start. pytest-xdist's `--dist loadfile` hands files to
+workers in collection order, so a slow file collected last keeps one worker busy after the
+other has finished; started first, the short files fill in around them."""
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Collect the slow files first, each file's tests in their own order (a stable sort)."""
+
+    def rank(item: pytest.Item) -> int:
+        return next((i for i, prefix in enumerate(SLOW_FIRST) if item.nodeid.startswith(prefix)),
+                    len(SLOW_FIRST))
+
+    items.sort(key=rank)
