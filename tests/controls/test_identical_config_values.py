@@ -4,6 +4,7 @@ must be what comparing every flattened value of both runs reports."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from hypothesis import given, settings
@@ -56,3 +57,26 @@ def test_equal_trajectories_are_counted_without_being_compared_leaf_by_leaf() ->
     first, second = StoredValues({"i1": state}, {}), StoredValues({"i1": dict(state)}, {})
     assert differences(first, second) == ([], 0.0, 50)
     assert "i1" not in second._leaves  # the twin's trajectory was never flattened
+
+
+def test_runs_walked_an_item_at_a_time_meet_every_slot_of_each() -> None:
+    """A run that lacks an item is empty there (its slots then differ from the others'),
+    and a slot that only has scores is still compared."""
+    from agent_assay.controls.identical_config import by_item
+    from agent_assay.model import Trajectory
+
+    def walk(*items: str) -> Iterator[tuple[str, list[Trajectory]]]:
+        return iter([(i, [Trajectory(i, 1), Trajectory(i, 2)]) for i in items])
+
+    scores: list[dict[str, dict[str, Any]]] = [
+        {"a": {"a/1/score.x": 1.0}}, {"a": {"a/1/score.x": 1.0}, "z": {"z/1/score.x": 0.0}}]
+    got = {item: values for item, values in by_item([walk("a", "b"), walk("a", "c")], scores,
+                                                     {"meta"})}
+    assert sorted(got) == ["a", "b", "c", "z"]
+    assert sorted(got["b"][0].trajectories) == ["b/1", "b/2"] and got["b"][1].trajectories == {}
+    assert got["c"][0].trajectories == {} and sorted(got["c"][1].trajectories) == ["c/1", "c/2"]
+    assert got["z"][1].scores == {"z/1/score.x": 0.0} and got["z"][0].scores == {}
+    assert "meta" not in got["a"][0].trajectories["a/1"]
+    paths, _, _ = differences(got["b"][0], got["b"][1])
+    assert paths and all(p.startswith("b/") for p in paths)
+    assert differences(got["a"][0], got["a"][1])[0] == []

@@ -5,8 +5,10 @@ and what the run takes on disk.
 
 In a fresh SQLite file, `agent-assay run --adapter banking --config mock --repeats K` makes
 the run (1,040 trajectories at k = 10), then `agent-assay controls run --run RUN` certifies it; each
-command runs in its own child process, timed by its CPU seconds (user + system, its own
-children included: identical_config's twins run in spawned processes) and its peak RSS.
+command runs in its own child process, timed by its CPU seconds (user + system, with the
+children it waits for) and its peak RSS. Agent processes (the run's, identical_config's
+twins', the controls' replays) detach from whoever starts them (hosting.host), so neither
+figure holds what the agent and its environment spend: both are the harness's own CPU.
 The figure the issue asks for is the ratio of the two CPU times; the benchmark makes and
 certifies a run `--rounds` times and reports the round with the median ratio (and every
 round's ratio), since one run's CPU time moves with whatever else the machine does. The
@@ -27,7 +29,7 @@ from tools.bench.output import CLI, machine, measured, write_figures
 
 ROOT = Path(__file__).resolve().parents[2]
 
-TARGET_RATIO = 3.0
+TARGET_RATIO = 2.5
 TARGET_BYTES_PER_TRAJECTORY = 10 * 1024
 TARGET_PEAK_MB = 1024  # the issue asks it of banking x 100; it is held at every size
 

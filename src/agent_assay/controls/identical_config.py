@@ -20,7 +20,7 @@ number) fails here even when its twins reproduce it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -39,9 +39,10 @@ BLANK: Mapping[str, Any] = {"latency_ms": 0.0, "cost": Cost(0.0, "blanked"), "me
 
 @dataclass
 class StoredValues:
-    """Every stored value of a run: per slot (`item/repetition`), its trajectory's compared
-    fields as stored, and each score under its path (`item/repetition/score.name`). A
-    trajectory's values are its leaves, each under its path
+    """The stored values of a run (the control holds one item's at a time): per slot
+    (`item/repetition`), its trajectory's compared fields as stored, and each score under
+    its path (`item/repetition/score.name`). A trajectory's values are its leaves, each
+    under its path
     (`item/repetition/trajectory.field`); they are flattened only where two runs differ,
     so two runs whose trajectories are equal, as twins' should be, are compared a
     trajectory (or a field) at a time, and their values are counted, not flattened."""
@@ -50,7 +51,9 @@ class StoredValues:
     scores: dict[str, Any]
     counted: dict[int, tuple[Any, int]] = field(default_factory=dict, repr=False)
     """Leaf counts by the id of the value counted (held beside it, so the id stays its),
-    shared by the values made from these (`as_first_repetition`)."""
+    shared by the values made from these (`as_first_repetition`) and by the other runs'
+    values of the same item (`by_item`): a value found equal to one counted is not
+    counted again (`learn_counts`)."""
     _leaves: dict[str, dict[str, Any]] = field(default_factory=dict, init=False, repr=False)
 
     def leaves(self, item: str) -> dict[str, Any]:
@@ -82,6 +85,15 @@ class StoredValues:
             n = len(self.field_leaves(item, name))
         self.counted[id(value)] = (value, n)
         return n
+
+    def learn_counts(self, item: str, other: StoredValues) -> None:
+        """Slot `item`'s trajectory here equals `other`'s: each of its fields has as many
+        leaves as the same field there, so whatever `other` counted is known here too."""
+        mine, theirs = self.trajectories[item], other.trajectories[item]
+        for name, value in mine.items():
+            known = other.counted.get(id(theirs[name]))
+            if known is not None and known[0] is theirs[name]:
+                self.counted[id(value)] = (value, known[1])
 
 
 def _plain(key: object) -> bool:
@@ -117,23 +129,56 @@ def _plain_count(value: Any) -> int | None:
     return n
 
 
-def stored_values(ctx: ControlContext, run_id: str, skip: set[str]) -> StoredValues:
-    """Every stored value of a run but the fields in `skip`, keyed by slot. The certified
-    run's trajectories are walked as every control walks them (`ctx.trajectories`, which
-    a run small enough keeps after its first walk), not read again."""
-    stored = ctx.trajectories if run_id == ctx.run.run_id else ctx.store.trajectories(run_id)
-    trajectories = {
-        f"{t.item_id}/{t.repetition}": {
-            name: value for name, value in t.to_json().items() if name not in skip
-        }
-        for t in stored
-    }
-    scores = {
-        f"{row.item_id}/{row.repetition}/score.{row.scorer}": row.value
-        for row in ctx.store.current_scores(run_id)
-        if row.scorer not in skip
-    }
-    return StoredValues(trajectories, scores)
+def slot_scores(ctx: ControlContext, run_id: str, skip: set[str]) -> dict[str, dict[str, Any]]:
+    """Every stored score of a run but the scorers in `skip`, under its path
+    (`item/repetition/score.name`), grouped by item."""
+    by_item: dict[str, dict[str, Any]] = {}
+    for row in ctx.store.current_scores(run_id):
+        if row.scorer not in skip:
+            path = f"{row.item_id}/{row.repetition}/score.{row.scorer}"
+            by_item.setdefault(row.item_id, {})[path] = row.value
+    return by_item
+
+
+def by_item(
+    walks: Sequence[Iterator[tuple[str, list[Trajectory]]]],
+    scores: Sequence[Mapping[str, Mapping[str, Any]]],
+    skip: set[str],
+) -> Iterator[tuple[str, list[StoredValues]]]:
+    """Each item's stored values in every run (one `walks` and one `scores` per run, each
+    walk in item id order, as the store gives them): every run's trajectories of one item
+    are held at a time, not a whole run's. An item a run lacks is empty there; the values
+    of one item share their leaf counts."""
+    heads = [next(walk, None) for walk in walks]
+    seen: set[str] = set()
+    while any(head is not None for head in heads):
+        item = min(head[0] for head in heads if head is not None)
+        groups: list[list[Trajectory]] = []
+        for n, head in enumerate(heads):
+            if head is not None and head[0] == item:
+                groups.append(head[1])
+                heads[n] = next(walks[n], None)
+            else:
+                groups.append([])
+        seen.add(item)
+        yield item, _item_values(groups, [s.get(item, {}) for s in scores], skip)
+    for item in sorted(set().union(*scores) - seen):  # scores of a slot no run stored
+        yield item, _item_values([[] for _ in walks], [s.get(item, {}) for s in scores], skip)
+
+
+def _item_values(groups: Sequence[list[Trajectory]], scores: Sequence[Mapping[str, Any]],
+                 skip: set[str]) -> list[StoredValues]:
+    counted: dict[int, tuple[Any, int]] = {}
+    return [
+        StoredValues(
+            {f"{t.item_id}/{t.repetition}": {
+                name: value for name, value in t.to_json().items() if name not in skip}
+             for t in group},
+            dict(run_scores),
+            counted,
+        )
+        for group, run_scores in zip(groups, scores, strict=True)
+    ]
 
 
 def as_first_repetition(values: StoredValues, repetition: int) -> StoredValues:
@@ -166,6 +211,7 @@ def differences(first: StoredValues, second: StoredValues) -> tuple[list[str], f
         mine, theirs = first.trajectories.get(item), second.trajectories.get(item)
         if mine is not None and mine == theirs:
             compared += first.count(item)
+            second.learn_counts(item, first)
             continue
         if (mine is not None and theirs is not None and mine.keys() == theirs.keys()
                 and all(_plain(name) for name in mine)):
@@ -230,27 +276,33 @@ class IdenticalConfig:
             )
             return outcome(self, False, summary, {"hiding_fields": hiding}, band)
         run_ids = [self._twin(ctx, execution) for execution in range(1, TWINS + 1)]
-        certified = stored_values(ctx, ctx.run.run_id, skip)
-        twins = [stored_values(ctx, r, skip) for r in run_ids]
-        pairs: list[tuple[str, StoredValues, StoredValues]] = [
-            *((f"twin {n} vs certified", certified, t) for n, t in enumerate(twins, 1)),
-            ("twin 1 vs twin 2", twins[0], twins[1]),
-        ]
         claimed = ctx.adapter.deterministic(ctx.config)
-        if claimed:
-            first = as_first_repetition(certified, 1)
-            pairs += [(f"certified repetition {r} vs 1", first, as_first_repetition(certified, r))
-                      for r in range(2, ctx.run.repeats + 1)]
-        differing: list[str] = []
+        repetitions = range(2, ctx.run.repeats + 1) if claimed else range(0)
+        labels = [
+            *(f"twin {n} vs certified" for n in range(1, TWINS + 1)),
+            "twin 1 vs twin 2",
+            *(f"certified repetition {r} vs 1" for r in repetitions),
+        ]
+        found: dict[str, list[str]] = {label: [] for label in labels}
         max_delta = 0.0
         compared = 0
-        by_pair: dict[str, int] = {}
-        for label, first_values, second in pairs:
-            paths, delta, values = differences(first_values, second)
-            by_pair[label] = len(paths)
-            differing += [f"{label}: {p}" for p in paths]
-            max_delta = max(max_delta, delta)
-            compared += values
+        walks = [ctx.trajectories.by_item(), *(ctx.store.trajectories_by_item(r) for r in run_ids)]
+        scores = [slot_scores(ctx, r, skip) for r in (ctx.run.run_id, *run_ids)]
+        for _, (certified, *twins) in by_item(walks, scores, skip):
+            pairs: list[tuple[str, StoredValues, StoredValues]] = []
+            if claimed:  # first: the repetitions' equal values are then counted once
+                first = as_first_repetition(certified, 1)
+                pairs += [(f"certified repetition {r} vs 1", first,
+                           as_first_repetition(certified, r)) for r in repetitions]
+            pairs += [(f"twin {n} vs certified", certified, t) for n, t in enumerate(twins, 1)]
+            pairs.append(("twin 1 vs twin 2", twins[0], twins[1]))
+            for label, first_values, second in pairs:
+                paths, delta, values = differences(first_values, second)
+                found[label] += paths
+                max_delta = max(max_delta, delta)
+                compared += values
+        by_pair = {label: len(paths) for label, paths in found.items()}
+        differing = [f"{label}: {p}" for label, paths in found.items() for p in sorted(paths)]
         measured = {
             "runs": run_ids,
             "repetitions": ctx.run.repeats,

@@ -125,18 +125,16 @@ class RandomAgentControl:
         if not catalogue:
             return outcome(self, False, "the adapter declares no tool catalogue", {}, band)
         pools = view.argument_pools()
-        jobs: list[Replay] = []
-        for s in range(ctx.random_seeds):
+        gold = ctx.gold_of()
+        per_seed = []
+        for s in range(ctx.random_seeds):  # a seed's replays at a time: one seed's held
+            jobs: list[Replay] = []
             for item in ctx.items:
                 rng = random.Random(stable_seed(ctx.seed, "random_agent", s, item.item_id))
                 calls = random_calls(catalogue, pools, rng)
                 jobs.append(Replay(item.public(), tuple(calls), rng.randrange(2**31)))
-        replayed = ctx.environment().run_all(jobs)
-        n = len(ctx.items)
-        per_seed = [
-            score_table(ctx.scorers, ctx.gold_of(), replayed[s * n:(s + 1) * n], ctx.scoring)
-            for s in range(ctx.random_seeds)
-        ]
+            replayed = ctx.environment().run_all(jobs)
+            per_seed.append(score_table(ctx.scorers, gold, replayed, ctx.scoring))
         rows: dict[str, Any] = {}
         failing: list[str] = []
         for metric in ctx.headline:
