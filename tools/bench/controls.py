@@ -5,10 +5,11 @@ and what the run takes on disk.
 
 In a fresh SQLite file, `agent-assay run --adapter banking --config mock --repeats K` makes
 the run (1,040 trajectories at k = 10), then `agent-assay controls run --run RUN` certifies it; each
-command runs in its own child process, timed by its CPU seconds (user + system, with the
-children it waits for) and its peak RSS. Agent processes (the run's, identical_config's
-twins', the controls' replays) detach from whoever starts them (hosting.host), so neither
-figure holds what the agent and its environment spend: both are the harness's own CPU.
+command runs in its own child process, timed by its CPU seconds (user + system) and its
+peak RSS. Agent processes (the run's, identical_config's twins', the controls' replays)
+detach from whoever starts them (hosting.host); the probe (output.measured) adopts and
+reaps them, so both figures hold the agents' and their environments' CPU too, as a user
+waiting on either command pays it.
 The figure the issue asks for is the ratio of the two CPU times; the benchmark makes and
 certifies a run `--rounds` times and reports the round with the median ratio (and every
 round's ratio), since one run's CPU time moves with whatever else the machine does. The

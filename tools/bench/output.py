@@ -14,8 +14,21 @@ CLI = str(Path(sys.executable).with_name("agent-assay"))
 """The agent-assay command of the interpreter running the benchmark."""
 
 _MEASURE = """
-import json, resource, subprocess, sys
+import ctypes, json, os, resource, subprocess, sys, time
+# adopt every descendant that detaches (the harness's agent processes fork away from their
+# parent), so that its CPU is counted in this probe's children when it is reaped below
+ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
 p = subprocess.run(sys.argv[1:], capture_output=True, text=True)
+deadline = time.monotonic() + 60
+while True:
+    try:
+        pid, _ = os.waitpid(-1, os.WNOHANG)
+    except ChildProcessError:
+        break
+    if pid == 0:
+        if time.monotonic() > deadline:
+            break
+        time.sleep(0.02)
 use = resource.getrusage(resource.RUSAGE_CHILDREN)
 print(json.dumps({"code": p.returncode, "cpu": use.ru_utime + use.ru_stime,
                   "rss_mb": use.ru_maxrss / 1024, "err": p.stderr[-500:]}))
@@ -24,7 +37,9 @@ print(json.dumps({"code": p.returncode, "cpu": use.ru_utime + use.ru_stime,
 
 def measured(command: list[str]) -> dict[str, Any]:
     """`command` in a fresh child, which is all its probe measures: its exit code, CPU
-    seconds (user + system, its own children included), peak RSS and the tail of stderr."""
+    seconds (user + system, every descendant included, even one that detached, as the
+    harness's agent processes do: the probe adopts and reaps them), the largest peak RSS of
+    one process, and the tail of stderr."""
     out = subprocess.run([sys.executable, "-c", _MEASURE, *command], capture_output=True,
                          text=True, check=True).stdout
     got: dict[str, Any] = json.loads(out)
