@@ -50,7 +50,9 @@ SIGNALS: dict[str, Callable[[], bool]] = {
     "parent_process": lambda: multiprocessing.parent_process() is not None,
     "process_name": lambda: multiprocessing.current_process().name != "MainProcess",
     "hash_seed_set": lambda: "PYTHONHASHSEED" in os.environ,
-    "call_stack": lambda: any(says_control(frame.filename) for frame in inspect.stack()),
+    # the modules on the stack, not their files: a checkout's own path may hold any word
+    "call_stack": lambda: any(says_control(str(frame.frame.f_globals.get("__name__", "")))
+                              for frame in inspect.stack()),
     "loaded_modules": lambda: any(says_control(name) for name in sys.modules),
     "thread_name": lambda: threading.current_thread().name != "MainThread",
 }
