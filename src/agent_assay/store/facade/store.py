@@ -42,7 +42,7 @@ from agent_assay.store.encoding import score_pack
 from agent_assay.store.encoding.prepared import PreparedTrajectory, prepare
 from agent_assay.store.encoding.score_columns import ScoreColumns, StoredSets
 from agent_assay.store.encoding.state_blobs import StateEncoder
-from agent_assay.store.facade import reads, writes
+from agent_assay.store.facade import reads, server_writes, writes
 from agent_assay.store.facade.run_ids import check_run_id
 from agent_assay.store.records import (
     TERMINAL_EVENTS,
@@ -338,7 +338,9 @@ class Store:
         is refused none of the group is stored (its slots run again on resume).
 
         This is the hot path of every run, so it uses the driver's cursor inside the
-        SQLAlchemy transaction with fixed statements (no per-call compilation). The
+        SQLAlchemy transaction with fixed statements (no per-call compilation): on SQLite
+        one per row, on PostgreSQL one per table for the whole group (`server_writes`:
+        there each statement is a round trip to the server). The
         scores join the run's current scoring generation, read inside the transaction.
         A base state this store has not written yet is stored with the row (see
         `writes.store_base`): no trajectory row names a base that is not stored. A slot that
@@ -350,7 +352,9 @@ class Store:
         again = attempts or {}
         with conn.begin():
             cursor = conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
-            ids = writes.append_group(cursor, sql, run_id, group, again, self._bases_written)
+            append = (writes.append_group if conn.dialect.name == "sqlite"
+                      else server_writes.append_group)
+            ids = append(cursor, sql, run_id, group, again, self._bases_written)
             cursor.close()
         self._bases_written.update(p.state for p in group if p.state is not None)
         return ids

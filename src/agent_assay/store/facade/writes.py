@@ -320,6 +320,12 @@ def score_set_content(
 
 
 # ---- the hot path ----------------------------------------------------------------
+Block = tuple[tuple[Any, ...], tuple[Any, ...], tuple[Any, ...] | None, Head]
+"""One trajectory's block as `trajectory_block` makes it: its ledger entry, its trajectory
+row and its score set row (None: no score to store; either row without the trajectory
+id), in the order the hot path's statements take them, and the head after it."""
+
+
 def append_group(
     cursor: Any,
     sql: HotPathSQL,
@@ -334,16 +340,21 @@ def append_group(
     else appends to the run before it commits, and each block follows the one before it
     (elsewhere, an append by another writer meanwhile takes the same sequence number,
     which the ledger's key refuses, and the group is rolled back)."""
-    cursor.execute(sql.head, (run_id, run_id))
-    last, prev, generation = cursor.fetchone()
-    head = Head(int(last), str(prev)) if last is not None else None
+    head, generation = read_head(cursor, sql, run_id)
     ids = []
     for prepared in group:
         trajectory_id, head = append_prepared(
             cursor, sql, run_id, prepared, attempts.get((prepared.item_id, prepared.repetition)),
-            bases_written, head, generation or 0)
+            bases_written, head, generation)
         ids.append(trajectory_id)
     return ids
+
+
+def read_head(cursor: Any, sql: HotPathSQL, run_id: str) -> tuple[Head | None, int]:
+    """The run's head (None for none) and current scoring generation, on the hot path."""
+    cursor.execute(sql.head, (run_id, run_id))
+    last, prev, generation = cursor.fetchone()
+    return (Head(int(last), str(prev)) if last is not None else None), generation or 0
 
 
 def append_prepared(
@@ -361,6 +372,27 @@ def append_prepared(
     and the new head. An `attempt` after the first is recorded in the block: its number,
     and the digest and crash cause of the row it runs again. A base in `bases_written`
     (seen committed by this writer) is not stored again."""
+    entry, trajectory, score_set, head = trajectory_block(
+        run_id, prepared, attempt, head, generation)
+    cursor.execute(sql.ledger, entry)
+    if prepared.state is not None and prepared.state not in bases_written:
+        store_base(cursor, sql, prepared)  # a repeat in one group is a no-op insert
+    cursor.execute(sql.trajectory, trajectory)
+    trajectory_id = int(cursor.fetchone()[0])
+    if score_set is not None:
+        cursor.execute(sql.score_set, (trajectory_id, *score_set))
+    return trajectory_id, head
+
+
+def trajectory_block(
+    run_id: str,
+    prepared: PreparedTrajectory,
+    attempt: Attempt | None,
+    head: Head | None,
+    generation: int,
+) -> Block:
+    """The rows of `prepared`'s block after `head`, scored in `generation` (see `Block`);
+    `append_prepared` has the rules."""
     created = now()
     item_id, repetition = prepared.item_id, prepared.repetition
     t_content = (run_id, item_id, repetition, prepared.crashed, prepared.payload, created)
@@ -386,29 +418,39 @@ def append_prepared(
     number = 1 if attempt is None else attempt.number
     detail = canonical_json(recorded)
     digest = chain.block_digest(run_id, seq, "trajectory", prev, detail, digests)
-    cursor.execute(sql.ledger, (run_id, seq, "trajectory", detail, prev, digest, created))
-    if prepared.state is not None and prepared.state not in bases_written:
-        store_base(cursor, sql, prepared)  # a repeat in one group is a no-op insert
-    cursor.execute(sql.trajectory, (*t_content, seq, t_digest, number))
-    trajectory_id = int(cursor.fetchone()[0])
-    if score_set is not None:
-        cursor.execute(sql.score_set, (trajectory_id, *score_set, seq, set_digest, number))
-    return trajectory_id, Head(seq, digest)
+    return (
+        (run_id, seq, "trajectory", detail, prev, digest, created),
+        (*t_content, seq, t_digest, number),
+        None if score_set is None else (*score_set, seq, set_digest, number),
+        Head(seq, digest),
+    )
 
 
 def store_base(cursor: Any, sql: HotPathSQL, prepared: PreparedTrajectory) -> None:
     """Store the base state `prepared` names, which this store has not written yet:
     from the row's own copy, once it hashes to its name, or else it must be there."""
-    where = f"trajectory {prepared.item_id}/{prepared.repetition}"
     digest = str(prepared.state)
     if prepared.blob is not None:
-        if prepared.blob[0] != digest or canonical_hash(STATE, prepared.blob[1]) != digest:
-            raise AssayError(f"{where}: its base state does not hash to {digest[:16]}")
+        check_blob(prepared)
         cursor.execute(sql.state_blob, prepared.blob)
         return
     cursor.execute(sql.state_known, (digest,))
     if cursor.fetchone() is None:
-        raise AssayError(f"{where} names base state {digest[:16]}, which is not stored")
+        raise missing_base(prepared)
+
+
+def check_blob(prepared: PreparedTrajectory) -> None:
+    """Refuse a row's copy of its base state that does not hash to the name it carries."""
+    digest = str(prepared.state)
+    assert prepared.blob is not None
+    if prepared.blob[0] != digest or canonical_hash(STATE, prepared.blob[1]) != digest:
+        raise AssayError(f"trajectory {prepared.item_id}/{prepared.repetition}: its base "
+                         f"state does not hash to {digest[:16]}")
+
+
+def missing_base(prepared: PreparedTrajectory) -> AssayError:
+    return AssayError(f"trajectory {prepared.item_id}/{prepared.repetition} names base state "
+                      f"{str(prepared.state)[:16]}, which is not stored")
 
 
 @dataclass(frozen=True, slots=True)
@@ -422,6 +464,16 @@ class HotPathSQL:
     score_set: str
     state_blob: str
     state_known: str
+
+
+LEDGER_COLUMNS: tuple[str, ...] = (
+    "run_id", "seq", "kind", "detail", "prev_digest", "digest", "at")
+TRAJECTORY_COLUMNS: tuple[str, ...] = (
+    *chain.CONTENT_COLUMNS["trajectories"], "block", "digest", "attempt")
+SCORE_SET_COLUMNS: tuple[str, ...] = (
+    "trajectory_id", *chain.CONTENT_COLUMNS["score_sets"], "block", "digest", "attempt")
+"""The hot path's rows, column by column: a `Block`'s in its order (a score set's with the
+trajectory id first)."""
 
 
 @functools.cache
@@ -440,19 +492,9 @@ def hot_path_sql(paramstyle: str) -> HotPathSQL:
             f"run_id = {mark}) FROM (SELECT 1 AS one) AS one LEFT JOIN (SELECT seq, digest "
             f"FROM ledger WHERE run_id = {mark} ORDER BY seq DESC LIMIT 1) AS h ON 1 = 1"
         ),
-        ledger=insert(
-            "ledger", ("run_id", "seq", "kind", "detail", "prev_digest", "digest", "at")
-        ),
-        trajectory=insert(
-            "trajectories",
-            (*chain.CONTENT_COLUMNS["trajectories"], "block", "digest", "attempt"),
-            " RETURNING id",
-        ),
-        score_set=insert(
-            "score_sets",
-            ("trajectory_id", *chain.CONTENT_COLUMNS["score_sets"], "block", "digest",
-             "attempt"),
-        ),
+        ledger=insert("ledger", LEDGER_COLUMNS),
+        trajectory=insert("trajectories", TRAJECTORY_COLUMNS, " RETURNING id"),
+        score_set=insert("score_sets", SCORE_SET_COLUMNS),
         state_blob=insert("state_blobs", ("digest", "payload"), " ON CONFLICT DO NOTHING"),
         state_known=f"SELECT 1 FROM state_blobs WHERE digest = {mark}",
     )
