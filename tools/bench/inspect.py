@@ -17,7 +17,8 @@ runs (a Python function looking an account up), answers, and is scored and logge
   every generic scorer, chains it and stores it. N is 1,000 items x (N / 1,000) repeats.
 
 Each side runs as a whole fresh process at N = small and N = large, and its CPU seconds
-(user + system, children included) are measured from outside. The marginal per sample is
+(user + system, every descendant included: the harness's agent process too, which the
+probe adopts when it detaches) are measured from outside. The marginal per sample is
 (CPU at large - CPU at small) / (large - small): start-up, imports and anything paid once
 cancel out, so what is compared is what one more sample costs. The four runs of a round
 alternate the two sides, so a neighbour process slows both, and the medians of the
