@@ -91,14 +91,14 @@ def draw_where(data: dict[str, Any], out: Path) -> None:
             (f"report, {data['report_scores']:,} scores", data["report"])]
     fig, axes = plt.subplots(figsize=(9, 3.2))
     colours = plt.get_cmap("tab20").colors
-    seen: dict[str, Any] = {}
+    colour_of: dict[str, Any] = {}
     for y, (_, shares) in enumerate(rows):
         left = 0.0
         for part, share in sorted(shares.items(), key=lambda kv: -kv[1]):
-            colour = seen.setdefault(part, colours[len(seen) % len(colours)])
+            first = part not in colour_of  # each part named once in the legend
+            colour = colour_of.setdefault(part, colours[len(colour_of) % len(colours)])
             axes.barh(y, share, left=left, color=colour, edgecolor="white",
-                      label=part if list(seen).index(part) == len(seen) - 1 and
-                      part not in axes.get_legend_handles_labels()[1] else None)
+                      label=part if first else None)
             if share >= 0.06:
                 axes.text(left + share / 2, y, f"{share:.0%}", ha="center", va="center",
                           fontsize=8)
