@@ -22,6 +22,7 @@ from typing import Any
 
 from sqlalchemy import Connection
 
+from agent_assay.collector import paused
 from agent_assay.errors import AssayError, TamperedEvidence
 from agent_assay.findings import Finding
 from agent_assay.store.database.schema_check import schema_findings
@@ -36,7 +37,6 @@ from agent_assay.store.evidence.chain_check import (
     check_links,
     check_run_chain,
     check_terminal_heads,
-    paused_gc,
     sound_entries,
 )
 from agent_assay.store.evidence.checkpoint import (
@@ -62,7 +62,7 @@ the full walk) for `verify`."""
 
 def check_run(store: Store, run_id: str) -> ChainCheck:
     """The run's chain check: from its first checkpoint when one can be used, else in full."""
-    with paused_gc():
+    with paused():
         quick = None
         if RawReader(store).embedded:
             with store.snapshot() as conn:
