@@ -78,7 +78,7 @@ def _quick(store: Store, run_id: str, conn: Connection | None) -> ChainCheck | N
     full walk treats it as any block and `verify` names it), or trajectories or scores
     added after it."""
     raw = RawReader(store)
-    if raw.first_block(run_id, KIND, conn) is None:
+    if not raw.has_block(run_id, KIND, conn):
         return None  # a run without one: the ledger is read once, by the full walk
     ledger = list(raw.read_raw(ledger_query(run_id, None), conn))
     at = next((i for i, row in enumerate(ledger) if row[1] == KIND), None)
