@@ -23,8 +23,10 @@ def paused() -> Iterator[None]:
     collector run (it would have found it alive): turned back on with a young generation
     of every object allocated meanwhile, the collector's next pass would otherwise walk
     them all at once. A cycle among them is still freed, by the next full pass or
-    `gc.collect()`. (`gc.freeze` then `gc.unfreeze` moves them without a walk; nothing in
-    agent-assay keeps objects frozen.)"""
+    `gc.collect()`. (`gc.freeze` then `gc.unfreeze` moves them without a walk. It also
+    thaws what was frozen before, the few hundred objects CPython freezes as it starts, say:
+    they are then walked by full passes again, which costs little and frees only garbage;
+    nothing in agent-assay freezes objects to keep them frozen.)"""
     was = gc.isenabled()
     gc.disable()
     try:

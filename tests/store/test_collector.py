@@ -20,7 +20,7 @@ def test_the_collector_is_off_inside_and_on_after() -> None:
     with paused():
         assert not gc.isenabled()
     assert gc.isenabled()
-    assert not gc.get_freeze_count()  # nothing is left frozen
+    assert not gc.get_freeze_count()  # nothing is left out of the collector's reach
 
 
 def test_it_stays_off_after_when_it_was_off() -> None:
