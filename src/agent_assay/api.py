@@ -30,7 +30,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent_assay.aggregates import run_clusters
-from agent_assay.controls.next_steps import next_step as next_step
 from agent_assay.controls.registry import control_kinds as control_kinds
 from agent_assay.errors import AssayError as AssayError
 from agent_assay.errors import RunInterrupted as RunInterrupted
@@ -78,19 +77,15 @@ from agent_assay.views.load import (
     show_run_view,
     trajectory_view,
 )
-from agent_assay.views.passk import passk_json, passk_of, render_passk
-from agent_assay.views.planning import Plan, plan_json, plan_text
-from agent_assay.views.regression_view import gate_lines
 from agent_assay.views.run_data import RunData
-from agent_assay.views.run_view import RunView
 from agent_assay.views.summary import summary_of
-from agent_assay.views.trajectory_view import TrajectoryView
 
 if TYPE_CHECKING:  # the types results are given in, for callers' annotations too
     from agent_assay.adapters.loaded import LoadedSystem as LoadedSystem
     from agent_assay.adapters.registry import AdapterInfo
     from agent_assay.controls.execute import ControlStep as ControlStep
     from agent_assay.controls.execute import ControlWatch as ControlWatch
+    from agent_assay.controls.next_steps import next_step as next_step
     from agent_assay.importers import Importer
     from agent_assay.importers import ImportReport as ImportReport
     from agent_assay.integrity.adapter_check import AdapterCheck as AdapterCheck
@@ -99,7 +94,21 @@ if TYPE_CHECKING:  # the types results are given in, for callers' annotations to
     from agent_assay.rescoring import RescoreResult as RescoreResult
     from agent_assay.runner import RunResult
     from agent_assay.store.database import Provisioned
-    from agent_assay.views.run_view import ListedRun
+    from agent_assay.views.planning import Plan
+    from agent_assay.views.run_view import ListedRun, RunView
+    from agent_assay.views.trajectory_view import TrajectoryView
+
+else:
+
+    def __getattr__(name: str) -> Any:
+        """`next_step`, re-exported, is imported when first asked for: its module imports
+        the adapters', which no report needs."""
+        if name == "next_step":
+            from agent_assay.controls.next_steps import next_step
+
+            return next_step
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 # Running, certifying and re-scoring import the adapters, the executors, the runner and the
 # controls (SciPy's statistics among them) where they are called: reading a stored run
@@ -594,6 +603,8 @@ class Report:
         if self.verdict.tampered:
             return text
         if self.passk_curve:
+            from agent_assay.views.passk import passk_of, render_passk
+
             text += render_passk(passk_of(self.snapshot))
         if self.by_tag:
             text += by_tag_text(self.tag_cut)
@@ -616,6 +627,8 @@ class Report:
         if self.verdict.tampered:
             return data
         if self.passk_curve:
+            from agent_assay.views.passk import passk_json, passk_of
+
             data["passk_curve"] = passk_json(passk_of(self.snapshot))
         if self.by_tag:
             data["by_tag"] = by_tag_json(self.tag_cut)
@@ -730,6 +743,8 @@ def compare(
     comparison = compare_runs(db, run_a, run_b, cluster)
     text = comparison_text(comparison, forced=force)
     if fail_on_regression:
+        from agent_assay.views.regression_view import gate_lines
+
         gate = regression_gate(comparison, metrics, ALPHA if alpha is None else alpha)
         text += "\n".join(gate_lines(gate)) + "\n"
         return ComparisonResult(comparison, text, gate.exit_code, force, gate)
@@ -840,10 +855,14 @@ class PlanResult:
 
     @property
     def text(self) -> str:
+        from agent_assay.views.planning import plan_text
+
         return plan_text(self.plan)
 
     @property
     def data(self) -> dict[str, Any]:
+        from agent_assay.views.planning import plan_json
+
         return plan_json(self.plan)
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 
 LAYERS: dict[str, int] = {
     "agent_assay": 9,  # the package itself is the public facade: it re-exports the API
+    "agent_assay.collector": 0,
     "agent_assay.errors": 0,
     "agent_assay.exitcodes": 0,
     "agent_assay.findings": 0,
@@ -198,10 +199,12 @@ def cycles(src: Path, package: str = "agent_assay") -> list[list[str]]:
 
 CLI = "agent_assay.cli"
 CLI_REACHES = ("agent_assay.api", CLI, "agent_assay.errors", "agent_assay.exitcodes",
-               "agent_assay.views", "agent_assay.infiles", "agent_assay.outfiles")
+               "agent_assay.views", "agent_assay.infiles", "agent_assay.outfiles",
+               "agent_assay.collector")
 """What the command line and the pytest gate import: the API (and the options,
 `ExecutorSpec` and `Selection`, and the result types and helpers it re-exports), the CLI,
-the errors and exit codes, the renderers, and the files read or written whole. Everything
+the errors and exit codes, the renderers, the files read or written whole, and the
+garbage collector's pause (a report pauses it before it imports the API). Everything
 else they reach through the API."""
 
 

@@ -14,7 +14,8 @@ same way as the checkpoint's stream, and computes the per-metric means the figur
 show; the benchmark stops unless its digest is the checkpoint's and its means are those
 `report --json` shows), each in a fresh process: CPU seconds
 (user + system of the child) and peak RSS, medians over the rounds, and the ratio of
-the medians. A further fresh process splits the report's CPU into the imports, the
+the medians. A further fresh process (the garbage collector paused, as the command has
+it) splits the report's CPU into the imports, the
 integrity check (schema, chain, every row re-hashed, or from the run's checkpoint, then
 the run's slots, suite and config: what makes TAMPERED possible; the chain check alone,
 the content check alone and the full walk `verify` makes are then timed again, side by
@@ -49,7 +50,8 @@ TARGET_PEAK_MB = 300
 TARGET_TINY_CPU_SECONDS = 0.4
 FLOOR = ROOT / "tools/bench/report_floor.py"
 _SPLIT = """
-import json, resource, sys, time
+import gc, json, resource, sys, time
+gc.disable()  # as `agent-assay report` runs (agent_assay.collector)
 t = time.process_time()
 from agent_assay import api
 from agent_assay.integrity.admissibility import assess

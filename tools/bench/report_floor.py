@@ -24,6 +24,10 @@ only sqlite3, hashlib, json, itertools and NumPy. It
    item's mean across repetitions, from the score sets' packed float64 values (NaN, no
    value, left out), decoding the bytes it already read (the report reads them again).
 
+Like the report (`agent_assay.collector`), it runs with Python's cyclic garbage collector
+off: its passes over the rows held would cost the floor a twelfth of its CPU at a million
+scores and free nothing.
+
 It does not check the blocks after the checkpoint, the schema, the slots, the suite or
 the config, nor compute an interval or render anything, and trusts that every score set
 names the same scorers: everything else the report does is overhead over this floor.
@@ -33,6 +37,7 @@ Prints one JSON line: the digest, whether it matches, rows read and the means (w
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import itertools
 import json
@@ -113,8 +118,8 @@ def main(db: str, queries_file: str) -> None:
                 pass
     digest = hasher.hexdigest()
     names = [s[0] for s in json.loads(next(iter(scorers)))] if scorers else []
-    values = np.frombuffer(bytes.fromhex(b"".join(packed).decode("ascii")), dtype="<f8")
-    values = values.reshape(len(packed), len(names)) if names else values.reshape(0, 0)
+    flat = np.frombuffer(bytes.fromhex(b"".join(packed).decode("ascii")), dtype="<f8")
+    values = flat.reshape(len(packed), len(names)) if names else flat.reshape(0, 0)
     # rows come in slot order (item, repetition): each item's rows are contiguous
     keys, starts = np.unique(np.asarray(items, dtype=object), return_index=True)
     starts.sort()
@@ -135,4 +140,5 @@ def _nanmean(values: Any) -> float | None:
 
 
 if __name__ == "__main__":
+    gc.disable()
     main(sys.argv[1], sys.argv[2])

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import click
 
+from agent_assay import collector
 from agent_assay.cli.options import db_option, emit_json, json_option, stderr, writable_file
 from agent_assay.errors import AssayError
 from agent_assay.exitcodes import ExitCode
@@ -46,6 +47,9 @@ def write_page(path: Path, page: str, what: str) -> None:
               help="Exit 0 for an INADMISSIBLE run or a refused headline, to publish its "
                    "report without failing the step (still 2 for TAMPERED, 1 on an error).")
 @html_option
+# a report is bounded work that leaves no cycles: the collector's passes over the modules it
+# imports and the rows it reads would cost a tenth of it (`agent_assay.collector`)
+@collector.paused()
 @db_option
 def report_command(
     run_id: str, as_json: bool, as_csv: bool, headline_only: bool, passk_curve: bool,

@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Any
 from rich import box
 from rich.table import Table
 
-from agent_assay.controls.next_steps import next_step
 from agent_assay.findings import summarise_findings
 from agent_assay.integrity.admissibility import Admissibility, Integrity, SinglePass
 from agent_assay.integrity.comparability import Comparison, PairedMetric, tested_count
@@ -37,6 +36,8 @@ UNSOUND = "UNSOUND COMPARISON"
 
 
 def control_table(outcomes: Sequence[Mapping[str, Any]]) -> str:
+    from agent_assay.controls.next_steps import next_step  # it imports the adapters' module
+
     table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
     table.add_column("control", no_wrap=True)
     table.add_column("status", no_wrap=True)
@@ -252,6 +253,8 @@ def comparison_json(c: Comparison, *, forced: bool) -> dict[str, Any]:
 
 
 def _outcome_json(outcome: Mapping[str, Any]) -> dict[str, Any]:
+    from agent_assay.controls.next_steps import next_step  # it imports the adapters' module
+
     hint = "" if outcome.get("allowed_not_run") else next_step(
         outcome["kind"], outcome["status"], outcome.get("reason", ""))
     return dict(outcome) | {"next_step": hint or None}

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent_assay.aggregates import run_clusters, run_status
 from agent_assay.errors import AssayError
@@ -33,10 +33,16 @@ from agent_assay.model import Run
 from agent_assay.scoring.base import ScoreKind
 from agent_assay.store import Store, StoredOutcome
 from agent_assay.store.evidence import ChainCheck
-from agent_assay.views import gates, passk, planning, run_view, summary
+from agent_assay.views import gates, summary
 from agent_assay.views.breakdown import TagBreakdown, tags_of
 from agent_assay.views.run_data import RunData
-from agent_assay.views.trajectory_view import TrajectoryView, build_view, scorer_definitions
+
+if TYPE_CHECKING:
+    from agent_assay.views import passk, planning, run_view
+    from agent_assay.views.trajectory_view import TrajectoryView
+
+# the views only `passk_report`, `show_run_view`, `list_runs`, `trajectory_view` and
+# `make_plan` render are imported there: a report never loads them
 
 
 def load_run_data(
@@ -161,6 +167,8 @@ def summarise(
 
 
 def passk_report(store: Store, run: Run) -> passk.PassKReport:
+    from agent_assay.views import passk
+
     return passk.passk_of(load_run_data(store, run, trajectories=True, outcomes=True,
                                         paths=False))
 
@@ -207,6 +215,8 @@ def trajectory_views(store: Store, run: Run) -> dict[tuple[str, int], Trajectory
 
 def show_run_view(store: Store, run_id: str) -> run_view.RunView:
     """`runs show`: the run's history and verdict, and its headline unless TAMPERED."""
+    from agent_assay.views import run_view
+
     run = store.get_run(run_id)
     verdict = assess(store, run)
     return run_view.run_view_of(load_run_data(store, run, verdict, history=True, paths=False,
@@ -216,6 +226,8 @@ def show_run_view(store: Store, run_id: str) -> run_view.RunView:
 def list_runs(store: Store) -> tuple[run_view.ListedRun, ...]:
     """Every stored run, oldest first, with its status and what its controls waived (read
     from their certificates; `report` or `runs show` give the whole verdict)."""
+    from agent_assay.views import run_view
+
     listed = []
     for run in store.list_runs():
         outcomes = store.control_outcomes(run.run_id)
@@ -228,6 +240,8 @@ def trajectory_view(
     store: Store, run_id: str, item_id: str, repetition: int, attempt: int | None = None
 ) -> TrajectoryView:
     """The slot's newest attempt (the one the figures read), or `attempt`."""
+    from agent_assay.views.trajectory_view import build_view, scorer_definitions
+
     run = store.get_run(run_id)
     if item_id not in run.item_ids:
         shown = ", ".join(run.item_ids[:3]) + (", ..." if len(run.item_ids) > 3 else "")
@@ -267,6 +281,8 @@ def make_plan(
     correlation: float,
 ) -> planning.Plan:
     """`plan`: sizing from a pilot run's stored values of `metric`."""
+    from agent_assay.views import planning
+
     return planning.plan_of(run, store.current_scores(run.run_id), metric=metric,
                             effects=effects, power=power, alpha=alpha,
                             correlation=correlation)

@@ -11,17 +11,16 @@ scoring generation, which is what a certificate binds to.
 from __future__ import annotations
 
 import functools
-import gc
 import json
 import operator
 from collections import Counter, defaultdict, namedtuple
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import Connection
 
+from agent_assay.collector import paused
 from agent_assay.findings import Finding
 from agent_assay.store.database.base_states import BaseStates
 from agent_assay.store.encoding import chain
@@ -255,23 +254,10 @@ def check_run_chain(store: Store, run_id: str, snapshot: Connection | None = Non
     """The full walk, every read in one snapshot of the store (see `Store.snapshot`): the
     caller's `snapshot` when it holds one, else its own."""
     if snapshot is not None:
-        with paused_gc():
+        with paused():
             return _check_run_chain(store, run_id, snapshot)
-    with paused_gc(), store.snapshot() as conn:
+    with paused(), store.snapshot() as conn:
         return _check_run_chain(store, run_id, conn)
-
-
-@contextmanager
-def paused_gc() -> Iterator[None]:
-    """The cyclic collector off while rows are read in bulk: they hold no cycles, and its
-    passes over a growing heap would cost a fifth of the check."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
 
 
 def _check_run_chain(store: Store, run_id: str, conn: Connection | None) -> ChainCheck:

@@ -83,6 +83,15 @@ class RawReader:
         found = list(self.read_raw(query, conn))
         return LedgerEntry(*found[0]) if found else None
 
+    def has_block(self, run_id: str, kind: str, conn: Connection | None = None) -> bool:
+        """Whether the run holds a block of `kind` (read on `conn` when given), looked for
+        from its newest block back: a run's checkpoint follows its last trajectory, so this
+        reads a block or two where `first_block` reads every block before it."""
+        table = schema.ledger
+        query = (select(table.c.seq).where(table.c.run_id == run_id, table.c.kind == kind)
+                 .order_by(table.c.seq.desc()).limit(1))
+        return bool(list(self.read_raw(query, conn)))
+
     def chained_rows(
         self, table: str, run_id: str, after: int | None = None, conn: Connection | None = None
     ) -> StoredRows:

@@ -22,6 +22,7 @@ from typing import Any
 
 from sqlalchemy import Connection
 
+from agent_assay.collector import paused
 from agent_assay.errors import AssayError, TamperedEvidence
 from agent_assay.findings import Finding
 from agent_assay.store.database.schema_check import schema_findings
@@ -36,7 +37,6 @@ from agent_assay.store.evidence.chain_check import (
     check_links,
     check_run_chain,
     check_terminal_heads,
-    paused_gc,
     sound_entries,
 )
 from agent_assay.store.evidence.checkpoint import (
@@ -62,7 +62,7 @@ the full walk) for `verify`."""
 
 def check_run(store: Store, run_id: str) -> ChainCheck:
     """The run's chain check: from its first checkpoint when one can be used, else in full."""
-    with paused_gc():
+    with paused():
         quick = None
         if RawReader(store).embedded:
             with store.snapshot() as conn:
@@ -78,7 +78,7 @@ def _quick(store: Store, run_id: str, conn: Connection | None) -> ChainCheck | N
     full walk treats it as any block and `verify` names it), or trajectories or scores
     added after it."""
     raw = RawReader(store)
-    if raw.first_block(run_id, KIND, conn) is None:
+    if not raw.has_block(run_id, KIND, conn):
         return None  # a run without one: the ledger is read once, by the full walk
     ledger = list(raw.read_raw(ledger_query(run_id, None), conn))
     at = next((i for i, row in enumerate(ledger) if row[1] == KIND), None)
