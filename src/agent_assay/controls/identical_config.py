@@ -26,6 +26,7 @@ from typing import Any
 
 from agent_assay.adapters.system import NONDETERMINISTIC_TRAJECTORY_FIELDS
 from agent_assay.controls.base import ControlContext, ControlOutcome, Requirement, outcome
+from agent_assay.controls.shared_states import SharedStates
 from agent_assay.executors.processes import Processes
 from agent_assay.model import Cost, Trajectory
 from agent_assay.runner import execute_run, start_run
@@ -80,7 +81,7 @@ class StoredValues:
         known = self.counted.get(id(value))
         if known is not None and known[0] is value:
             return known[1]
-        n = _plain_count(value)
+        n = _plain_count(value, self.counted)
         if n is None:
             n = len(self.field_leaves(item, name))
         self.counted[id(value)] = (value, n)
@@ -105,9 +106,12 @@ _LEAF_TYPES = frozenset({str, int, float, bool, type(None), list})
 """Types a stored value's leaves have (decoded JSON): never a mapping, no check needed."""
 
 
-def _plain_count(value: Any) -> int | None:
+def _plain_count(value: Any, counted: dict[int, tuple[Any, int]] | None = None) -> int | None:
     """The number of leaves `flatten` finds in `value` (1 for a leaf), counted without
-    making their paths; None when a key is not plain (two paths might coincide)."""
+    making their paths; None when a key is not plain (two paths might coincide). A mapping
+    inside it that `counted` holds (by id, beside the mapping itself) is not walked again,
+    and each one walked is added to it: final states rebuilt on one shared base share
+    every container no edit touched (`shared_states`)."""
     if type(value) is not dict and not isinstance(value, Mapping):
         return 1
     try:
@@ -120,9 +124,15 @@ def _plain_count(value: Any) -> int | None:
     for inner in value.values():
         kind = type(inner)
         if kind is dict or (kind not in _LEAF_TYPES and isinstance(inner, Mapping)):
-            inside = _plain_count(inner)
+            known = None if counted is None else counted.get(id(inner))
+            if known is not None and known[0] is inner:
+                n += known[1]
+                continue
+            inside = _plain_count(inner, counted)
             if inside is None:
                 return None
+            if counted is not None:
+                counted[id(inner)] = (inner, inside)
             n += inside
         else:
             n += 1
@@ -286,7 +296,8 @@ class IdenticalConfig:
         found: dict[str, list[str]] = {label: [] for label in labels}
         max_delta = 0.0
         compared = 0
-        walks = [ctx.trajectories.by_item(), *(ctx.store.trajectories_by_item(r) for r in run_ids)]
+        reader = SharedStates(ctx.store)  # the same rows, equal states sharing containers
+        walks = [reader.by_item(r) for r in (ctx.run.run_id, *run_ids)]
         scores = [slot_scores(ctx, r, skip) for r in (ctx.run.run_id, *run_ids)]
         for _, (certified, *twins) in by_item(walks, scores, skip):
             pairs: list[tuple[str, StoredValues, StoredValues]] = []
