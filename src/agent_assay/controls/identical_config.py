@@ -191,23 +191,29 @@ def _item_values(groups: Sequence[list[Trajectory]], scores: Sequence[Mapping[st
     ]
 
 
-def as_first_repetition(values: StoredValues, repetition: int) -> StoredValues:
-    """The values of one repetition, keyed as if they were the first's: what a config
-    claimed deterministic must make equal to the first repetition itself."""
-    suffix, first = f"/{repetition}", "/1"
+def as_first_repetition(values: StoredValues, repetitions: Sequence[int]
+                        ) -> dict[int, StoredValues]:
+    """The values of each of `repetitions`, keyed as if they were the first's (read in one
+    pass over `values`): what a config claimed deterministic must make equal to the first
+    repetition itself."""
+    wanted = {str(r): r for r in repetitions}
+    trajectories: dict[int, dict[str, dict[str, Any]]] = {r: {} for r in repetitions}
+    scores: dict[int, dict[str, Any]] = {r: {} for r in repetitions}
 
-    def rekey(key: str) -> str | None:
+    def rekeyed(key: str) -> tuple[int, str] | None:
         slot, _, rest = key.partition("/score.")
-        if not slot.endswith(suffix):
+        item, _, repetition = slot.rpartition("/")
+        if not _ or repetition not in wanted:
             return None
-        return slot[: -len(suffix)] + first + (f"/score.{rest}" if rest else "")
+        return wanted[repetition], f"{item}/1" + (f"/score.{rest}" if rest else "")
 
-    trajectories = {
-        new: {**fields, "repetition": 1}
-        for key, fields in values.trajectories.items() if (new := rekey(key)) is not None
-    }
-    scores = {new: v for key, v in values.scores.items() if (new := rekey(key)) is not None}
-    return StoredValues(trajectories, scores, values.counted)
+    for key, fields in values.trajectories.items():
+        if (found := rekeyed(key)) is not None:
+            trajectories[found[0]][found[1]] = {**fields, "repetition": 1}
+    for key, value in values.scores.items():
+        if (found := rekeyed(key)) is not None:
+            scores[found[0]][found[1]] = value
+    return {r: StoredValues(trajectories[r], scores[r], values.counted) for r in repetitions}
 
 
 def differences(first: StoredValues, second: StoredValues) -> tuple[list[str], float, int]:
@@ -302,9 +308,9 @@ class IdenticalConfig:
         for _, (certified, *twins) in by_item(walks, scores, skip):
             pairs: list[tuple[str, StoredValues, StoredValues]] = []
             if claimed:  # first: the repetitions' equal values are then counted once
-                first = as_first_repetition(certified, 1)
-                pairs += [(f"certified repetition {r} vs 1", first,
-                           as_first_repetition(certified, r)) for r in repetitions]
+                each = as_first_repetition(certified, [1, *repetitions])
+                pairs += [(f"certified repetition {r} vs 1", each[1], each[r])
+                          for r in repetitions]
             pairs += [(f"twin {n} vs certified", certified, t) for n, t in enumerate(twins, 1)]
             pairs.append(("twin 1 vs twin 2", twins[0], twins[1]))
             for label, first_values, second in pairs:
