@@ -6,11 +6,12 @@ and the public suite, then keeps every process fed with jobs and yields what com
 soon as it comes. Who asks (a run, a resume, a twin, a control's replays) changes nothing an
 agent process can see: that is the point of having one way.
 
-What comes back is checked here, not trusted: a frame that is not JSON, a trajectory that
-does not decode, or an answer for another slot than the one asked becomes a crashed
-trajectory of the asked slot, the agent's crash; a crash the answer itself reports keeps
-the cause it records only if that is one the harness knows (`jobs.attributed`); a process
-that goes away raises `ProcessesLost`.
+What comes back is checked here, not trusted (`answer_of`, in this process, or in a
+scoring process that is handed the frames as they came: `frames`): a frame that is not
+JSON, a trajectory that does not decode, or an answer for another slot than the one asked
+becomes a crashed trajectory of the asked slot, the agent's crash; a crash the answer
+itself reports keeps the cause it records only if that is one the harness knows
+(`jobs.attributed`); a process that goes away raises `ProcessesLost`.
 """
 
 from __future__ import annotations
