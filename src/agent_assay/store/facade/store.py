@@ -44,7 +44,7 @@ from agent_assay.store.encoding.score_columns import ScoreColumns, StoredSets
 from agent_assay.store.encoding.state_blobs import StateEncoder
 from agent_assay.store.facade import reads, server_writes, writes
 from agent_assay.store.facade.run_ids import check_run_id
-from agent_assay.store.facade.written import Written, WrittenChain
+from agent_assay.store.facade.written import TrajectoryBlock, Written, WrittenChain
 from agent_assay.store.records import (
     TERMINAL_EVENTS,
     Attempt,
@@ -378,7 +378,7 @@ class Store:
         conn = self._writer_connection()
         sql = writes.hot_path_sql(conn.dialect.paramstyle)
         again = attempts or {}
-        kept: list[Written] | None = [] if run_id in self._written else None
+        kept: list[TrajectoryBlock] | None = [] if run_id in self._written else None
         with conn.begin():
             cursor = conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
             if conn.dialect.name == "sqlite":
@@ -389,7 +389,9 @@ class Store:
                     cursor, sql, run_id, group, again, self._bases_written)
             cursor.close()
         self._bases_written.update(p.state for p in group if p.state is not None)
-        self._keep(run_id, kept)
+        chain = self._written.get(run_id)
+        if chain is not None and kept is not None:
+            chain.add_trajectories(kept)
         return ids
 
     def trajectories(

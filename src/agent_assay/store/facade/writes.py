@@ -23,7 +23,7 @@ from agent_assay.store.encoding import chain
 from agent_assay.store.encoding.prepared import PreparedTrajectory
 from agent_assay.store.encoding.score_pack import PackedScores, pack_records
 from agent_assay.store.encoding.text import decode_json, now
-from agent_assay.store.facade.written import Written
+from agent_assay.store.facade.written import TrajectoryBlock, Written
 from agent_assay.store.records import (
     OPENING_EVENTS,
     SESSION_EVENTS,
@@ -347,7 +347,7 @@ def append_group(
     group: Sequence[PreparedTrajectory],
     attempts: Mapping[tuple[str, int], Attempt],
     bases_written: set[str],
-    kept: list[Written] | None = None,
+    kept: list[TrajectoryBlock] | None = None,
 ) -> list[int]:
     """Each trajectory of `group` as its own block, in order, inside the caller's write
     transaction; their row ids (each block as written added to `kept` when given). The
@@ -382,7 +382,7 @@ def append_prepared(
     bases_written: set[str],
     head: Head | None,
     generation: int,
-    kept: list[Written] | None = None,
+    kept: list[TrajectoryBlock] | None = None,
 ) -> tuple[int, Head]:
     """One trajectory's block after `head` (the run's, None for none), its rows scored in
     `generation`, and its (first named) base, inside the caller's transaction; its row id
@@ -392,7 +392,7 @@ def append_prepared(
     entry, trajectory, score_set, head = trajectory_block(
         run_id, prepared, attempt, head, generation)
     if kept is not None:
-        kept.append(written_block(entry, trajectory, score_set, prepared))
+        kept.append((entry, trajectory, score_set, prepared.path, prepared.state))
     cursor.execute(sql.ledger, entry)
     if prepared.state is not None and prepared.state not in bases_written:
         store_base(cursor, sql, prepared)  # a repeat in one group is a no-op insert
@@ -443,19 +443,6 @@ def trajectory_block(
         None if score_set is None else (*score_set, seq, set_digest, number),
         Head(seq, digest),
     )
-
-
-def written_block(
-    entry: tuple[Any, ...], trajectory: tuple[Any, ...], score_set: tuple[Any, ...] | None,
-    prepared: PreparedTrajectory,
-) -> Written:
-    """A `trajectory_block`'s block as `written` keeps it."""
-    n_t, n_s = len(chain.CONTENT_COLUMNS["trajectories"]), len(chain.CONTENT_COLUMNS["score_sets"])
-    rows = [("trajectories", trajectory[:n_t], trajectory[n_t + 1], trajectory[n_t + 2])]
-    if score_set is not None:
-        rows.append(("score_sets", score_set[:n_s], score_set[n_s + 1], score_set[n_s + 2]))
-    _, seq, kind, detail, prev, digest, at = entry
-    return (seq, kind, detail, prev, digest, at, rows, prepared.path, prepared.state, None)
 
 
 def store_base(cursor: Any, sql: HotPathSQL, prepared: PreparedTrajectory) -> None:

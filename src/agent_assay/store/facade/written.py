@@ -40,6 +40,13 @@ attempt); for a trajectory block the path digest and base state its detail recor
 terminal event its detail (whose recorded head is checked)."""
 
 
+TrajectoryBlock = tuple[tuple[Any, ...], tuple[Any, ...], tuple[Any, ...] | None, str,
+                        str | None]
+"""One block of the writer's hot path as it was appended: its ledger entry, trajectory row
+and score set row (without the trajectory id), as `writes.trajectory_block` makes them, and
+the path digest and base state its detail records."""
+
+
 @functools.cache
 def long_columns(table: str) -> tuple[str, ...]:
     """The content columns of `table` the checkpoint's stream reads as bytes: its long text."""
@@ -81,6 +88,8 @@ class WrittenChain:
         self.scores: list[str] = []
         self.paths: dict[tuple[str, int], str] = {}
         self.states: set[str] = set()
+        self._scorers: tuple[str | None, bytes | None] = (None, None)
+        """The last score set's list of scorers and its `text_digest`."""
 
     def add(self, blocks: Sequence[Written]) -> None:
         """Record `blocks`, appended in this order in a transaction that committed."""
@@ -90,6 +99,45 @@ class WrittenChain:
             self._add(block)
         if not self.usable:
             self.drop()
+
+    def add_trajectories(self, blocks: Sequence[TrajectoryBlock]) -> None:
+        """Record the writer's hot path's blocks (each a trajectory and its score set, as
+        `writes.trajectory_block` makes them), appended in this order in a transaction that
+        committed: what `add` records of them, taken straight from their rows' layout (this
+        runs for every trajectory)."""
+        if not self.usable:
+            return
+        sha256 = hashlib.sha256
+        ledger, kept, sets = self.ledger, self.rows["trajectories"], self.rows["score_sets"]
+        trajectories, scores = self.trajectories, self.scores
+        paths, states = self.paths, self.states
+        head = self.head
+        for entry, trajectory, score_set, path, state in blocks:
+            _, seq, kind, detail, prev, digest, at = entry
+            run_id, item, rep, crashed, payload, created, block, row_digest, attempt = trajectory
+            if head is None or seq != head.seq + 1 or prev != head.digest or attempt != 1 or (
+                    score_set is not None and (score_set[3] != 0 or score_set[9] != 1)):
+                self.drop()  # a later attempt, a re-scoring, a block by someone else
+                return
+            ledger.append((seq, kind, prev, digest, at, sha256(detail.encode()).digest()))
+            kept.append((run_id, item, rep, crashed, sha256(payload.encode()).digest(), created,
+                         block, row_digest))
+            trajectories.append(row_digest)
+            if score_set is not None:
+                s_run, s_item, s_rep, generation, scorers, packed, details, s_block, s_digest, _ = (
+                    score_set)
+                if scorers is not self._scorers[0]:  # a run stores one list of scorers
+                    self._scorers = (scorers, sha256(scorers.encode()).digest())
+                sets.append((s_run, s_item, s_rep, generation, self._scorers[1],
+                             sha256(packed.encode()).digest(),
+                             None if details is None else sha256(details.encode()).digest(),
+                             s_block, s_digest))
+                scores.append(s_digest)
+            paths[(item, rep)] = path
+            if state is not None:
+                states.add(state)
+            head = Head(seq, digest)
+        self.head = head
 
     def drop(self) -> None:
         """Nothing more is recorded, and what was is let go (the checkpoint walks instead)."""
