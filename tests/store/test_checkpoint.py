@@ -271,14 +271,30 @@ def test_a_write_elsewhere_during_the_walk_still_leaves_a_checkpoint(
     _same(check_run(store, run_id), check_run_chain(store, run_id))
 
 
-def test_a_damaged_run_gets_no_checkpoint(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("how", CHECKS)
+def test_a_damaged_run_gets_no_checkpoint_that_vouches_for_the_damage(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, how: str
+) -> None:
+    """A store that did not write the run walks it, finds the damage and writes no
+    checkpoint; the store that wrote it vouches for what it wrote, which the damaged rows
+    no longer stream to, so every check from the checkpoint, and verify, name them."""
+    from agent_assay.integrity.verify import verify_run
+
     db = tmp_path / "assay.db"
     store = open_store(str(db))
     monkeypatch.setattr("agent_assay.runner.write_checkpoint", lambda *_: None)
     run_id = toy_run(store, ToyAdapter(), "good").run_id
     _edit(db, "trajectories_no_update", "UPDATE trajectories SET created_at = 'then'")
-    assert write_checkpoint(store, run_id) is None
-    assert RawReader(store).first_block(run_id, KIND) is None
+    checking = _checking(db, store, how, monkeypatch, lambda: None)
+    if how == "walked":
+        assert write_checkpoint(checking, run_id) is None
+        assert RawReader(store).first_block(run_id, KIND) is None
+        return
+    assert write_checkpoint(checking, run_id) is not None
+    monkeypatch.undo()
+    for check in (check_run(store, run_id), verify_run(store, run_id, None)):
+        named = [f.problem for f in check.findings]
+        assert any("does not match its digest" in problem for problem in named), named
 
 
 @pytest.mark.parametrize(

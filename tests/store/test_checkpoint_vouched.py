@@ -1,11 +1,12 @@
-"""The checkpoint of a run written by the store that checkpoints it: the stream read back
-against what the store wrote stands for the full walk (`checkpoint._vouched`).
+"""The checkpoint of a run written by the store that checkpoints it (`checkpoint._vouched`):
+made from what the store wrote instead of a full walk of what the database holds.
 
-It must vouch for exactly what a walk would (the same claim, byte for byte), and must
-decline, leaving the decision to the walk, whenever the database holds anything but what
-was written: any covered value changed (even one no row digest covers), a row added or
-gone, a block appended by someone else, a base state altered, or a run this store did
-not write from its first block.
+It must vouch for exactly what a walk would (the same claim, byte for byte). A block or row
+someone else added since, or an altered base state, sends it to the walk. A covered value
+changed since the store wrote it is either found by reading the stream back (when the store
+kept only digests of the long texts it wrote) and then walked, or (when it kept their
+bytes) left out of what the checkpoint vouches for, so that every later check, and verify,
+name the change: planted defects go red either way.
 """
 
 from __future__ import annotations
@@ -27,20 +28,29 @@ from agent_assay.store.evidence import (
 )
 from agent_assay.store.evidence import checkpoint as checkpoints
 from agent_assay.store.evidence.checkpoint import KIND
+from agent_assay.store.facade import written
 from tests.store.test_checkpoint import EDITS, _edit, _same
 from tests.store.test_state_blobs import _world
 from tests.support.toy import ToyAdapter
 from tests.support.toyrun import new_toy_run, toy_run
 
+KEPT = ["bytes", "digests"]
+"""What the writer kept of the long texts it wrote: their bytes, or (past `HELD_BYTES`)
+their digests."""
+
 
 def _written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, config: str = "good",
-             repeats: int = 2) -> tuple[Path, Store, str]:
+             repeats: int = 2, kept: str = "bytes") -> tuple[Path, Store, str]:
     """A run its store wrote, not checkpointed yet."""
     db = tmp_path / "assay.db"
     store = open_store(str(db))
     monkeypatch.setattr("agent_assay.runner.write_checkpoint", lambda *_: None)
+    if kept == "digests":
+        monkeypatch.setattr(written, "HELD_BYTES", 0)
     run_id = toy_run(store, ToyAdapter(), config, repeats=repeats).run_id
     monkeypatch.undo()
+    chain = store.written(run_id)
+    assert chain is not None and chain.whole == (kept == "bytes")
     return db, store, run_id
 
 
@@ -57,11 +67,12 @@ def _claims(store: Store, run_id: str) -> tuple[Any, Any]:
     return walked, None if vouched is None else checkpoints.claim_of(*vouched)
 
 
+@pytest.mark.parametrize("kept", KEPT)
 @pytest.mark.parametrize("config", ["good", "crashy", "wrong_arg"])
 def test_the_writer_vouches_for_its_run_exactly_as_a_walk_would(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, config: str
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, config: str, kept: str
 ) -> None:
-    _, store, run_id = _written(tmp_path, monkeypatch, config)
+    _, store, run_id = _written(tmp_path, monkeypatch, config, kept=kept)
     walked, vouched = _claims(store, run_id)
     assert walked is not None and vouched == walked
     head = write_checkpoint(store, run_id)
@@ -99,34 +110,57 @@ UNSEEN = [
 def test_a_value_changed_since_it_was_written_is_not_vouched_for(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, table: str, change: str
 ) -> None:
+    """Kept as bytes: the checkpoint vouches for the value written, and the changed one is
+    named by every check from it and by verify."""
+    from agent_assay.integrity.verify import verify_run
+
     db, store, run_id = _written(tmp_path, monkeypatch)
+    _edit(db, f"{table}_no_update", f"UPDATE {table} SET {change} WHERE rowid = "
+          f"(SELECT min(rowid) FROM {table} WHERE run_id = ?)", (run_id,))
+    walked, vouched = _claims(store, run_id)
+    assert vouched is not None and vouched != walked
+    assert write_checkpoint(store, run_id) is not None
+    assert not check_run(store, run_id).intact
+    assert verify_run(store, run_id, None).findings
+
+
+@pytest.mark.parametrize(("table", "change"), UNSEEN)
+def test_a_value_changed_since_it_was_written_is_found_when_read_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, table: str, change: str
+) -> None:
+    """Kept as digests: the stream read back differs, and the walk decides as before."""
+    db, store, run_id = _written(tmp_path, monkeypatch, kept="digests")
     _edit(db, f"{table}_no_update", f"UPDATE {table} SET {change} WHERE rowid = "
           f"(SELECT min(rowid) FROM {table} WHERE run_id = ?)", (run_id,))
     walked, vouched = _claims(store, run_id)
     assert vouched is None
     if walked is None:  # what the walk finds, it finds as before: no checkpoint
         assert write_checkpoint(store, run_id) is None
+    else:  # what it cannot see (a time no digest covers), it vouches for, as before
+        assert write_checkpoint(store, run_id) is not None
 
 
+@pytest.mark.parametrize("kept", KEPT)
 @pytest.mark.parametrize("statement", [
     "INSERT INTO run_env (run_id, key, value, affects_results, block, digest) "
     "SELECT run_id, 'extra', '1', 0, block, digest FROM run_env WHERE run_id = ? LIMIT 1",
     "DELETE FROM run_events WHERE run_id = ? AND event = 'complete'",
 ])
 def test_a_row_added_or_gone_since_is_not_vouched_for(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, statement: str
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, statement: str, kept: str
 ) -> None:
-    db, store, run_id = _written(tmp_path, monkeypatch)
+    db, store, run_id = _written(tmp_path, monkeypatch, kept=kept)
     _edit(db, "run_events_no_delete", statement, (run_id,))
     walked, vouched = _claims(store, run_id)
     assert vouched is None and walked is None
     assert write_checkpoint(store, run_id) is None
 
 
+@pytest.mark.parametrize("kept", KEPT)
 def test_a_block_another_store_appended_sends_the_checkpoint_to_the_walk(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kept: str
 ) -> None:
-    db, store, run_id = _written(tmp_path, monkeypatch)
+    db, store, run_id = _written(tmp_path, monkeypatch, kept=kept)
     open_store(str(db)).append_event(run_id, "note", {"said": "from elsewhere"})
     walked, vouched = _claims(store, run_id)
     assert vouched is None and walked is not None

@@ -586,16 +586,21 @@ def _vouched(
     else. The base states are stored outside the chain and the stream, so they are
     checked as the walk checks them."""
     head = written.head
-    if head is None:
+    if head is None or not _as_written(RawReader(store), run_id, written, conn):
         return None
-    reading = _AsWritten(store, run_id, written, conn)
-    try:
-        stream = _stream(run_id, head.seq, reading.ledger(), reading.table_rows,
-                         reading.no_later_attempts, reading.guard)
-    except _Differs:
-        return None
-    if not reading.all_read():
-        return None
+    if written.whole:  # the stream of what was written: no need to read it back
+        ledger, rows = _ledger_columns(written), _table_columns(written)
+        stream = _stream(run_id, head.seq, zip(*ledger, strict=True),
+                         lambda table: zip(*rows[table], strict=True), lambda _: (), None)
+    else:
+        reading = _AsWritten(store, run_id, written, conn)
+        try:
+            stream = _stream(run_id, head.seq, reading.ledger(), reading.table_rows,
+                             reading.no_later_attempts, reading.guard)
+        except _Differs:
+            return None
+        if not reading.all_read():
+            return None
     walk = Walk(run_id)
     check_base_states(walk, store, written.states)
     if walk.findings:
@@ -609,6 +614,35 @@ def _vouched(
     return check, stream
 
 
+def _as_written(raw: RawReader, run_id: str, written: WrittenChain,
+                conn: Connection | None) -> bool:
+    """Whether what others could have added to the run since is absent: its head is the
+    writer's last block, and each chained table holds as many of its rows as were written
+    (`verify` and every later check hold each row against the checkpoint's stream)."""
+    ledger = schema.ledger
+    head = list(raw.read_raw(select(ledger.c.seq, ledger.c.digest)
+                             .where(ledger.c.run_id == run_id)
+                             .order_by(ledger.c.seq.desc()).limit(1), conn))
+    if written.head is None or head != [(written.head.seq, written.head.digest)]:
+        return False
+    for table, rows in written.rows.items():
+        t = schema.metadata.tables[table]
+        query = select(func.count()).select_from(t).where(t.c.run_id == run_id)
+        if list(raw.read_raw(query, conn)) != [(len(rows),)]:
+            return False
+    return True
+
+
+def _ledger_columns(written: WrittenChain) -> list[list[Any]]:
+    """The ledger entries `written` holds as the stream reads them, column by column."""
+    columns = [list(column) for column in zip(*written.ledger, strict=True)] or [[]] * 6
+    return [*columns[:5], ["text"] * len(written.ledger), columns[5]]
+
+
+def _table_columns(written: WrittenChain) -> dict[str, list[list[Any]]]:
+    return {table: _expected(table, rows, written.whole) for table, rows in written.rows.items()}
+
+
 class _AsWritten:
     """The reads of `_vouched`'s stream, each chunk held against what was written."""
 
@@ -616,9 +650,8 @@ class _AsWritten:
         self, store: Store, run_id: str, written: WrittenChain, conn: Connection | None
     ) -> None:
         self.raw, self.run_id, self.conn = RawReader(store), run_id, conn
-        self.expected = {table: _expected(table, rows) for table, rows in written.rows.items()}
-        entries = [list(column) for column in zip(*written.ledger, strict=True)] or [[]] * 6
-        self.expected["ledger"] = [*entries[:5], ["text"] * len(written.ledger), entries[5]]
+        self.expected = _table_columns(written)
+        self.expected["ledger"] = _ledger_columns(written)
         self.read = dict.fromkeys(self.expected, 0)
 
     def _held(self, table: str, columns: list[tuple[Any, ...]], n_long: int) -> None:
@@ -654,11 +687,11 @@ class _AsWritten:
 _EMPTY = hashlib.sha256(b"").digest()
 
 
-def _expected(table: str, rows: Sequence[tuple[Any, ...]]) -> list[list[Any]]:
+def _expected(table: str, rows: Sequence[tuple[Any, ...]], whole: bool) -> list[list[Any]]:
     """`WrittenChain` rows of `table` as the stream reads them back, in its order, column by
     column: the small columns (a bool as SQLite returns it, 0 or 1), the owner flag of a
     score (its own trajectory's, as written), each long column's type, then each long
-    column's `text_digest` (of no bytes for NULL)."""
+    column's bytes (`whole`), else their `text_digest` (NULL as no bytes)."""
     content = chain.CONTENT_COLUMNS[table]
     at = {name: i for i, name in enumerate((*content, "block", "digest"))}
     if table in _SLOT_ORDER:
@@ -673,7 +706,8 @@ def _expected(table: str, rows: Sequence[tuple[Any, ...]]) -> list[list[Any]]:
         columns.append([1] * len(ordered))
     long = [list(map(operator.itemgetter(at[name]), ordered)) for name in long_columns(table)]
     columns += [["null" if v is None else "text" for v in column] for column in long]
-    columns += [[_EMPTY if v is None else v for v in column] for column in long]
+    empty = b"" if whole else _EMPTY
+    columns += [[empty if v is None else v for v in column] for column in long]
     return columns
 
 

@@ -1,18 +1,20 @@
 """What this process appended to a run's chain, kept so that the run's checkpoint can
 vouch for it without walking the chain again (`evidence.checkpoint.write_checkpoint`).
 
-The writer computes every row's digest and every block's from the values it inserts.
-A full walk at the end of the run re-reads those rows and hashes them again, to find
-out whether the stored bytes still are the ones that were hashed. A `WrittenChain`
-keeps, for every block a store appended to a run it created, what the checkpoint's
-stream reads back of each row: its small values as the driver returns them (a bool as
-0 or 1), and for each long text a SHA-256 of its bytes instead of the text, so memory
-holds a few small fields per row. When the stream the checkpoint reads from the
-database matches them row for row and value for value, in type as well, every stored
-byte is one the writer hashed, so the walk could find nothing the writer's own digests
-do not already say; anything else (a block another process appended, a row changed
-since, a resumed run whose earlier blocks this process did not write) and the
-checkpoint walks the chain in full, as before.
+The writer computes every row's digest and every block's from the values it inserts, so
+it knows, without reading anything back, that what it wrote is a chain whose every digest
+holds. A `WrittenChain` keeps, for every block a store appended to a run it created, what
+the checkpoint's stream covers of each row: its small values as the driver returns them
+(a bool as 0 or 1), and each long text's bytes (`whole`); past `HELD_BYTES` of them, only
+a SHA-256 of each. With the bytes, the checkpoint's stream is made from them, so it
+vouches for exactly what the writer wrote: a row changed in the database since (by a
+process that is not the writer) no longer streams to the digest the checkpoint records,
+which every later check from it, and `verify`, report. With digests only, the stream is
+read back from the database and held against them, value for value (in type as well)
+and text for text, and anything that differs is walked in full, as before. Either way the
+blocks after the writer's last (someone else's append) and the base states (outside the
+stream) are read back and checked; a run this store did not write from its first block,
+a later attempt, a re-scoring, and the checkpoint walks the chain in full.
 
 Recorded only after the transaction that wrote the block committed, and only while
 every block of the run, from its first, came from this store in order: an append that
@@ -59,13 +61,24 @@ def _long_at(table: str) -> tuple[int, ...]:
     return tuple(chain.CONTENT_COLUMNS[table].index(c) for c in long_columns(table))
 
 
-def text_digest(value: object) -> bytes | None:
-    """What a `WrittenChain` keeps of a long text: a SHA-256 of its bytes (None for NULL)."""
+HELD_BYTES = 128 * 2**20
+"""The long texts a `WrittenChain` holds whole, in bytes: past this, a digest of each."""
+
+
+def text_bytes(value: object) -> bytes | None:
+    """What a `WrittenChain` keeps of a long text while `whole`: its bytes (None for NULL)."""
     if value is None:
         return None
     if type(value) is not str:
         raise TypeError(f"a long column given a {type(value).__name__}")
-    return hashlib.sha256(value.encode("utf-8", "surrogatepass")).digest()
+    return value.encode("utf-8", "surrogatepass")
+
+
+def text_digest(value: object) -> bytes | None:
+    """What a `WrittenChain` keeps of a long text once not `whole`: a SHA-256 of its bytes
+    (None for NULL)."""
+    held = text_bytes(value)
+    return None if held is None else hashlib.sha256(held).digest()
 
 
 _GENERATION_AT = {t: chain.CONTENT_COLUMNS[t].index("generation") for t in chain.SCORE_TABLES}
@@ -89,7 +102,11 @@ class WrittenChain:
         self.paths: dict[tuple[str, int], str] = {}
         self.states: set[str] = set()
         self._scorers: tuple[str | None, bytes | None] = (None, None)
-        """The last score set's list of scorers and its `text_digest`."""
+        """The last score set's list of scorers and what is kept of it."""
+        self.whole = True
+        """Long texts kept as their bytes (`text_bytes`), else as digests (`text_digest`)."""
+        self.held = 0
+        """The bytes of long text held (while `whole`)."""
 
     def add(self, blocks: Sequence[Written]) -> None:
         """Record `blocks`, appended in this order in a transaction that committed."""
@@ -107,7 +124,6 @@ class WrittenChain:
         runs for every trajectory)."""
         if not self.usable:
             return
-        sha256 = hashlib.sha256
         ledger, kept, sets = self.ledger, self.rows["trajectories"], self.rows["score_sets"]
         trajectories, scores = self.trajectories, self.scores
         paths, states = self.paths, self.states
@@ -119,25 +135,48 @@ class WrittenChain:
                     score_set is not None and (score_set[3] != 0 or score_set[9] != 1)):
                 self.drop()  # a later attempt, a re-scoring, a block by someone else
                 return
-            ledger.append((seq, kind, prev, digest, at, sha256(detail.encode()).digest()))
-            kept.append((run_id, item, rep, crashed, sha256(payload.encode()).digest(), created,
-                         block, row_digest))
+            keep = text_bytes if self.whole else text_digest
+            ledger.append((seq, kind, prev, digest, at, keep(detail)))
+            kept.append((run_id, item, rep, crashed, keep(payload), created, block, row_digest))
             trajectories.append(row_digest)
+            held = len(detail) + len(payload)
             if score_set is not None:
                 s_run, s_item, s_rep, generation, scorers, packed, details, s_block, s_digest, _ = (
                     score_set)
                 if scorers is not self._scorers[0]:  # a run stores one list of scorers
-                    self._scorers = (scorers, sha256(scorers.encode()).digest())
-                sets.append((s_run, s_item, s_rep, generation, self._scorers[1],
-                             sha256(packed.encode()).digest(),
-                             None if details is None else sha256(details.encode()).digest(),
-                             s_block, s_digest))
+                    self._scorers = (scorers, keep(scorers))
+                    held += len(scorers)
+                sets.append((s_run, s_item, s_rep, generation, self._scorers[1], keep(packed),
+                             keep(details), s_block, s_digest))
+                held += len(packed) + len(details or "")
                 scores.append(s_digest)
             paths[(item, rep)] = path
             if state is not None:
                 states.add(state)
             head = Head(seq, digest)
+            self._held(held)
         self.head = head
+
+    def _held(self, more: int) -> None:
+        """Count `more` bytes of long text held; past `HELD_BYTES`, keep digests instead
+        (of what is held too: the lists are changed in place)."""
+        if not self.whole:
+            return
+        self.held += more
+        if self.held <= HELD_BYTES:
+            return
+        self.whole, self.held = False, 0
+        digest = hashlib.sha256
+        scorers = self._scorers
+        self._scorers = (scorers[0], None if scorers[1] is None else digest(scorers[1]).digest())
+        self.ledger[:] = [(*entry[:5], digest(entry[5]).digest()) for entry in self.ledger]
+        for table, rows in self.rows.items():
+            long_at = _long_at(table)
+            for n, row in enumerate(rows):
+                values = list(row)
+                for i in long_at:
+                    values[i] = None if values[i] is None else digest(values[i]).digest()
+                rows[n] = tuple(values)
 
     def drop(self) -> None:
         """Nothing more is recorded, and what was is let go (the checkpoint walks instead)."""
@@ -154,7 +193,9 @@ class WrittenChain:
         if not follows or (terminal is not None and not self._names_head(terminal)):
             self.usable = False
             return
-        self.ledger.append((seq, kind, prev, digest, at, text_digest(detail)))
+        keep = text_bytes if self.whole else text_digest
+        self.ledger.append((seq, kind, prev, digest, at, keep(detail)))
+        held = len(detail)
         slot = None
         for table, content, row_digest, attempt in rows:
             long_at = _long_at(table)
@@ -165,7 +206,8 @@ class WrittenChain:
             values = [*content, seq, row_digest]
             try:
                 for i in long_at:
-                    values[i] = text_digest(values[i])
+                    held += len(values[i] or "")
+                    values[i] = keep(values[i])
             except TypeError:
                 self.usable = False
                 return
@@ -180,6 +222,7 @@ class WrittenChain:
         if kind == "trajectory" and state is not None:
             self.states.add(state)
         self.head = Head(seq, digest)
+        self._held(held)
 
     def _names_head(self, detail: Mapping[str, Any]) -> bool:
         """A terminal event records the head it closes on: the last recorded block's."""
