@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from agent_assay.hashing import PATH, canonical_json, content_hash
+from agent_assay.hashing import canonical_json
 from agent_assay.model import JSON, Trajectory
 from agent_assay.store.encoding.score_pack import PackedScores, pack_records
 from agent_assay.store.encoding.state_blobs import Encoded, StateEncoder
@@ -44,24 +44,20 @@ def prepare(
     encoder: StateEncoder, run_id: str, trajectory: Trajectory, scores: Sequence[ScoreRecord]
 ) -> tuple[PreparedTrajectory, Encoded]:
     """`trajectory` ready to append, and what `encoder` must be told once it is stored."""
-    payload = trajectory.to_json()
-    # the path's calls as the payload holds them: `Trajectory.path_digest`'s, not made again
-    path = content_hash(PATH, [step["call"] for step in payload["steps"]])
-    encoded = encoder.encode(run_id, payload)
+    encoded = encoder.encode(run_id, trajectory.to_json())
     base = encoded.used
     blob = None if encoded.blob is None else (encoded.blob.digest, encoded.blob.text)
     row = prepared_row(trajectory, canonical_json(encoded.payload),
-                       None if base is None else base.digest, blob, scores, path)
+                       None if base is None else base.digest, blob, scores)
     return row, encoded
 
 
 def prepared_row(
     trajectory: Trajectory, payload: str, state: str | None, blob: tuple[str, str] | None,
-    scores: Sequence[ScoreRecord], path: str | None = None,
+    scores: Sequence[ScoreRecord],
 ) -> PreparedTrajectory:
     """The row of `trajectory`, whose payload was encoded as `payload` (naming base `state`,
-    carried as `blob` if the writer may not have it yet), with its scores; `path`, its
-    `path_digest` if already made."""
+    carried as `blob` if the writer may not have it yet), with its scores."""
     return PreparedTrajectory(
         item_id=trajectory.item_id,
         repetition=trajectory.repetition,
@@ -69,7 +65,7 @@ def prepared_row(
         error=trajectory.error,
         meta=trajectory.meta,
         steps=len(trajectory.steps),
-        path=trajectory.path_digest() if path is None else path,
+        path=trajectory.path_digest(),
         payload=payload,
         state=state,
         blob=blob,
