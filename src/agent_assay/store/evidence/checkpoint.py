@@ -3,7 +3,9 @@
 Re-hashing every row of a large run is most of what `report` costs (a million scores:
 several seconds of Python per row). A checkpoint lets the everyday check skip it. When a
 run first completes, the writer walks the whole chain; if the walk is clean it appends a
-`checkpoint` block whose detail records
+`checkpoint` block whose detail records (a writer that appended every block of the run
+itself knows what a walk would find, having computed every digest from what it wrote, and
+vouches for that instead of walking: see `_vouched` and `store.facade.written`)
 
 - `through`: the last block it covers (the one before it);
 - `stream`: the SHA-256 of every stored byte the covered rows hold: every chained table's
