@@ -26,11 +26,11 @@ from typing import Any
 
 from agent_assay.adapters.system import NONDETERMINISTIC_TRAJECTORY_FIELDS
 from agent_assay.controls.base import ControlContext, ControlOutcome, Requirement, outcome
-from agent_assay.controls.shared_states import SharedStates
 from agent_assay.executors.processes import Processes
 from agent_assay.model import Cost, Trajectory
 from agent_assay.runner import execute_run, start_run
 from agent_assay.statepaths import flatten
+from agent_assay.store import SharedStates
 
 MAX_LISTED = 20
 TWINS = 2
@@ -111,7 +111,7 @@ def _plain_count(value: Any, counted: dict[int, tuple[Any, int]] | None = None) 
     making their paths; None when a key is not plain (two paths might coincide). A mapping
     inside it that `counted` holds (by id, beside the mapping itself) is not walked again,
     and each one walked is added to it: final states rebuilt on one shared base share
-    every container no edit touched (`shared_states`)."""
+    every container no edit touched (`store.SharedStates`)."""
     if type(value) is not dict and not isinstance(value, Mapping):
         return 1
     try:

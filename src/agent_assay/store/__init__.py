@@ -19,6 +19,7 @@ which `tests/store/test_store_boundary.py` holds.
 
 from agent_assay.store.facade.opening import open_existing_store, open_store
 from agent_assay.store.facade.run_trajectories import RunTrajectories
+from agent_assay.store.facade.shared_states import SharedStates
 from agent_assay.store.facade.store import Store, close_pinned
 from agent_assay.store.records import (
     OPENING_EVENTS,
@@ -45,6 +46,7 @@ __all__ = [
     "RunEvent",
     "RunTrajectories",
     "ScoreRecord",
+    "SharedStates",
     "Store",
     "StoredOutcome",
     "StoredRows",

@@ -10,11 +10,10 @@ from typing import Any
 
 import pytest
 
-from agent_assay.controls.shared_states import SharedStates
 from agent_assay.errors import TamperedEvidence
 from agent_assay.hashing import canonical_json
 from agent_assay.model import Run, Trajectory
-from agent_assay.store import Store, open_store
+from agent_assay.store import SharedStates, Store, open_store
 from tests.support.toy import ToyAdapter
 from tests.support.toyrun import new_toy_run
 

@@ -26,11 +26,11 @@ from typing import Any
 
 from agent_assay.hashing import canonical_json
 from agent_assay.model import Trajectory
-from agent_assay.store import Store
 from agent_assay.store.database.base_states import BaseStates
 from agent_assay.store.encoding.state_blobs import expanded
 from agent_assay.store.encoding.state_delta import rebuilt, section_edits
 from agent_assay.store.facade import reads
+from agent_assay.store.facade.store import Store
 
 ANCHORED_ITEMS = 16
 """Items whose first base is remembered (walks of several runs move in step, item by item)."""
