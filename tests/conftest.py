@@ -102,18 +102,44 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
 
 
 SLOW_FIRST = (
-    "tests/inspect_task/",
+    "tests/inspect_task/test_certification.py",
+    "tests/integrity/test_byte_flips.py",
+    "tests/verifiers_env/test_adapter.py",
+    "tests/verifiers_env/test_valid_action.py",
+    "tests/cli/test_reading_never_writes.py",
+    "tests/inspect_task/test_planted.py",
+    "tests/adapters/test_governance_controls.py",
+    "tests/html/test_html_report.py",
+    "tests/controls/test_watchers.py",
+    "tests/inspect_task/test_inspect_task.py",
+    "tests/executors/test_dask_executor.py",
+    "tests/dojo/test_agentdojo.py",
+    "tests/html/test_report_check.py",
+    "tests/banking/test_golden_set_fuzz.py",
+    "tests/importers/test_tau_bench_fuzz.py",
+    "tests/store/test_lifecycle.py",
+    "tests/integrity/test_comparison_and_gates.py",
+    "tests/verifiers_env/test_model_config.py",
+    "tests/store/test_scale_path.py",
     "tests/dojo/",
     "tests/bfcl/",
     "tests/verifiers_env/",
-    "tests/integrity/test_byte_flips.py",
     "tests/html/",
-    "tests/executors/test_dask_executor.py",
 )
-"""Files that take tens of seconds each (Inspect's agent processes, whole certifications, a
-real browser), in the order they start. pytest-xdist's `--dist loadfile` hands files to
-workers in collection order, so a slow file collected last keeps one worker busy after the
-other has finished; started first, the short files fill in around them."""
+"""The files that take longest (Inspect's and verifiers' agent processes, whole
+certifications, byte flips, a real browser), longest first as measured on the whole suite
+(`--durations`), then the directories of slow files not named. pytest-xdist's `--dist
+loadfile` hands a worker its next file when it is nearly out of tests, in the order of
+the work queue: longest first, the short files fill in around them at the end, and no long
+file starts last while the other worker idles (re-measure when a file's time changes much).
+The work queue keeps collection order only without xdist's own reordering by the number of
+tests in a file, which would start one-test files last: `pytest_configure` turns it off."""
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Keep the order above under `--dist loadfile` (see SLOW_FIRST)."""
+    if hasattr(config.option, "loadscopereorder"):
+        config.option.loadscopereorder = False
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -74,11 +74,13 @@ def ledger(samples: int = 10):
 
 
 def write_task(directory: Path, *, tool: str = TOOL, scorer: str = SCORER, task: str = TASK,
-               name: str = "ledger") -> Path:
-    """The task file, and beside it a YAML source naming it; the YAML's path."""
+               name: str = "ledger", samples: int = 10) -> Path:
+    """The task file, and beside it a YAML source naming it with `samples` samples (each
+    sample is an Inspect evaluation wherever it is run, replayed or scored); the YAML's
+    path."""
     directory.mkdir(parents=True, exist_ok=True)
     code = directory / f"{name}.py"
     code.write_text(HEADER + tool + scorer + task)
     spec = directory / f"{name}.yaml"
-    spec.write_text(f"task: {name}.py@ledger\nargs: {{samples: 10}}\n")
+    spec.write_text(f"task: {name}.py@ledger\nargs: {{samples: {samples}}}\n")
     return spec

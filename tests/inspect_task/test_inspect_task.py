@@ -27,14 +27,15 @@ from tests.support.invoke import invoke
 @pytest.fixture(scope="module")
 def ledger(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The ledger task written once for the module: a process loads a task file once and
-    plays gold's prefixes once per loaded task, so the tests that only read it share it."""
-    return write_task(tmp_path_factory.mktemp("ledger") / "task")
+    plays gold's prefixes once per loaded task, so the tests that only read it share it; three
+    samples, the fewest the tests below tell apart (s0 and s1 run, s2 beside them)."""
+    return write_task(tmp_path_factory.mktemp("ledger") / "task", samples=3)
 
 
 def test_items_tools_and_gold_come_from_the_task(ledger: Path) -> None:
     system = InspectTaskSystem()
     suite = system.build_suite(ledger)
-    assert [i.item_id for i in suite.items][:3] == ["s0", "s1", "s2"]
+    assert [i.item_id for i in suite.items] == ["s0", "s1", "s2"]
     first = suite.items[0]
     assert first.input == {"prompt": "Record 3 in the ledger, then say the total."}
     assert first.gold.truth["target"] == ["3"]
@@ -42,7 +43,7 @@ def test_items_tools_and_gold_come_from_the_task(ledger: Path) -> None:
                                ToolCall("submit_answer", {"answer": "3"}))
     assert [(a.path, a.equals) for a in first.gold.assertions] == [("store.total", 3)]
     assert [t.name for t in system.tools(first.public())] == ["record", "submit_answer"]
-    assert sorted(system.argument_pools()["amount"]) == list(range(3, 13))
+    assert sorted(system.argument_pools()["amount"]) == [3, 4, 5]
     assert system.learned_facts(system.facts).mutating_tools == ("record",)
 
 

@@ -44,7 +44,7 @@ def blind_context(tmp_path_factory: pytest.TempPathFactory, registered: Path
               ) -> Iterator[ControlContext]:
     """The controls' context of one oracle run of the task with the blind scorer."""
     directory = tmp_path_factory.mktemp("blind")
-    spec = write_task(directory / "blind", scorer=BLIND_SCORER)
+    spec = write_task(directory / "blind", scorer=BLIND_SCORER, samples=3)
     store = open_store(str(directory / "b.db"))
     system = load_system(InspectTaskSystem())
     run = api.evaluate(system, "oracle", store=store, source=spec).run
@@ -58,7 +58,7 @@ def blind_context(tmp_path_factory: pytest.TempPathFactory, registered: Path
 def test_a_tool_that_does_nothing_leaves_gold_nothing_to_assert(tmp_path: Path) -> None:
     """The ledger never changes, so gold asserts no state and its scorer fails the oracle."""
     system = InspectTaskSystem()
-    suite = system.build_suite(write_task(tmp_path / "idle", tool=IDLE_TOOL))
+    suite = system.build_suite(write_task(tmp_path / "idle", tool=IDLE_TOOL, samples=2))
     assert all(item.gold.assertions == () for item in suite.items)
     assert system.learned_facts(system.facts).mutating_tools == ()
     loaded = load_system(system)
