@@ -226,6 +226,10 @@ class _Column:
             self.rows.extend(base_rows)
             return
         self.would_alter += would_alter(self.spec, group, self.octx, seed)
+        # a mutant proposing the same calls as one before it in this item is that mutant's
+        # replay (`Replays`) under another repetition number, which no score reads: scorers
+        # are pure, so its row is the one already scored
+        scored: dict[str, ScoreRow] = {}
         for base, base_row in zip(group, base_rows, strict=True):
             mutant, proposed = _apply(self.replays, item, base, self.spec, self.octx, seed)
             if proposed is None:
@@ -233,7 +237,11 @@ class _Column:
                 self.rows.append(base_row)
                 continue
             self.altered += 1
-            row = score_rows(context.scorers, context.items, [mutant], context.scoring)[0]
+            key = canonical_json([c.to_json() for c in proposed])
+            row = scored.get(key)
+            if row is None:
+                row = score_rows(context.scorers, context.items, [mutant], context.scoring)[0]
+                scored[key] = row
             self.rows.append(row)
             swap = transposition(base.path, proposed)
             if swap is not None:
@@ -307,11 +315,13 @@ def _mutated(
     for item_id, group in source.by_item():
         if item_id not in chosen:
             continue
-        rows = score_rows(context.scorers, gold, group, context.scoring)  # each baseline once
-        slots.extend((t.item_id, t.repetition) for t in group)
-        base_rows.extend(rows)
-        for column in columns:
-            column.take(gold[item_id], group, rows, context, seed)
+        # one item's gold and trajectories normalised once for its baseline and every mutant
+        with context.scoring.memoised():
+            rows = score_rows(context.scorers, gold, group, context.scoring)  # baselines once
+            slots.extend((t.item_id, t.repetition) for t in group)
+            base_rows.extend(rows)
+            for column in columns:
+                column.take(gold[item_id], group, rows, context, seed)
     ids = [item_id for item_id, _ in slots]
     base_table = table_of(ids, base_rows)
     floors = rep_floors(slots, base_rows, detector)
