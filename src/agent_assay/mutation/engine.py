@@ -20,6 +20,7 @@ from agent_assay.adapters.loaded import NO_REPLAY, LoadedSystem, ReplayView, loa
 from agent_assay.aggregates import ScoreRow, means, score_rows, table_of
 from agent_assay.errors import AssayError
 from agent_assay.hashing import canonical_json, stable_seed
+from agent_assay.hosting.jobs import Replay
 from agent_assay.hosting.replays import EnvironmentReplays
 from agent_assay.model import Item, Run, Step, ToolCall, Trajectory
 from agent_assay.mutation.config import MutantSet, OperatorSpec
@@ -108,21 +109,89 @@ class Replays:
     often carry the same path, and an operator has few ways to alter a short one, so many
     mutants repeat; each distinct one is replayed once. Its replay seed is drawn from the
     item and the calls (not the repetition), so a repeat is the replay it would have been.
-    Cleared for each item: memory holds one item's replays at a time."""
+    Cleared for each item: memory holds one item's replays at a time.
+
+    A pass `ask`s for every replay an item needs, then hands the jobs of every operator to
+    the agent process together (`replay_all`), as a run hands it its tasks: one exchange
+    an item, not one a replay."""
 
     def __init__(self, environment: EnvironmentReplays, seed: int, operator: str) -> None:
         self.environment, self.seed, self.operator = environment, seed, operator
         self.item: str | None = None
         self.done: dict[str, Trajectory] = {}
+        self.pending: dict[str, Replay] = {}
+
+    def ask(self, item: Item, calls: Sequence[ToolCall]) -> str:
+        """The key of `calls`' replay; a job for it is pending unless it is done or asked."""
+        if item.item_id != self.item:
+            self.item, self.done, self.pending = item.item_id, {}, {}
+        key = canonical_json([c.to_json() for c in calls])
+        if key not in self.done and key not in self.pending:
+            seed = stable_seed(self.seed, self.operator, item.item_id, key) % 2**31
+            self.pending[key] = Replay(item.public(), tuple(calls), seed)
+        return key
+
+    def took(self, trajectories: Sequence[Trajectory]) -> None:
+        """The pending jobs' trajectories, in the order they were asked."""
+        self.done.update(zip(self.pending, trajectories, strict=True))
+        self.pending = {}
 
     def replay(self, item: Item, calls: Sequence[ToolCall]) -> Trajectory:
-        if item.item_id != self.item:
-            self.item, self.done = item.item_id, {}
-        key = canonical_json([c.to_json() for c in calls])
-        if key not in self.done:
-            seed = stable_seed(self.seed, self.operator, item.item_id, key) % 2**31
-            self.done[key] = self.environment.replay(item.public(), list(calls), seed=seed)
+        key = self.ask(item, calls)
+        replay_all(self.environment, [self])
         return self.done[key]
+
+
+def replay_all(environment: EnvironmentReplays, replays: Sequence[Replays]) -> None:
+    """Every pending job of `replays`, handed to the agent process in one exchange, in the
+    order each was asked."""
+    jobs = [job for r in replays for job in r.pending.values()]
+    answers = iter(environment.run_all(jobs))
+    for r in replays:
+        r.took([next(answers) for _ in r.pending])
+
+
+@dataclass(frozen=True)
+class _Proposal:
+    """What an operator made of one baseline trajectory's path."""
+
+    calls: list[ToolCall]
+    """The calls the mutant proposes."""
+    replayed: list[ToolCall]
+    """The calls executed: all of them, or those skip_state did not skip."""
+    skipped: list[bool] | None = None
+    """skip_state's: which proposals were not applied."""
+
+
+def _propose(
+    spec: OperatorSpec, octx: OperatorContext, item_id: str, base: Trajectory, seed: int
+) -> _Proposal | None:
+    """What the operator proposes in place of `base`'s path (a trajectory of item `item_id`);
+    None when it alters nothing."""
+    op = OPERATORS[spec.name]
+    calls = list(base.path)
+    if isinstance(op, SkipState):
+        flags = op.skipped(calls, octx)
+        if not any(flags):
+            return None
+        applied = [c for c, skip in zip(calls, flags, strict=True) if not skip]
+        return _Proposal(calls, applied, flags)
+    rng = random.Random(stable_seed(seed, spec.name, item_id, base.repetition))
+    mutated = op.mutate(calls, rng, octx)
+    return None if mutated == calls else _Proposal(mutated, mutated)
+
+
+def _mutant(replayed: Trajectory, base: Trajectory, proposal: _Proposal) -> Trajectory:
+    """The mutant of `base`: the replay of its proposal, at `base`'s repetition; skip_state's
+    skipped proposals stand in its steps where they were proposed, not applied."""
+    if proposal.skipped is None:
+        return replace(replayed, repetition=base.repetition)
+    steps = iter(replayed.steps)
+    merged = tuple(
+        Step(c, ok=False, error="proposed, not applied (skip_state)") if skip else next(steps)
+        for c, skip in zip(proposal.calls, proposal.skipped, strict=True)
+    )
+    return replace(replayed, steps=merged, repetition=base.repetition)
 
 
 def _apply(
@@ -133,42 +202,19 @@ def _apply(
     octx: OperatorContext,
     seed: int,
 ) -> tuple[Trajectory, list[ToolCall] | None]:
-    """The mutant of `base` and the calls it proposed, or `base` and None when unaltered."""
-    op = OPERATORS[spec.name]
-    calls = list(base.path)
-    rng = random.Random(stable_seed(seed, spec.name, item.item_id, base.repetition))
-    if isinstance(op, SkipState):
-        flags = op.skipped(calls, octx)
-        if not any(flags):
-            return base, None
-        applied = [c for c, skip in zip(calls, flags, strict=True) if not skip]
-        replayed = replays.replay(item, applied)
-        steps = iter(replayed.steps)
-        merged = tuple(
-            Step(c, ok=False, error="proposed, not applied (skip_state)") if skip else next(steps)
-            for c, skip in zip(calls, flags, strict=True)
-        )
-        return replace(replayed, steps=merged, repetition=base.repetition), calls
-    mutated = op.mutate(calls, rng, octx)
-    if mutated == calls:
+    """The mutant of `base` and the calls it proposed, or `base` and None when unaltered
+    (one mutant at a time: headline_agreement's)."""
+    proposal = _propose(spec, octx, item.item_id, base, seed)
+    if proposal is None:
         return base, None
-    return replace(replays.replay(item, mutated), repetition=base.repetition), mutated
+    return _mutant(replays.replay(item, proposal.replayed), base, proposal), proposal.calls
 
 
 def would_alter(
     spec: OperatorSpec, trajectories: Sequence[Trajectory], octx: OperatorContext, seed: int
 ) -> int:
     """How many baseline trajectories the operator would change, before anything is replayed."""
-    op = OPERATORS[spec.name]
-    count = 0
-    for t in trajectories:
-        calls = list(t.path)
-        if isinstance(op, SkipState):
-            count += any(op.skipped(calls, octx))
-        else:
-            rng = random.Random(stable_seed(seed, spec.name, t.item_id, t.repetition))
-            count += op.mutate(calls, rng, octx) != calls
-    return count
+    return sum(_propose(spec, octx, t.item_id, t, seed) is not None for t in trajectories)
 
 
 def check_thresholds(mutants: MutantSet, system: LoadedSystem | object) -> None:
@@ -217,23 +263,42 @@ class _Column:
     shown: dict[str, Any] = field(default_factory=dict)
     orders: OrderTally = field(default_factory=OrderTally)
 
-    def take(self, item: Item, group: Sequence[Trajectory], base_rows: Sequence[ScoreRow],
-             context: RunContext, seed: int) -> None:
-        """Plant the operator in one item's trajectories (if its tags fit), replay what it
-        altered, and add each trajectory's scores (the baseline's where nothing changed); a
-        mutant that reversed two calls is tallied by the pair and the metrics that missed it."""
+    def propose(self, item: Item, group: Sequence[Trajectory], seed: int
+                ) -> list[tuple[_Proposal, str] | None]:
+        """Plant the operator in one item's trajectories (if its tags fit): each one's
+        proposal beside the key of its replay, asked of `replays`; None where it altered
+        nothing."""
         if self.spec.tags and not set(self.spec.tags) & set(item.tags):
-            self.rows.extend(base_rows)
-            return
-        self.would_alter += would_alter(self.spec, group, self.octx, seed)
-        for base, base_row in zip(group, base_rows, strict=True):
-            mutant, proposed = _apply(self.replays, item, base, self.spec, self.octx, seed)
-            if proposed is None:
+            return [None] * len(group)
+        proposals = [_propose(self.spec, self.octx, item.item_id, base, seed) for base in group]
+        self.would_alter += sum(p is not None for p in proposals)
+        return [None if p is None else (p, self.replays.ask(item, p.replayed))
+                for p in proposals]
+
+    def take(self, group: Sequence[Trajectory], base_rows: Sequence[ScoreRow],
+             proposals: Sequence[tuple[_Proposal, str] | None], context: RunContext) -> None:
+        """Add each trajectory's scores, once its proposal is replayed (the baseline's where
+        nothing changed); a mutant that reversed two calls is tallied by the pair and the
+        metrics that missed it."""
+        # a mutant proposing the same calls as one before it in this item is that mutant's
+        # replay under another repetition number, which no score reads: scorers are pure, so
+        # its row is the one already scored
+        scored: dict[str, ScoreRow] = {}
+        for base, base_row, planted in zip(group, base_rows, proposals, strict=True):
+            if planted is None:
                 # an unaltered trajectory is the baseline's own: its scores are already known
                 self.rows.append(base_row)
                 continue
+            proposal, key = planted
+            mutant = _mutant(self.replays.done[key], base, proposal)
+            proposed = proposal.calls
             self.altered += 1
-            row = score_rows(context.scorers, context.items, [mutant], context.scoring)[0]
+            if proposal.skipped is not None:  # the replay's key is not all it proposed
+                key = canonical_json([c.to_json() for c in proposed])
+            row = scored.get(key)
+            if row is None:
+                row = score_rows(context.scorers, context.items, [mutant], context.scoring)[0]
+                scored[key] = row
             self.rows.append(row)
             swap = transposition(base.path, proposed)
             if swap is not None:
@@ -307,11 +372,15 @@ def _mutated(
     for item_id, group in source.by_item():
         if item_id not in chosen:
             continue
-        rows = score_rows(context.scorers, gold, group, context.scoring)  # each baseline once
-        slots.extend((t.item_id, t.repetition) for t in group)
-        base_rows.extend(rows)
-        for column in columns:
-            column.take(gold[item_id], group, rows, context, seed)
+        # one item's gold and trajectories normalised once for its baseline and every mutant
+        with context.scoring.memoised():
+            rows = score_rows(context.scorers, gold, group, context.scoring)  # baselines once
+            slots.extend((t.item_id, t.repetition) for t in group)
+            base_rows.extend(rows)
+            proposals = [column.propose(gold[item_id], group, seed) for column in columns]
+            replay_all(environment, [column.replays for column in columns])
+            for column, planted in zip(columns, proposals, strict=True):
+                column.take(group, rows, planted, context)
     ids = [item_id for item_id, _ in slots]
     base_table = table_of(ids, base_rows)
     floors = rep_floors(slots, base_rows, detector)
