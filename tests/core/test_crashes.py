@@ -171,7 +171,10 @@ def test_the_counts_are_in_every_view(coins: Coins) -> None:
     assert passk_json(curve)["crashed"] == {"by_agent": counted.by_agent,
                                             "by_harness": counted.by_harness}
     shown = run_view(store, flaky.run_id)
-    assert "(by the harness): EnvironmentFailed: the coin could not be set up" in run_text(shown)
+    # every crash listed: the text shows the first ten in the order they arrived, and
+    # under load those can all be the agent's
+    listed = run_text(shown, shown_crashes=len(shown.crashes))
+    assert "(by the harness): EnvironmentFailed: the coin could not be set up" in listed
     shown_json = run_json(shown)
     jsonschema.validate(shown_json, schema("runs-show"))
     assert {c["cause"] for c in shown_json["crashes"]} == {"agent", "harness"}
