@@ -20,11 +20,17 @@ PATH: Final = "aa.path.1"
 STATE: Final = "aa.state.1"
 
 
+_CANONICAL = json.JSONEncoder(
+    sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+).encode
+"""`json.dumps` with these arguments, the encoder made once: `dumps` builds a new one on
+every call, a fifth of serialising a trajectory's payload. An encoder keeps no state
+between calls (the circular-reference check's markers are made per call)."""
+
+
 def canonical_json(value: Any) -> str:
     """Serialise with sorted keys, no whitespace and no NaN, so equal values hash equal."""
-    return json.dumps(
-        value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
-    )
+    return _CANONICAL(value)
 
 
 def content_hash(kind: str, value: Any) -> str:

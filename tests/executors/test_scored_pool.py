@@ -1,6 +1,7 @@
 """Scoring beside the agents (`--workers N`): the rows scoring processes prepare are the rows
-the writer would have written itself, and the writer refuses a prepared row whose base
-state is forged or missing, leaving nothing behind."""
+the writer would have written itself, an agent's answer checked there (handed over
+undecoded) is judged as the writer judges it, and the writer refuses a prepared row whose
+base state is forged or missing, leaving nothing behind."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from agent_assay.hashing import STATE, canonical_hash, canonical_json
 from agent_assay.store import Store, open_store
 from agent_assay.store.encoding import PreparedTrajectory
 from agent_assay.store.evidence import check_run_chain
+from tests.support.misbehaving import MisnumberingToy
 from tests.support.toy import ToyAdapter
 from tests.support.toyrun import new_toy_run
 
@@ -47,6 +49,26 @@ def test_banking_rows_scored_beside_the_agents_equal_the_writers_own(tmp_path: P
     assert 1 <= bases <= 1 + 2  # the writer's own base, and at most one per agent process
     verified = api.verify(pooled.run.run_id, store=db)  # every score re-derived and equal
     assert verified.ok, verified.findings
+
+
+def test_an_answer_for_another_slot_is_the_same_crash_with_scoring_processes(
+    tmp_path: Path,
+) -> None:
+    """The scoring process decodes and checks an agent's answer (the writer hands it over as
+    it came): a trajectory for the wrong repetition is a crash of the asked slot, recorded
+    exactly as the writer records it alone."""
+    db = str(tmp_path / "a.db")
+    runs = [api.evaluate(MisnumberingToy(), "good", store=db, repeats=2,
+                         executor=api.ExecutorSpec(workers=workers)) for workers in (1, 2)]
+    store = open_store(db)
+    stored = []
+    for done in runs:
+        assert done.result.crashed == done.result.written > 0
+        stored.append({(t.item_id, t.repetition): (t.crashed, t.error, t.crash_cause)
+                       for t in store.trajectories(done.run.run_id)})
+    assert stored[0] == stored[1]
+    assert all(error is not None and error.startswith("adapter contract: asked for item")
+               for _, error, _ in stored[1].values())
 
 
 def test_fewer_scoring_processes_than_agent_processes() -> None:

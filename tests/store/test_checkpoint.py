@@ -165,25 +165,52 @@ def test_a_checkpoint_is_written_once_and_covers_the_block_before_it(
     assert json.loads(first.detail)["through"] == first.seq - 1
 
 
+CHECKS = ["walked", "vouched"]
+"""How `write_checkpoint` checks the chain before vouching for it: a store that did not
+write the run walks it in full; the store that wrote every block of it holds the stream
+read back against what it wrote (`checkpoint._vouched`)."""
+
+
+def _checking(db: Path, writer: Store, how: str, monkeypatch: pytest.MonkeyPatch,
+              after: Any) -> Store:
+    """The store that writes the checkpoint, `how` it checks the chain, calling `after`
+    right after its check has read the chain (in its snapshot)."""
+    if how == "walked":
+        real_walk = checkpoints.check_run_chain
+
+        def walk_then(s: Store, rid: str, snapshot: Any = None) -> ChainCheck:
+            found = real_walk(s, rid, snapshot)
+            after()
+            return found
+
+        monkeypatch.setattr(checkpoints, "check_run_chain", walk_then)
+        return open_store(str(db))
+    real_vouch = checkpoints._vouched
+
+    def vouch_then(*args: Any) -> Any:
+        found = real_vouch(*args)
+        assert found is not None  # nothing differed from what was written
+        after()
+        return found
+
+    monkeypatch.setattr(checkpoints, "_vouched", vouch_then)
+    return writer
+
+
+@pytest.mark.parametrize("how", CHECKS)
 def test_no_checkpoint_is_written_for_a_run_edited_during_its_walk(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, how: str
 ) -> None:
-    """The walk and the stream share a snapshot, and the block goes in on it only if nothing
-    was committed since; else the stream is taken again under the write lock. An edit made
-    while the walk ran (after it read the row) leaves no checkpoint behind."""
+    """The check and the stream share a snapshot, and the block goes in on it only if
+    nothing was committed since; else the stream is taken again under the write lock. An
+    edit made while the check ran (after it read the row) leaves no checkpoint behind."""
     db = tmp_path / "assay.db"
     store = open_store(str(db))
     monkeypatch.setattr("agent_assay.runner.write_checkpoint", lambda *_: None)
     run_id = toy_run(store, ToyAdapter(), "good").run_id
-    real = checkpoints.check_run_chain
-
-    def walk_then_edit(s: Store, rid: str, snapshot: Any = None) -> ChainCheck:
-        found = real(s, rid, snapshot)
-        _edit(db, "ledger_no_update", "UPDATE ledger SET at = 'later' WHERE seq = 1")
-        return found
-
-    monkeypatch.setattr(checkpoints, "check_run_chain", walk_then_edit)
-    assert write_checkpoint(store, run_id) is None
+    checking = _checking(db, store, how, monkeypatch, lambda: _edit(
+        db, "ledger_no_update", "UPDATE ledger SET at = 'later' WHERE seq = 1"))
+    assert write_checkpoint(checking, run_id) is None
     assert RawReader(store).first_block(run_id, KIND) is None
 
 
@@ -199,55 +226,75 @@ def _streams_taken(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     return taken
 
 
+TAKEN_AFTER_THE_CHECK = {"walked": 1, "vouched": 0}
+"""The streams `covered_stream` takes in the check's snapshot (a vouching check takes its
+own as it reads the chain back)."""
+
+
+@pytest.mark.parametrize("how", CHECKS)
 def test_a_quiet_store_appends_the_checkpoint_on_the_walks_own_snapshot(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, how: str
 ) -> None:
-    store = open_store(str(tmp_path / "assay.db"))
+    db = tmp_path / "assay.db"
+    store = open_store(str(db))
     monkeypatch.setattr("agent_assay.runner.write_checkpoint", lambda *_: None)
     run_id = toy_run(store, ToyAdapter(), "good", repeats=2).run_id
+    checking = _checking(db, store, how, monkeypatch, lambda: None)
     taken = _streams_taken(monkeypatch)
-    head = write_checkpoint(store, run_id)
+    head = write_checkpoint(checking, run_id)
     assert head is not None and store.head(run_id) == head
-    assert len(taken) == 1  # nobody wrote since the snapshot: no second stream
+    assert len(taken) == TAKEN_AFTER_THE_CHECK[how]  # nobody wrote since: no second stream
     monkeypatch.undo()
     _same(check_run(store, run_id), check_run_chain(store, run_id))
 
 
+@pytest.mark.parametrize("how", CHECKS)
 def test_a_write_elsewhere_during_the_walk_still_leaves_a_checkpoint(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, how: str
 ) -> None:
-    """Another run written into the same store while the walk runs makes SQLite refuse the
+    """Another run written into the same store while the check runs makes SQLite refuse the
     snapshot's write; the stream taken again under the write lock is unchanged, so the
     checkpoint goes in all the same."""
     db = tmp_path / "assay.db"
     store = open_store(str(db))
     monkeypatch.setattr("agent_assay.runner.write_checkpoint", lambda *_: None)
     run_id = toy_run(store, ToyAdapter(), "good", repeats=2).run_id
-    real = checkpoints.check_run_chain
     neighbour = open_store(str(db))
-
-    def walk_while_another_run_is_written(s: Store, rid: str, snapshot: Any = None) -> ChainCheck:
-        found = real(s, rid, snapshot)
-        toy_run(neighbour, ToyAdapter(), "good")
-        return found
-
-    monkeypatch.setattr(checkpoints, "check_run_chain", walk_while_another_run_is_written)
+    checking = _checking(db, store, how, monkeypatch,
+                         lambda: toy_run(neighbour, ToyAdapter(), "good"))
     taken = _streams_taken(monkeypatch)
-    head = write_checkpoint(store, run_id)
+    head = write_checkpoint(checking, run_id)
     assert head is not None and store.head(run_id) == head
-    assert len(taken) == 2  # the snapshot was refused its write: streamed again, unchanged
+    # the snapshot was refused its write: streamed again, unchanged
+    assert len(taken) == TAKEN_AFTER_THE_CHECK[how] + 1
     monkeypatch.undo()
     _same(check_run(store, run_id), check_run_chain(store, run_id))
 
 
-def test_a_damaged_run_gets_no_checkpoint(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("how", CHECKS)
+def test_a_damaged_run_gets_no_checkpoint_that_vouches_for_the_damage(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, how: str
+) -> None:
+    """A store that did not write the run walks it, finds the damage and writes no
+    checkpoint; the store that wrote it vouches for what it wrote, which the damaged rows
+    no longer stream to, so every check from the checkpoint, and verify, name them."""
+    from agent_assay.integrity.verify import verify_run
+
     db = tmp_path / "assay.db"
     store = open_store(str(db))
     monkeypatch.setattr("agent_assay.runner.write_checkpoint", lambda *_: None)
     run_id = toy_run(store, ToyAdapter(), "good").run_id
     _edit(db, "trajectories_no_update", "UPDATE trajectories SET created_at = 'then'")
-    assert write_checkpoint(store, run_id) is None
-    assert RawReader(store).first_block(run_id, KIND) is None
+    checking = _checking(db, store, how, monkeypatch, lambda: None)
+    if how == "walked":
+        assert write_checkpoint(checking, run_id) is None
+        assert RawReader(store).first_block(run_id, KIND) is None
+        return
+    assert write_checkpoint(checking, run_id) is not None
+    monkeypatch.undo()
+    for check in (check_run(store, run_id), verify_run(store, run_id, None)):
+        named = [f.problem for f in check.findings]
+        assert any("does not match its digest" in problem for problem in named), named
 
 
 @pytest.mark.parametrize(

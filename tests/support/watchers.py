@@ -31,22 +31,28 @@ RECORDS_ENV = "AA_TEST_RECORDS"
 CONTROL_WORDS = ("controls", "identical", "certif")
 
 
-def parent_command_line() -> str:
+def parent_command_line() -> list[str]:
     try:
         raw = Path(f"/proc/{os.getppid()}/cmdline").read_bytes()
     except OSError:
-        return ""
-    return raw.replace(b"\0", b" ").decode("utf-8", "replace")
+        return []
+    return raw.decode("utf-8", "replace").split("\0")
 
 
 def says_control(text: str) -> bool:
     return any(word in text for word in CONTROL_WORDS)
 
 
+def command_says_control(words: list[str]) -> bool:
+    """A command line's words, a path's folders left out: a checkout (and the interpreter
+    inside it) may live under any folder name, the same for a run as for a control."""
+    return says_control(" ".join(os.path.basename(w) if os.sep in w else w for w in words))
+
+
 SIGNALS: dict[str, Callable[[], bool]] = {
-    "argv": lambda: says_control(" ".join(sys.argv)),
-    "orig_argv": lambda: says_control(" ".join(getattr(sys, "orig_argv", []))),
-    "parent_command_line": lambda: says_control(parent_command_line()),
+    "argv": lambda: command_says_control(sys.argv),
+    "orig_argv": lambda: command_says_control(getattr(sys, "orig_argv", [])),
+    "parent_command_line": lambda: command_says_control(parent_command_line()),
     "parent_process": lambda: multiprocessing.parent_process() is not None,
     "process_name": lambda: multiprocessing.current_process().name != "MainProcess",
     "hash_seed_set": lambda: "PYTHONHASHSEED" in os.environ,

@@ -30,7 +30,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 PARTS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("scoring", ("agent_assay/scoring/",)),
-    ("checkpoint", ("agent_assay/store/evidence/",)),
+    ("checkpoint", ("agent_assay/store/evidence/", "agent_assay/store/facade/written.py")),
     ("row encoding and digests", ("agent_assay/store/encoding/", "agent_assay/hashing.py",
                                   "agent_assay/statepaths.py", "json/", "hashlib")),
     ("statements and commits", ("agent_assay/store/facade/", "agent_assay/store/database/",

@@ -26,6 +26,7 @@ from typing import Any
 
 from agent_assay.adapters.system import NONDETERMINISTIC_TRAJECTORY_FIELDS
 from agent_assay.controls.base import ControlContext, ControlOutcome, Requirement, outcome
+from agent_assay.controls.shared_states import SharedStates
 from agent_assay.executors.processes import Processes
 from agent_assay.model import Cost, Trajectory
 from agent_assay.runner import execute_run, start_run
@@ -80,7 +81,7 @@ class StoredValues:
         known = self.counted.get(id(value))
         if known is not None and known[0] is value:
             return known[1]
-        n = _plain_count(value)
+        n = _plain_count(value, self.counted)
         if n is None:
             n = len(self.field_leaves(item, name))
         self.counted[id(value)] = (value, n)
@@ -105,9 +106,12 @@ _LEAF_TYPES = frozenset({str, int, float, bool, type(None), list})
 """Types a stored value's leaves have (decoded JSON): never a mapping, no check needed."""
 
 
-def _plain_count(value: Any) -> int | None:
+def _plain_count(value: Any, counted: dict[int, tuple[Any, int]] | None = None) -> int | None:
     """The number of leaves `flatten` finds in `value` (1 for a leaf), counted without
-    making their paths; None when a key is not plain (two paths might coincide)."""
+    making their paths; None when a key is not plain (two paths might coincide). A mapping
+    inside it that `counted` holds (by id, beside the mapping itself) is not walked again,
+    and each one walked is added to it: final states rebuilt on one shared base share
+    every container no edit touched (`shared_states`)."""
     if type(value) is not dict and not isinstance(value, Mapping):
         return 1
     try:
@@ -120,9 +124,15 @@ def _plain_count(value: Any) -> int | None:
     for inner in value.values():
         kind = type(inner)
         if kind is dict or (kind not in _LEAF_TYPES and isinstance(inner, Mapping)):
-            inside = _plain_count(inner)
+            known = None if counted is None else counted.get(id(inner))
+            if known is not None and known[0] is inner:
+                n += known[1]
+                continue
+            inside = _plain_count(inner, counted)
             if inside is None:
                 return None
+            if counted is not None:
+                counted[id(inner)] = (inner, inside)
             n += inside
         else:
             n += 1
@@ -181,23 +191,29 @@ def _item_values(groups: Sequence[list[Trajectory]], scores: Sequence[Mapping[st
     ]
 
 
-def as_first_repetition(values: StoredValues, repetition: int) -> StoredValues:
-    """The values of one repetition, keyed as if they were the first's: what a config
-    claimed deterministic must make equal to the first repetition itself."""
-    suffix, first = f"/{repetition}", "/1"
+def as_first_repetition(values: StoredValues, repetitions: Sequence[int]
+                        ) -> dict[int, StoredValues]:
+    """The values of each of `repetitions`, keyed as if they were the first's (read in one
+    pass over `values`): what a config claimed deterministic must make equal to the first
+    repetition itself."""
+    wanted = {str(r): r for r in repetitions}
+    trajectories: dict[int, dict[str, dict[str, Any]]] = {r: {} for r in repetitions}
+    scores: dict[int, dict[str, Any]] = {r: {} for r in repetitions}
 
-    def rekey(key: str) -> str | None:
+    def rekeyed(key: str) -> tuple[int, str] | None:
         slot, _, rest = key.partition("/score.")
-        if not slot.endswith(suffix):
+        item, _, repetition = slot.rpartition("/")
+        if not _ or repetition not in wanted:
             return None
-        return slot[: -len(suffix)] + first + (f"/score.{rest}" if rest else "")
+        return wanted[repetition], f"{item}/1" + (f"/score.{rest}" if rest else "")
 
-    trajectories = {
-        new: {**fields, "repetition": 1}
-        for key, fields in values.trajectories.items() if (new := rekey(key)) is not None
-    }
-    scores = {new: v for key, v in values.scores.items() if (new := rekey(key)) is not None}
-    return StoredValues(trajectories, scores, values.counted)
+    for key, fields in values.trajectories.items():
+        if (found := rekeyed(key)) is not None:
+            trajectories[found[0]][found[1]] = {**fields, "repetition": 1}
+    for key, value in values.scores.items():
+        if (found := rekeyed(key)) is not None:
+            scores[found[0]][found[1]] = value
+    return {r: StoredValues(trajectories[r], scores[r], values.counted) for r in repetitions}
 
 
 def differences(first: StoredValues, second: StoredValues) -> tuple[list[str], float, int]:
@@ -286,14 +302,15 @@ class IdenticalConfig:
         found: dict[str, list[str]] = {label: [] for label in labels}
         max_delta = 0.0
         compared = 0
-        walks = [ctx.trajectories.by_item(), *(ctx.store.trajectories_by_item(r) for r in run_ids)]
+        reader = SharedStates(ctx.store)  # the same rows, equal states sharing containers
+        walks = [reader.by_item(r) for r in (ctx.run.run_id, *run_ids)]
         scores = [slot_scores(ctx, r, skip) for r in (ctx.run.run_id, *run_ids)]
         for _, (certified, *twins) in by_item(walks, scores, skip):
             pairs: list[tuple[str, StoredValues, StoredValues]] = []
             if claimed:  # first: the repetitions' equal values are then counted once
-                first = as_first_repetition(certified, 1)
-                pairs += [(f"certified repetition {r} vs 1", first,
-                           as_first_repetition(certified, r)) for r in repetitions]
+                each = as_first_repetition(certified, [1, *repetitions])
+                pairs += [(f"certified repetition {r} vs 1", each[1], each[r])
+                          for r in repetitions]
             pairs += [(f"twin {n} vs certified", certified, t) for n, t in enumerate(twins, 1)]
             pairs.append(("twin 1 vs twin 2", twins[0], twins[1]))
             for label, first_values, second in pairs:

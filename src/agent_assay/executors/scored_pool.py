@@ -3,11 +3,14 @@
 With agents in worker processes and scoring in the writer, the writer did about
 half of each trajectory's work, so a second worker could not come close to
 doubling the rate. Here the agent processes (`hosting.pool`: public items only, and
-started the one way every agent process is) hand back trajectories, and a scoring
-worker encodes each for the store (the final state as edits from a base, see
-`state_blobs`), rebuilds the trajectory from exactly the row that will be stored and
-scores it. A scoring worker holds the gold suite and the scorers and never runs an
-agent; the writer appends the row and its scores.
+started the one way every agent process is) answer, and the writer hands each answer
+to a scoring worker as it came, undecoded: the worker decodes and checks it as the
+writer would (`hosting.pool.answer_of`: an answer that is not a trajectory of the slot
+asked is a crash of that slot), encodes the trajectory for the store (the final state
+as edits from a base, see `state_blobs`), rebuilds it from exactly the row that will be
+stored and scores it. A scoring worker holds the gold suite and the scorers, never
+runs an agent and parses an agent's answer as JSON only; the writer reads the agents'
+frames and appends rows and their scores, the only work that must be serial.
 
 Every batch of rows travels with the bases it names, and the first row naming a
 base carries it to the writer, so no order between workers is needed for a base
@@ -35,9 +38,9 @@ from agent_assay.adapters.recipe import Recipe, rebuild
 from agent_assay.errors import AssayError
 from agent_assay.executors.protocol import Arrival, ExecutorLost, ScoringJob
 from agent_assay.hashing import canonical_json
-from agent_assay.hosting.jobs import Task
+from agent_assay.hosting.jobs import Job, Task
 from agent_assay.hosting.lifeline import die_with_parent
-from agent_assay.hosting.pool import AgentProcesses, ProcessesLost
+from agent_assay.hosting.pool import AgentProcesses, ProcessesLost, answer_of
 from agent_assay.model import PublicSuite, Trajectory
 from agent_assay.run_context import suite_context
 from agent_assay.store.encoding import PreparedTrajectory, StateEncoder, expanded, prepared_row
@@ -120,9 +123,11 @@ def _init_scorer(recipe: Recipe, job: ScoringJob, writer: int) -> None:
         _scorer_failure = f"a scoring process could not start the system: {why}"
 
 
-def _score(trajectories: list[Trajectory]) -> list[PreparedTrajectory]:
+def _score(answers: list[tuple[Job, bytes]]) -> list[PreparedTrajectory]:
+    """A batch of agents' answers, each beside the task it answers, as rows to append."""
     if _scorer is None:
         raise AssayError(str(_scorer_failure))
+    trajectories = [answer_of(task, payload) for task, payload in answers]
     return _scorer.prepared(_scorer.encoded(trajectories))
 
 
@@ -154,7 +159,7 @@ class ScoredPool:
 
     def _run(self, tasks: Iterable[Task]) -> Iterator[list[PreparedTrajectory]]:
         """What the agent processes hand back together goes to a scoring process as one
-        batch; scored batches go to the writer as they finish."""
+        batch, undecoded; scored batches go to the writer as they finish."""
         with AgentProcesses(self.recipe, self.public, self.workers) as agents, \
                 ProcessPoolExecutor(
                     max_workers=scoring_workers(self.workers),
@@ -163,7 +168,7 @@ class ScoredPool:
                 ) as scorers:
             scoring: set[Future[list[PreparedTrajectory]]] = set()
             window = self.workers * 3  # batches being scored: memory stays flat
-            for arrival in agents.run(tasks):
+            for arrival in agents.frames(tasks):
                 scoring.add(scorers.submit(_score, arrival))
                 done, scoring = wait(scoring, timeout=0 if len(scoring) < window else None,
                                      return_when=FIRST_COMPLETED)

@@ -6,11 +6,12 @@ and the public suite, then keeps every process fed with jobs and yields what com
 soon as it comes. Who asks (a run, a resume, a twin, a control's replays) changes nothing an
 agent process can see: that is the point of having one way.
 
-What comes back is checked here, not trusted: a frame that is not JSON, a trajectory that
-does not decode, or an answer for another slot than the one asked becomes a crashed
-trajectory of the asked slot, the agent's crash; a crash the answer itself reports keeps
-the cause it records only if that is one the harness knows (`jobs.attributed`); a process
-that goes away raises `ProcessesLost`.
+What comes back is checked here, not trusted (`answer_of`, in this process, or in a
+scoring process that is handed the frames as they came: `frames`): a frame that is not
+JSON, a trajectory that does not decode, or an answer for another slot than the one asked
+becomes a crashed trajectory of the asked slot, the agent's crash; a crash the answer
+itself reports keeps the cause it records only if that is one the harness knows
+(`jobs.attributed`); a process that goes away raises `ProcessesLost`.
 """
 
 from __future__ import annotations
@@ -187,6 +188,13 @@ class AgentProcesses:
 
     def answers(self, jobs: Iterable[Job]) -> Iterator[list[tuple[Job, Trajectory]]]:
         """Each job beside its trajectory, grouped by what arrived together."""
+        for arrival in self.frames(jobs):
+            yield [(job, answer_of(job, payload)) for job, payload in arrival]
+
+    def frames(self, jobs: Iterable[Job]) -> Iterator[list[tuple[Job, bytes]]]:
+        """Each job beside its answer as it came, neither decoded nor checked (whoever takes
+        it must: `answer_of`), grouped by what arrived together. A scoring process decodes
+        its batch's answers itself, so the writer never handles an agent's JSON."""
         pending = iter(jobs)
         exhausted = False
         while True:
@@ -210,10 +218,10 @@ class AgentProcesses:
             process.flush()
         return exhausted
 
-    def _collect(self) -> list[tuple[Job, Trajectory]]:
+    def _collect(self) -> list[tuple[Job, bytes]]:
         """Wait until some process answers, offering any job a full pipe refused again every
         POLL_SECONDS meanwhile; everything already answered comes back together."""
-        arrived: list[tuple[Job, Trajectory]] = []
+        arrived: list[tuple[Job, bytes]] = []
         while not arrived:
             for process in self.processes:
                 process.flush()
@@ -222,7 +230,7 @@ class AgentProcesses:
                 arrived += self._read(key.data)
         return arrived
 
-    def _read(self, process: AgentProcess) -> list[tuple[Job, Trajectory]]:
+    def _read(self, process: AgentProcess) -> list[tuple[Job, bytes]]:
         data = os.read(process.outbound, 1 << 16)
         if not data:
             raise ProcessesLost("a worker process died (killed, or out of memory)")
@@ -230,7 +238,7 @@ class AgentProcesses:
             frames = list(process.reader.feed(data))
         except BrokenStream as exc:
             raise ProcessesLost(f"an agent process broke its stream ({exc})") from exc
-        return [(job := process.answer(), checked(job, decode(payload))) for payload in frames]
+        return [(process.answer(), payload) for payload in frames]
 
     def close(self) -> None:
         """End every process: close its input (it stops after the job in hand), then signal
@@ -250,6 +258,12 @@ class AgentProcesses:
 
 class ReplayRaised(AssayError):
     """The environment raised while a control's replay ran (the control fails with it)."""
+
+
+def answer_of(job: Job, payload: bytes) -> Trajectory:
+    """The trajectory an agent process's answer `payload` carries for `job`, decoded and
+    checked (see `checked`), in whichever process takes it."""
+    return checked(job, decode(payload))
 
 
 def decode(payload: bytes) -> dict[str, object]:

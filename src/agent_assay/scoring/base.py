@@ -64,14 +64,20 @@ class ScoringContext:
     _memo: dict[Any, tuple[Any, Any]] | None = field(
         default=None, init=False, repr=False, compare=False)
     """While `score_all` applies a scorer set (`memoised`): each call's key by the call's
-    id, and each gold's or trajectory's calls by `(id,)`, the object held beside what was
-    found (so the id stays its). Several scorers normalise the same calls of one
-    trajectory and its gold, and list them; both are done once."""
+    id, and the trajectory's `CallList` by `(id,)`, the object held beside what was found
+    (so the id stays its). Several scorers normalise the same calls of one trajectory, and
+    list them; both are done once."""
+    _golds: dict[int, tuple[Gold, CallList]] = field(
+        default_factory=dict, init=False, repr=False, compare=False)
+    """Each gold's `CallList`, kept from one trajectory to the next (a run scores every
+    repetition of an item against one gold, which the scorers read and never change), the
+    gold held beside it; at most `GOLDS_KEPT`, then begun afresh."""
 
     @contextmanager
     def memoised(self) -> Iterator[None]:
         """Normalise each call once inside the block (the calls of one trajectory and its
-        gold, which the scorers read and never change); nothing is kept after it."""
+        gold, which the scorers read and never change); nothing of the trajectory's is kept
+        after it."""
         if self._memo is not None:  # already inside one
             yield
             return
@@ -102,16 +108,30 @@ class ScoringContext:
     def calls_of(self, owner: Gold | Trajectory) -> tuple[ToolCall, ...]:
         """`owner.calls` (a gold's or a trajectory's proposed calls), listed once per
         scorer set while `memoised`."""
+        return self.view(owner).calls
+
+    def view(self, owner: Gold | Trajectory) -> CallList:
+        """`owner`'s calls as the tool scorers read them (`CallList`): made once per scorer
+        set for a trajectory while `memoised`, once for a gold."""
+        if type(owner) is Gold:
+            kept = self._golds.get(id(owner))
+            if kept is not None and kept[0] is owner:
+                return kept[1]
+            if len(self._golds) >= GOLDS_KEPT:
+                self._golds.clear()
+            made = CallList(owner.calls, self.normalise)
+            self._golds[id(owner)] = (owner, made)
+            return made
         memo = self._memo
         if memo is None:
-            return owner.calls
+            return CallList(owner.calls, self.normalise)
         hit = memo.get((id(owner),))
         if hit is not None and hit[0] is owner:
-            calls: tuple[ToolCall, ...] = hit[1]
-            return calls
-        calls = owner.calls
-        memo[(id(owner),)] = (owner, calls)
-        return calls
+            found: CallList = hit[1]
+            return found
+        made = CallList(owner.calls, self.normalise)
+        memo[(id(owner),)] = (owner, made)
+        return made
 
     def _normalised(self, call: ToolCall) -> CallKey:
         rules = self.arg_normalisers.get(call.tool, {})
@@ -126,6 +146,32 @@ class ScoringContext:
             else:
                 parts.append((name, "json", canonical_json(value)))
         return call.tool, tuple(parts)
+
+
+GOLDS_KEPT = 4096
+"""The golds whose `CallList` a scoring context keeps at once."""
+
+
+class CallList:
+    """The calls of a gold or a trajectory, their tool names, and each call's normalised
+    key (`ScoringContext.normalise`), made the first time a scorer asks for it: what
+    several scorers would otherwise each make again."""
+
+    __slots__ = ("_keys", "_normalise", "calls", "tools")
+
+    def __init__(self, calls: tuple[ToolCall, ...],
+                 normalise: Callable[[ToolCall], CallKey]) -> None:
+        self.calls = calls
+        self.tools = [call.tool for call in calls]
+        self._keys: list[CallKey | None] = [None] * len(calls)
+        self._normalise = normalise
+
+    def key(self, index: int) -> CallKey:
+        """The normalised key of call `index`."""
+        key = self._keys[index]
+        if key is None:
+            key = self._keys[index] = self._normalise(self.calls[index])
+        return key
 
 
 @runtime_checkable

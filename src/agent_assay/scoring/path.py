@@ -23,9 +23,7 @@ class ExactPath:
     kind: ScoreKind = "binary"
 
     def score(self, gold: Gold, trajectory: Trajectory, ctx: ScoringContext) -> ScoreValue:
-        proposed = [c.tool for c in ctx.calls_of(trajectory)]
-        expected = [c.tool for c in ctx.calls_of(gold)]
-        return ScoreValue(1.0 if proposed == expected else 0.0)
+        return ScoreValue(1.0 if ctx.view(trajectory).tools == ctx.view(gold).tools else 0.0)
 
 
 class LcsRatio:
@@ -35,8 +33,7 @@ class LcsRatio:
     kind: ScoreKind = "fraction"
 
     def score(self, gold: Gold, trajectory: Trajectory, ctx: ScoringContext) -> ScoreValue:
-        proposed = [c.tool for c in ctx.calls_of(trajectory)]
-        expected = [c.tool for c in ctx.calls_of(gold)]
+        proposed, expected = ctx.view(trajectory).tools, ctx.view(gold).tools
         total = len(proposed) + len(expected)
         if total == 0:
             return ScoreValue(1.0)

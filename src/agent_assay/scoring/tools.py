@@ -18,15 +18,15 @@ class ArgsMatch:
     kind: ScoreKind = "fraction"
 
     def score(self, gold: Gold, trajectory: Trajectory, ctx: ScoringContext) -> ScoreValue:
-        proposed = ctx.calls_of(trajectory)
-        used = [False] * len(proposed)
+        proposed, expected = ctx.view(trajectory), ctx.view(gold)
+        used = [False] * len(proposed.tools)
         aligned = matched = 0
-        for expected in ctx.calls_of(gold):
-            for index, call in enumerate(proposed):
-                if not used[index] and call.tool == expected.tool:
+        for at, tool in enumerate(expected.tools):
+            for index, proposed_tool in enumerate(proposed.tools):
+                if not used[index] and proposed_tool == tool:
                     used[index] = True
                     aligned += 1
-                    matched += ctx.normalise(call) == ctx.normalise(expected)
+                    matched += proposed.key(index) == expected.key(at)
                     break
         if aligned == 0:
             return ScoreValue(None, {"reason": "no proposed call aligned with a gold call"})
@@ -40,20 +40,21 @@ class ToolRecall:
     kind: ScoreKind = "fraction"
 
     def score(self, gold: Gold, trajectory: Trajectory, ctx: ScoringContext) -> ScoreValue:
-        expected = ctx.calls_of(gold)
-        if not expected:
+        expected = ctx.view(gold)
+        if not expected.calls:
             return ScoreValue(None, {"reason": "gold expects no calls"})
+        calls = ctx.view(trajectory)
         proposed: dict[CallKey, int] = {}  # a multiset
-        for call in ctx.calls_of(trajectory):
-            key = ctx.normalise(call)
+        for index in range(len(calls.calls)):
+            key = calls.key(index)
             proposed[key] = proposed.get(key, 0) + 1
         found = 0  # the size of the multisets' intersection
-        for call in expected:
-            key = ctx.normalise(call)
+        for index in range(len(expected.calls)):
+            key = expected.key(index)
             if proposed.get(key, 0) > 0:
                 proposed[key] -= 1
                 found += 1
-        return ScoreValue(found / len(expected))
+        return ScoreValue(found / len(expected.calls))
 
 
 class WrongTools:
@@ -63,8 +64,8 @@ class WrongTools:
     kind: ScoreKind = "count"
 
     def score(self, gold: Gold, trajectory: Trajectory, ctx: ScoringContext) -> ScoreValue:
-        allowed = {c.tool for c in ctx.calls_of(gold)}
-        return ScoreValue(float(sum(c.tool not in allowed for c in ctx.calls_of(trajectory))))
+        allowed = set(ctx.view(gold).tools)
+        return ScoreValue(float(sum(tool not in allowed for tool in ctx.view(trajectory).tools)))
 
 
 class MissingTools:
@@ -75,12 +76,12 @@ class MissingTools:
 
     def score(self, gold: Gold, trajectory: Trajectory, ctx: ScoringContext) -> ScoreValue:
         proposed: dict[str, int] = {}  # a multiset of tool names
-        for call in ctx.calls_of(trajectory):
-            proposed[call.tool] = proposed.get(call.tool, 0) + 1
+        for tool in ctx.view(trajectory).tools:
+            proposed[tool] = proposed.get(tool, 0) + 1
         missing = 0  # the size of the multiset difference gold minus proposed
-        for call in ctx.calls_of(gold):
-            if proposed.get(call.tool, 0) > 0:
-                proposed[call.tool] -= 1
+        for tool in ctx.view(gold).tools:
+            if proposed.get(tool, 0) > 0:
+                proposed[tool] -= 1
             else:
                 missing += 1
         return ScoreValue(float(missing))
@@ -95,8 +96,9 @@ class RedundantTools:
     def score(self, gold: Gold, trajectory: Trajectory, ctx: ScoringContext) -> ScoreValue:
         seen: set[CallKey] = set()
         repeats = 0
-        for call in ctx.calls_of(trajectory):
-            key = ctx.normalise(call)
+        calls = ctx.view(trajectory)
+        for index in range(len(calls.calls)):
+            key = calls.key(index)
             repeats += key in seen
             seen.add(key)
         return ScoreValue(float(repeats))

@@ -59,13 +59,19 @@ Entry = tuple[str, str, bool, float | None, Mapping[str, Any] | None]
 def pack(entries: Sequence[Entry]) -> PackedScores:
     """The set of `entries`, in the order given; values must already be finite floats or
     None (the writer checks them first)."""
-    values = [math.nan if value is None else value for _, _, _, value, _ in entries]
-    details = [dict(detail) if detail else None for *_, detail in entries]
+    values: list[float] = []
+    details: list[dict[str, Any] | None] = []
+    scorers: list[tuple[str, str, bool]] = []
+    detailed = False
+    for name, version, imported, value, detail in entries:  # one pass: this runs per row
+        values.append(math.nan if value is None else value)
+        details.append(dict(detail) if detail else None)
+        detailed = detailed or bool(detail)
+        scorers.append((name, version, bool(imported)))
     return PackedScores(
-        _scorers_text(tuple((name, version, bool(imported))
-                            for name, version, imported, _, _ in entries)),
+        _scorers_text(tuple(scorers)),
         struct.pack(f"<{len(values)}d", *values).hex(),
-        canonical_json(details) if any(d is not None for d in details) else None,
+        canonical_json(details) if detailed else None,
     )
 
 

@@ -3,7 +3,9 @@
 Re-hashing every row of a large run is most of what `report` costs (a million scores:
 several seconds of Python per row). A checkpoint lets the everyday check skip it. When a
 run first completes, the writer walks the whole chain; if the walk is clean it appends a
-`checkpoint` block whose detail records
+`checkpoint` block whose detail records (a writer that appended every block of the run
+itself knows what a walk would find, having computed every digest from what it wrote, and
+vouches for that instead of walking: see `_vouched` and `store.facade.written`)
 
 - `through`: the last block it covers (the one before it);
 - `stream`: the SHA-256 of every stored byte the covered rows hold: every chained table's
@@ -34,10 +36,10 @@ trusted on SQLite stores only, and on PostgreSQL every check is a full walk.
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import itertools
 import json
+import operator
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from types import NoneType
@@ -46,7 +48,6 @@ from typing import Any
 from sqlalchemy import (
     Connection,
     LargeBinary,
-    Text,
     cast,
     func,
     literal,
@@ -60,10 +61,18 @@ from agent_assay.findings import Finding
 from agent_assay.store.database import schema
 from agent_assay.store.encoding import chain
 from agent_assay.store.encoding.score_columns import StoredSets
-from agent_assay.store.evidence.chain_check import ChainCheck, RowSet, check_run_chain
+from agent_assay.store.evidence.chain_check import (
+    ChainCheck,
+    Evidence,
+    RowSet,
+    Walk,
+    check_base_states,
+    check_run_chain,
+)
 from agent_assay.store.evidence.raw import RawReader
 from agent_assay.store.facade.store import Store
 from agent_assay.store.facade.writes import append_to_snapshot
+from agent_assay.store.facade.written import WrittenChain, long_columns
 from agent_assay.store.records import Head, LedgerEntry
 
 KIND = "checkpoint"
@@ -192,11 +201,9 @@ def _bytes_of(column: Any) -> Any:
     return func.coalesce(cast(column, LargeBinary), literal(b""))
 
 
-@functools.cache
-def _long_columns(table: str) -> tuple[str, ...]:
-    """The columns of `table` the stream reads as bytes: its long text."""
-    t = schema.metadata.tables[table]
-    return tuple(c for c in chain.CONTENT_COLUMNS[table] if isinstance(t.c[c].type, Text))
+_long_columns = long_columns
+"""The columns of `table` the stream reads as bytes: its long text (one definition, which
+what a writer keeps of its rows follows too)."""
 
 
 def ledger_query(run_id: str, through: int | None) -> Select[Any]:
@@ -531,7 +538,9 @@ def _rowset(value: Any) -> RowSet:
 
 def write_checkpoint(store: Store, run_id: str) -> Head | None:
     """Append the run's checkpoint, when it has none yet and a full walk finds it intact;
-    the new head, or None when nothing was written.
+    the new head, or None when nothing was written. When this store wrote every block of
+    the run and the stream reads back exactly what it wrote, that stands for the walk
+    (`_vouched`: the walk would re-hash the writer's own bytes); anything else is walked.
 
     The walk and the stream are read in one snapshot, and the block is appended in that
     same transaction, which SQLite allows only while nothing was committed since it
@@ -542,12 +551,19 @@ def write_checkpoint(store: Store, run_id: str) -> Head | None:
     raw = RawReader(store)
     if not raw.embedded or raw.first_block(run_id, KIND) is not None:
         return None
+    kept = store.written(run_id)
+    store.forget_written(run_id)  # the first checkpoint is the one that counts
     with store.snapshot() as snapshot:
-        check = check_run_chain(store, run_id, snapshot)
+        vouched = None if kept is None else _vouched(store, run_id, kept, snapshot)
+        if vouched is None:
+            check = check_run_chain(store, run_id, snapshot)
+            if check.findings or check.evidence.head is None:
+                return None
+            stream = covered_stream(store, run_id, check.evidence.head.seq, snapshot)
+        else:
+            check, stream = vouched
         walked = check.evidence.head
-        if check.findings or walked is None:
-            return None
-        stream = covered_stream(store, run_id, walked.seq, snapshot)
+        assert walked is not None
         detail = claim_of(check, stream)
         if detail is None:
             return None
@@ -561,6 +577,165 @@ def write_checkpoint(store: Store, run_id: str) -> Head | None:
         return detail if unchanged else None
 
     return store.append_checkpoint(run_id, claim)
+
+
+class _Differs(Exception):
+    """What the database holds of a run is not what its writer recorded writing."""
+
+
+def _vouched(
+    store: Store, run_id: str, written: WrittenChain, conn: Connection | None
+) -> tuple[ChainCheck, Stream] | None:
+    """The check a full walk of `run_id` would make and its stream, from what this process
+    wrote (`written`), when the stream read back on `conn` shows the database holds
+    exactly that: every covered ledger entry and row, and no other, each value of the
+    type written and each long text's bytes hashing to what was written (see
+    `facade.written`). None when anything differs: then the chain is walked in full.
+
+    The writer's digests were computed from the values it wrote, so once the stored
+    values are shown to be those, re-hashing them could only give the same digests; what
+    the walk checks beyond the digests holds by how the writer appends (one block after
+    another from the run's first, each slot once, first attempts, generation 0, a
+    terminal event naming the head it closes on), and `WrittenChain` records nothing
+    else. The base states are stored outside the chain and the stream, so they are
+    checked as the walk checks them."""
+    head = written.head
+    if head is None or not _as_written(RawReader(store), run_id, written, conn):
+        return None
+    if written.whole:  # the stream of what was written: no need to read it back
+        ledger, rows = _ledger_columns(written), _table_columns(written)
+        stream = _stream(run_id, head.seq, zip(*ledger, strict=True),
+                         lambda table: zip(*rows[table], strict=True), lambda _: (), None)
+    else:
+        reading = _AsWritten(store, run_id, written, conn)
+        try:
+            stream = _stream(run_id, head.seq, reading.ledger(), reading.table_rows,
+                             reading.no_later_attempts, reading.guard)
+        except _Differs:
+            return None
+        if not reading.all_read():
+            return None
+    walk = Walk(run_id)
+    check_base_states(walk, store, written.states)
+    if walk.findings:
+        return None
+    trajectories, scores = written.trajectories, written.scores
+    evidence = Evidence(run_id, head, RowSet(len(trajectories), chain.set_digest(trajectories)),
+                        0, RowSet(len(scores), chain.set_digest(scores)))
+    check = ChainCheck(run_id, (), evidence, len(written.ledger), written.n_rows,
+                       paths=dict(written.paths), digests=stream.digests,
+                       states=frozenset(written.states))
+    return check, stream
+
+
+def _as_written(raw: RawReader, run_id: str, written: WrittenChain,
+                conn: Connection | None) -> bool:
+    """Whether what others could have added to the run since is absent: its head is the
+    writer's last block, and each chained table holds as many of its rows as were written
+    (`verify` and every later check hold each row against the checkpoint's stream)."""
+    ledger = schema.ledger
+    head = list(raw.read_raw(select(ledger.c.seq, ledger.c.digest)
+                             .where(ledger.c.run_id == run_id)
+                             .order_by(ledger.c.seq.desc()).limit(1), conn))
+    if written.head is None or head != [(written.head.seq, written.head.digest)]:
+        return False
+    for table, rows in written.rows.items():
+        t = schema.metadata.tables[table]
+        query = select(func.count()).select_from(t).where(t.c.run_id == run_id)
+        if list(raw.read_raw(query, conn)) != [(len(rows),)]:
+            return False
+    return True
+
+
+def _ledger_columns(written: WrittenChain) -> list[list[Any]]:
+    """The ledger entries `written` holds as the stream reads them, column by column."""
+    columns = [list(column) for column in zip(*written.ledger, strict=True)] or [[]] * 6
+    return [*columns[:5], ["text"] * len(written.ledger), columns[5]]
+
+
+def _table_columns(written: WrittenChain) -> dict[str, list[list[Any]]]:
+    return {table: _expected(table, rows, written.whole) for table, rows in written.rows.items()}
+
+
+class _AsWritten:
+    """The reads of `_vouched`'s stream, each chunk held against what was written."""
+
+    def __init__(
+        self, store: Store, run_id: str, written: WrittenChain, conn: Connection | None
+    ) -> None:
+        self.raw, self.run_id, self.conn = RawReader(store), run_id, conn
+        self.expected = _table_columns(written)
+        self.expected["ledger"] = _ledger_columns(written)
+        self.read = dict.fromkeys(self.expected, 0)
+
+    def _held(self, table: str, columns: list[tuple[Any, ...]], n_long: int) -> None:
+        at, n = self.read[table], len(columns[0])
+        want = [column[at:at + n] for column in self.expected[table]]
+        if len(want[0]) != n or not _same_chunk(columns, want, n_long):
+            raise _Differs(table)
+        self.read[table] = at + n
+
+    def guard(self, table: str, columns: list[tuple[Any, ...]]) -> None:
+        self._held(table, columns, len(long_columns(table)))
+
+    def ledger(self) -> Iterator[tuple[Any, ...]]:
+        rows = self.raw.read_raw(ledger_query(self.run_id, None), self.conn)
+        for chunk in itertools.batched(rows, _CHUNK):
+            self._held("ledger", list(zip(*chunk, strict=True)), 1)
+            yield from chunk
+
+    def table_rows(self, table: str) -> Iterable[tuple[Any, ...]]:
+        return self.raw.read_raw(_query(table, self.run_id, None).query, self.conn)
+
+    def no_later_attempts(self, table: str) -> Iterator[tuple[Any, ...]]:
+        for _ in self.raw.read_raw(_attempts_query(table, self.run_id, None), self.conn):
+            raise _Differs(table)
+        yield from ()
+
+    def all_read(self) -> bool:
+        """Every row written was read back (none is missing from the database)."""
+        return all(self.read[table] == len(columns[0])
+                   for table, columns in self.expected.items())
+
+
+_EMPTY = hashlib.sha256(b"").digest()
+
+
+def _expected(table: str, rows: Sequence[tuple[Any, ...]], whole: bool) -> list[list[Any]]:
+    """`WrittenChain` rows of `table` as the stream reads them back, in its order, column by
+    column: the small columns (a bool as SQLite returns it, 0 or 1), the owner flag of a
+    score (its own trajectory's, as written), each long column's type, then each long
+    column's bytes (`whole`), else their `text_digest` (NULL as no bytes)."""
+    content = chain.CONTENT_COLUMNS[table]
+    at = {name: i for i, name in enumerate((*content, "block", "digest"))}
+    if table in _SLOT_ORDER:
+        keys = [at[c] for c in _SLOT_ORDER[table] if c != "attempt"]  # first attempts only
+    else:
+        keys = [at["block"], at["digest"]]
+    ordered = sorted(rows, key=operator.itemgetter(*keys))
+    columns = [[int(v) if type(v) is bool else v for v in map(operator.itemgetter(at[name]),
+                                                                ordered)]
+               for name in _query(table, "", None).small]
+    if table in chain.SCORE_TABLES:
+        columns.append([1] * len(ordered))
+    long = [list(map(operator.itemgetter(at[name]), ordered)) for name in long_columns(table)]
+    columns += [["null" if v is None else "text" for v in column] for column in long]
+    empty = b"" if whole else _EMPTY
+    columns += [[empty if v is None else v for v in column] for column in long]
+    return columns
+
+
+def _same_chunk(columns: Sequence[Sequence[Any]], want: Sequence[Sequence[Any]],
+                n_long: int) -> bool:
+    """Whether a chunk the stream read (`columns`, column by column, each of the last
+    `n_long` a long column's bytes) is `want` (likewise, a long column as the SHA-256 of
+    each value's bytes): the other values compared as JSON, which tells 1 from 1.0 and
+    from true."""
+    split = len(columns) - n_long
+    if len(want) != len(columns) or _ENCODE(list(columns[:split])) != _ENCODE(want[:split]):
+        return False
+    return all([hashlib.sha256(value).digest() for value in column] == digests
+               for column, digests in zip(columns[split:], want[split:], strict=True))
 
 
 def checkpoint_findings(store: Store, run_id: str, ledger: Sequence[LedgerEntry]) -> list[Finding]:

@@ -44,6 +44,7 @@ from agent_assay.store.encoding.score_columns import ScoreColumns, StoredSets
 from agent_assay.store.encoding.state_blobs import StateEncoder
 from agent_assay.store.facade import reads, server_writes, writes
 from agent_assay.store.facade.run_ids import check_run_id
+from agent_assay.store.facade.written import TrajectoryBlock, Written, WrittenChain
 from agent_assay.store.records import (
     TERMINAL_EVENTS,
     Attempt,
@@ -89,6 +90,9 @@ class Store:
         """A pinned store's count of each run's slots holding a trajectory, likewise."""
         self._unretried: set[str] = set()
         """Runs a check from a checkpoint found no later attempt in (`lend_checked`)."""
+        self._written: dict[str, WrittenChain] = {}
+        """The runs this store created, with every block it appended to them since (see
+        `written`): on SQLite only, where a checkpoint is written."""
 
     def _writer_connection(self) -> Connection:
         """One long-lived connection for the per-trajectory hot path (no pool round trip)."""
@@ -101,6 +105,7 @@ class Store:
         self._crashes.clear()
         self._counts.clear()
         self._unretried.clear()
+        self._written.clear()
         if self._unpin is not None:
             self._unpin()  # closes the pinned connection, which rolls its transaction back
             self._unpin = None
@@ -238,9 +243,29 @@ class Store:
             config_name=config_name, repeats=repeats, seed=seed, item_ids=item_ids, env=env,
             affects_results=affects_results, started=started,
         )
+        kept: list[Written] | None = [] if self.engine.dialect.name == "sqlite" else None
         with self.engine.begin() as conn:
-            writes.append_block(conn, run_id, "run", {}, rows)
+            writes.append_block(conn, run_id, "run", {}, rows, kept)
+        if kept is not None:
+            self._written[run_id] = WrittenChain(run_id)
+            self._keep(run_id, kept)
         return self.get_run(run_id)
+
+    def _keep(self, run_id: str, kept: Sequence[Written] | None) -> None:
+        """Record blocks a committed transaction appended to `run_id` (see `written`)."""
+        chain = self._written.get(run_id)
+        if chain is not None and kept is not None:
+            chain.add(kept)
+
+    def written(self, run_id: str) -> WrittenChain | None:
+        """Every block this store appended to `run_id` since it created the run, as the
+        checkpoint's stream should read them back, or None when it did not create the run
+        or something else appended to it meanwhile (`written.WrittenChain`)."""
+        chain = self._written.get(run_id)
+        return chain if chain is not None and chain.usable else None
+
+    def forget_written(self, run_id: str) -> None:
+        self._written.pop(run_id, None)
 
     def get_run(self, run_id: str) -> Run:
         """The run named by its id or by a unique prefix of it (`run_ids` has the rules);
@@ -260,13 +285,16 @@ class Store:
 
     def append_event(self, run_id: str, event: str, detail: Mapping[str, Any]) -> Head:
         """Append an event as its own block; a terminal event records the head it closes on."""
+        kept: list[Written] | None = [] if run_id in self._written else None
         with self.engine.begin() as conn:
             if event in TERMINAL_EVENTS:
                 head = writes.head_of(conn, run_id)
                 detail = {**detail, "head": head.to_json() if head else None}
             row = writes.event_row(run_id, event, detail)
-            return writes.append_block(
-                conn, run_id, "event", {"event": event}, [(schema.run_events, row)])
+            appended = writes.append_block(
+                conn, run_id, "event", {"event": event}, [(schema.run_events, row)], kept)
+        self._keep(run_id, kept)
+        return appended
 
     def claim_run(
         self, run_id: str, writer: Mapping[str, Any], busy: Callable[[object], str | None]
@@ -350,13 +378,20 @@ class Store:
         conn = self._writer_connection()
         sql = writes.hot_path_sql(conn.dialect.paramstyle)
         again = attempts or {}
+        kept: list[TrajectoryBlock] | None = [] if run_id in self._written else None
         with conn.begin():
             cursor = conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
-            append = (writes.append_group if conn.dialect.name == "sqlite"
-                      else server_writes.append_group)
-            ids = append(cursor, sql, run_id, group, again, self._bases_written)
+            if conn.dialect.name == "sqlite":
+                ids = writes.append_group(
+                    cursor, sql, run_id, group, again, self._bases_written, kept)
+            else:
+                ids = server_writes.append_group(
+                    cursor, sql, run_id, group, again, self._bases_written)
             cursor.close()
         self._bases_written.update(p.state for p in group if p.state is not None)
+        chain = self._written.get(run_id)
+        if chain is not None and kept is not None:
+            chain.add_trajectories(kept)
         return ids
 
     def trajectories(

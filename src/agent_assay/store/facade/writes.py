@@ -6,6 +6,7 @@ statements. Functions on the caller's connection or cursor, inside its transacti
 from __future__ import annotations
 
 import functools
+import json
 import sqlite3
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -22,9 +23,11 @@ from agent_assay.store.encoding import chain
 from agent_assay.store.encoding.prepared import PreparedTrajectory
 from agent_assay.store.encoding.score_pack import PackedScores, pack_records
 from agent_assay.store.encoding.text import decode_json, now
+from agent_assay.store.facade.written import TrajectoryBlock, Written
 from agent_assay.store.records import (
     OPENING_EVENTS,
     SESSION_EVENTS,
+    TERMINAL_EVENTS,
     Attempt,
     Head,
     ScoreRecord,
@@ -50,24 +53,30 @@ def append_block(
     kind: str,
     detail: Mapping[str, Any],
     rows: Sequence[tuple[Table, dict[str, Any]]],
+    kept: list[Written] | None = None,
 ) -> Head:
     """Append one block to `run_id`'s chain inside the caller's transaction.
 
     Each row is given its digest and block number, the block's digest covers them
     all and the previous block's digest, and the ledger entry goes in first so the
-    database's guards see the block its rows join.
+    database's guards see the block its rows join. The block as written is added to
+    `kept` when given (see `written`).
     """
     previous = head_of(conn, run_id)
     seq = previous.seq + 1 if previous else 1
     prev = previous.digest if previous else chain.GENESIS
     digests: list[str] = []
+    contents: list[tuple[str, Sequence[Any], str, int]] = []
     for table, values in rows:
-        digest = chain.row_digest(table.name, chain.content_of(table.name, values))
+        content = chain.content_of(table.name, values)
+        digest = chain.row_digest(table.name, content)
         values["block"], values["digest"] = seq, digest
         digests.append(digest)
+        contents.append((table.name, content, digest, values.get("attempt", 1)))
     counts = Counter(table.name for table, _ in rows)
     detail_json = canonical_json({**detail, "rows": dict(sorted(counts.items()))})
     digest = chain.block_digest(run_id, seq, kind, prev, detail_json, digests)
+    at = now()
     conn.execute(
         schema.ledger.insert().values(
             run_id=run_id,
@@ -76,11 +85,16 @@ def append_block(
             detail=detail_json,
             prev_digest=prev,
             digest=digest,
-            at=now(),
+            at=at,
         )
     )
     for table in dict.fromkeys(table for table, _ in rows):
         conn.execute(table.insert(), [values for t, values in rows if t is table])
+    if kept is not None:
+        terminal = [json.loads(values["detail"]) for table, values in rows
+                    if table is schema.run_events and values["event"] in TERMINAL_EVENTS]
+        kept.append((seq, kind, detail_json, prev, digest, at, contents, None, None,
+                     terminal[0] if terminal else None))
     return Head(seq, digest)
 
 
@@ -333,19 +347,21 @@ def append_group(
     group: Sequence[PreparedTrajectory],
     attempts: Mapping[tuple[str, int], Attempt],
     bases_written: set[str],
+    kept: list[TrajectoryBlock] | None = None,
 ) -> list[int]:
     """Each trajectory of `group` as its own block, in order, inside the caller's write
-    transaction; their row ids. The run's head and scoring generation are read once, at
-    the start: the transaction holds the write lock (SQLite's BEGIN IMMEDIATE), so nothing
-    else appends to the run before it commits, and each block follows the one before it
-    (elsewhere, an append by another writer meanwhile takes the same sequence number,
-    which the ledger's key refuses, and the group is rolled back)."""
+    transaction; their row ids (each block as written added to `kept` when given). The
+    run's head and scoring generation are read once, at the start: the transaction holds
+    the write lock (SQLite's BEGIN IMMEDIATE), so nothing else appends to the run before
+    it commits, and each block follows the one before it (elsewhere, an append by another
+    writer meanwhile takes the same sequence number, which the ledger's key refuses, and
+    the group is rolled back)."""
     head, generation = read_head(cursor, sql, run_id)
     ids = []
     for prepared in group:
         trajectory_id, head = append_prepared(
             cursor, sql, run_id, prepared, attempts.get((prepared.item_id, prepared.repetition)),
-            bases_written, head, generation)
+            bases_written, head, generation, kept)
         ids.append(trajectory_id)
     return ids
 
@@ -366,6 +382,7 @@ def append_prepared(
     bases_written: set[str],
     head: Head | None,
     generation: int,
+    kept: list[TrajectoryBlock] | None = None,
 ) -> tuple[int, Head]:
     """One trajectory's block after `head` (the run's, None for none), its rows scored in
     `generation`, and its (first named) base, inside the caller's transaction; its row id
@@ -374,6 +391,8 @@ def append_prepared(
     (seen committed by this writer) is not stored again."""
     entry, trajectory, score_set, head = trajectory_block(
         run_id, prepared, attempt, head, generation)
+    if kept is not None:
+        kept.append((entry, trajectory, score_set, prepared.path, prepared.state))
     cursor.execute(sql.ledger, entry)
     if prepared.state is not None and prepared.state not in bases_written:
         store_base(cursor, sql, prepared)  # a repeat in one group is a no-op insert
