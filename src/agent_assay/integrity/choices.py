@@ -16,12 +16,18 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from agent_assay.controls.bands import CERTIFIER, RULES, SEEDS_FLAG, SYSTEM, Departure, SetBy
 from agent_assay.controls.registry import NOT_APPLICABLE
 from agent_assay.model import Run
 from agent_assay.store import StoredOutcome
+
+if TYPE_CHECKING:
+    from agent_assay.controls.bands import Departure, SetBy
+
+# controls.bands (its rules are checked with yamlfile's, which loads PyYAML) is imported
+# where a stored departure is read: a report on a run whose bands are the defaults needs
+# none of it
 
 UNWAIVABLE: Mapping[str, str] = {
     "null_agent": "a headline a do-nothing agent scores close to measures nothing about the "
@@ -61,6 +67,8 @@ def _choices(outcome: StoredOutcome) -> Mapping[str, Any] | None:
 
 
 def _who(set_by: SetBy) -> str:
+    from agent_assay.controls.bands import CERTIFIER
+
     if set_by.who == CERTIFIER and set_by.file:
         return f"--bands {Path(set_by.file).name}"
     return set_by.who
@@ -70,6 +78,8 @@ def _departure(kind: str, raw: Any) -> Departure | None:
     """A stored departure of `kind`'s band, or None when it is not one the rules know."""
     if not isinstance(raw, Mapping) or raw.get("kind") != kind:
         return None
+    from agent_assay.controls.bands import RULES, Departure, SetBy
+
     key = str(raw.get("key"))
     if not (key in RULES.get(kind, {}) or (kind == "shuffled_gold"
                                            and key.startswith("min_drop."))):
@@ -133,6 +143,8 @@ def _waived_not_run(outcome: StoredOutcome) -> bool:
 
 
 def _under(who: str) -> str:
+    from agent_assay.controls.bands import SEEDS_FLAG, SYSTEM
+
     return {SYSTEM: "the system's own bands", SEEDS_FLAG: SEEDS_FLAG}.get(who, who)
 
 

@@ -103,15 +103,15 @@ def _metric(
     is the same to the last bit however the values were read."""
     kind: ScoreKind = meta.get("kind", "measure")
     items, reps, values = treated.in_means()
-    present, starts, ends = _groups(items)
-    listed = values.tolist()
-    item_means = [sum(listed[a:b]) / (b - a) for a, b in zip(starts, ends, strict=True)]
-    by_rep = np.argsort(reps, kind="stable")  # items stay in order within a repetition
-    rep_of, rep_starts, rep_ends = _groups(reps[by_rep])
-    rep_values = values[by_rep].tolist()
-    rep_means = {r: sum(rep_values[a:b]) / (b - a)
-                 for r, a, b in zip(rep_of, rep_starts, rep_ends, strict=True)}
-    per_rep = tuple(rep_means.get(r) for r in range(1, k + 1))
+    exact = _exact_sums(values)
+    present, item_means = _group_means(items, values, exact)
+    if exact:  # any order will do
+        rep_of, rep_means = _group_means(reps, values, exact)
+    else:
+        by_rep = np.argsort(reps, kind="stable")  # items stay in order within a repetition
+        rep_of, rep_means = _group_means(reps[by_rep], values[by_rep], exact)
+    by_rep_means = dict(zip(rep_of, rep_means, strict=True))
+    per_rep = tuple(by_rep_means.get(r) for r in range(1, k + 1))
     interval = interval_on_mean(item_means, kind)
     summary = MetricSummary(
         name=name,
@@ -152,6 +152,34 @@ def _metric(
         pass_at_k=_mean(at),
         pass_at_k_ci=mean_interval(at, "fraction"),
     )
+
+
+def _group_means(codes: npt.NDArray[np.int32], values: npt.NDArray[np.float64], exact: bool
+                 ) -> tuple[list[int], list[float]]:
+    """Each code of `codes` and the mean of its values: Python's `sum` over each run of
+    equal codes (`codes` sorted), in order. When every sum is `exact` (`_exact_sums`) no
+    order changes a bit, and NumPy adds them in one pass over the codes, sorted or not."""
+    if exact:
+        counts = np.bincount(codes)
+        sums = np.bincount(codes, weights=values)
+        found = np.flatnonzero(counts)
+        # a float over an int is the float over the int as a float, as Python divides
+        return found.tolist(), (sums[found] / counts[found]).tolist()
+    present, starts, ends = _groups(codes)
+    listed = values.tolist()
+    return present, [sum(listed[a:b]) / (b - a) for a, b in zip(starts, ends, strict=True)]
+
+
+def _exact_sums(values: npt.NDArray[np.float64]) -> bool:
+    """Whether every sum of some of `values` is exact in a float: whole numbers (0/1
+    verdicts, counts) whose largest magnitude times their number is below 2**53 (in Python
+    integers, so the bound is not rounded), so each partial sum is a whole number a float
+    holds exactly, whatever the order."""
+    if not len(values):
+        return True
+    top = float(np.abs(values).max())
+    return (top < 2.0**53 and bool(np.all(values == np.floor(values)))
+            and int(top) * len(values) < 2**53)
 
 
 def _groups(codes: npt.NDArray[np.int32]) -> tuple[list[int], list[int], list[int]]:
@@ -236,8 +264,8 @@ def summary_of(data: RunData) -> RunSummary:
         status=status,
         metrics=metrics,
         consistency=consistency(
-            {slot: path for slot, path in data.paths.items() if slot not in unmeasured},
-            run.repeats),
+            {slot: path for slot, path in data.paths.items() if slot not in unmeasured}
+            if unmeasured else data.paths, run.repeats),
         manifest=data.manifest,
         cluster=data.cluster,
         clusters=clustering.count if clustering else 0,

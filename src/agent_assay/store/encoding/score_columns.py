@@ -97,27 +97,31 @@ class _Pieces:
         self.versions: dict[str, set[str]] = defaultdict(set)
         self.imported: dict[str, bool] = defaultdict(bool)
 
-    def add_sets(self, scorers: str, sets: StoredSets, members: Sequence[int]) -> None:
-        """The sets at positions `members`, all written with the same `scorers`."""
-        where = f"score_sets row {sets.row_ids[members[0]]}"
+    def add_sets(self, scorers: str, sets: StoredSets, members: Sequence[int] | None) -> None:
+        """The sets at positions `members` (None: every set), all written with the same
+        `scorers`."""
+        row_ids = _picked(sets.row_ids, members)
+        where = f"score_sets row {row_ids[0]}"
         columns = score_pack.scorer_columns(where, scorers)
         width = len(columns)
-        packed = [sets.packed_values[i] for i in members]
-        for i, text in zip(members, packed, strict=True):  # a wrong length would shift the rest
-            if len(text) != 2 * score_pack.VALUE_BYTES * width:
-                score_pack.raw_values(f"score_sets row {sets.row_ids[i]}", text, width)
+        packed = _picked(sets.packed_values, members)
+        if set(map(len, packed)) != {2 * score_pack.VALUE_BYTES * width}:
+            for row_id, text in zip(row_ids, packed, strict=True):  # a wrong length would
+                score_pack.raw_values(f"score_sets row {row_id}", text, width)  # shift the rest
         try:
             raw = bytes.fromhex("".join(packed))
         except ValueError:  # name the row that is not hex
-            for i, text in zip(members, packed, strict=True):
-                score_pack.raw_values(f"score_sets row {sets.row_ids[i]}", text, width)
+            for row_id, text in zip(row_ids, packed, strict=True):
+                score_pack.raw_values(f"score_sets row {row_id}", text, width)
             raise
-        matrix = np.frombuffer(raw, dtype="<f8").reshape(len(members), width)
-        items = np.fromiter((self.code[sets.item_ids[i]] for i in members), np.int32,
-                            len(members))
-        reps = np.fromiter((sets.repetitions[i] for i in members), np.int32, len(members))
+        n = len(packed)
+        matrix = np.frombuffer(raw, dtype="<f8").reshape(n, width)
+        items = np.fromiter(map(self.code.__getitem__, _picked(sets.item_ids, members)),
+                            np.int32, n)
+        reps = np.fromiter(_picked(sets.repetitions, members), np.int32, n)
+        by_column = np.ascontiguousarray(matrix.T, dtype=np.float64)  # one copy, not one a column
         for j, column in enumerate(columns):
-            self.parts[column.name].append((items, reps, matrix[:, j].astype(np.float64)))
+            self.parts[column.name].append((items, reps, by_column[j]))
             self.versions[column.name].add(column.version)
             self.imported[column.name] |= column.imported
 
@@ -139,16 +143,44 @@ class _Pieces:
         self, item_ids: tuple[str, ...], crashed: Mapping[tuple[str, int], CrashCause]
     ) -> ScoreColumns:
         metrics: dict[str, MetricColumns] = {}
+        # metrics read from the same sets share their item and repetition arrays: those
+        # are joined and sorted once, and the sorted arrays are shared too
+        slots: dict[tuple[int, ...], tuple[Codes, Codes, npt.NDArray[np.intp] | None]] = {}
         for name, parts in self.parts.items():
-            items = np.concatenate([p[0] for p in parts])
-            reps = np.concatenate([p[1] for p in parts])
-            values = np.concatenate([p[2] for p in parts])
-            order = np.lexsort((reps, items))
-            metrics[name] = MetricColumns(items[order], reps[order], values[order],
+            key = tuple(id(a) for p in parts for a in p[:2])
+            if key not in slots:
+                items = _joined([p[0] for p in parts])
+                reps = _joined([p[1] for p in parts])
+                if _in_order(items, reps):  # as a run's sets are read: no sort, no copy
+                    slots[key] = items, reps, None
+                else:
+                    by_slot = np.lexsort((reps, items))
+                    slots[key] = items[by_slot], reps[by_slot], by_slot
+            items, reps, order = slots[key]
+            values = _joined([p[2] for p in parts])
+            if order is not None:
+                values = values[order]
+            metrics[name] = MetricColumns(items, reps, values,
                                           frozenset(self.versions[name]), self.imported[name])
         coded = {(self.code[item], rep): cause for (item, rep), cause in crashed.items()
                  if item in self.code}
         return ScoreColumns(item_ids, metrics, coded)
+
+
+def _in_order(items: Codes, reps: Codes) -> bool:
+    """Whether (item, repetition) never decreases down the arrays: sorted already."""
+    steps = np.diff(items)
+    return bool(np.all((steps > 0) | ((steps == 0) & (np.diff(reps) >= 0))))
+
+
+def _picked[T](column: Sequence[T], members: Sequence[int] | None) -> Sequence[T]:
+    """The entries of `column` at `members` (None: the column itself, not copied)."""
+    return column if members is None else [column[i] for i in members]
+
+
+def _joined[T: np.generic](arrays: list[npt.NDArray[T]]) -> npt.NDArray[T]:
+    """One array of `arrays` in order (the one itself when there is one: it is not copied)."""
+    return arrays[0] if len(arrays) == 1 else np.concatenate(arrays)
 
 
 def score_columns(
@@ -160,11 +192,15 @@ def score_columns(
     each crashed (item, repetition) among them."""
     item_ids = tuple(sorted(set(sets.item_ids) | {r.item_id for r in rows}))
     pieces = _Pieces({item_id: i for i, item_id in enumerate(item_ids)})
-    groups: dict[str, list[int]] = defaultdict(list)
-    for i, scorers in enumerate(sets.scorers):
-        groups[scorers].append(i)
-    for scorers, members in groups.items():
-        pieces.add_sets(scorers, sets, members)
+    distinct = set(sets.scorers)
+    if len(distinct) == 1:  # nearly always: every set written with the same scorers
+        pieces.add_sets(distinct.pop(), sets, None)
+    else:
+        groups: dict[str, list[int]] = defaultdict(list)
+        for i, scorers in enumerate(sets.scorers):
+            groups[scorers].append(i)
+        for scorers, members in groups.items():
+            pieces.add_sets(scorers, sets, members)
     if rows:
         pieces.add_rows(rows)
     return pieces.columns(item_ids, crashed or {})

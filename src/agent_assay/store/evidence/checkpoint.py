@@ -42,6 +42,7 @@ import json
 import operator
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from types import NoneType
 from typing import Any
 
 from sqlalchemy import (
@@ -291,7 +292,7 @@ class _KeptSets:
     def keep(self, columns: list[tuple[Any, ...]]) -> None:
         if not self.usable:
             return
-        if any(kind != "text" for i in self.text_at for kind in columns[i]):
+        if any(set(columns[i]) != {"text"} for i in self.text_at):
             self.usable = False
             return
         items, repetitions, generations = (columns[i] for i in self.at)
@@ -300,10 +301,11 @@ class _KeptSets:
             self.one[text] = _text(text)
         # decoded as they come, each list of scorers held once: the driver's bytes go
         scorers = list(map(self.one.__getitem__, stored))
-        packed = list(map(_text, packed_bytes))
-        for generation in set(generations):
-            at = [i for i, g in enumerate(generations) if g == generation]
-            whole = len(at) == len(generations)  # nearly always: one generation a chunk
+        packed = _texts(packed_bytes)
+        found = set(generations)
+        for generation in found:
+            whole = len(found) == 1  # nearly always: one generation a chunk
+            at = [] if whole else [i for i, g in enumerate(generations) if g == generation]
             kept = self.sets.setdefault(generation, ([], [], [], []))
             for column, values in zip(kept, (items, repetitions, scorers, packed),
                                       strict=True):
@@ -334,6 +336,14 @@ def _text(data: bytes) -> str:
     """Stored bytes as the driver's tolerant read decodes them (this runs before the digest
     is compared: a forged row must not raise here)."""
     return data.decode("utf-8", "surrogateescape")
+
+
+def _texts(column: Sequence[bytes]) -> list[str]:
+    """`_text` of each of `column`: one decode of them all, split where they were joined
+    (NUL, which no UTF-8 sequence holds but itself, so no entry decodes differently), or
+    one at a time when an entry holds a NUL itself."""
+    parts = b"\x00".join(column).decode("utf-8", "surrogateescape").split("\x00")
+    return parts if len(parts) == len(column) else list(map(_text, column))
 
 
 def covered_stream(
@@ -377,8 +387,10 @@ def stream_from(
     def within(table: str, columns: list[tuple[Any, ...]]) -> None:
         if table not in block_at:
             return
-        blocks = [b for b in columns[block_at[table]] if b is not None]
-        if blocks and (not all(type(b) is int for b in blocks) or max(blocks) > through):
+        blocks = columns[block_at[table]]
+        kinds = set(map(type, blocks))  # a block is an int, or None (a row of no block)
+        numbered = blocks if NoneType not in kinds else [b for b in blocks if b is not None]
+        if kinds - {int, NoneType} or (int in kinds and max(numbered) > through):
             raise BeyondCheckpoint(table)
         if table == "trajectories":
             slots.extend(zip(columns[item_at], columns[repetition_at], strict=True))
