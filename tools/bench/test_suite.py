@@ -52,6 +52,9 @@ def one_run(index: int, where: Path) -> dict[str, Any]:
         wall = time.perf_counter() - started
     finally:
         shutil.rmtree(clone, ignore_errors=True)
+    if done.returncode != 0:  # the clone is gone: say here what failed
+        failed = [line for line in done.stdout.splitlines() if line.startswith(("FAILED", "ERROR"))]
+        print("\n".join(failed or done.stderr.splitlines()[-5:]), file=sys.stderr)
     return {
         "wall_s": round(wall, 1),
         "exit": done.returncode,
