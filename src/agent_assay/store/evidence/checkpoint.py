@@ -150,7 +150,7 @@ def _query(table: str, run_id: str, through: int | None) -> _TableQuery:
     """
     t = schema.metadata.tables[table]
     columns = [c for c in (*chain.CONTENT_COLUMNS[table], "block", "digest") if c != "run_id"]
-    long = _long_columns(table)
+    long = long_columns(table)
     small: list[Any] = [t.c[c] for c in columns if c not in long]
     if table in chain.SCORE_TABLES:
         # 1 or 0, as a join on the id would give, but probed in the trajectories' slot
@@ -199,11 +199,6 @@ def _bytes_of(column: Any) -> Any:
     """A long text column's stored bytes, undecoded (empty for NULL: its type tells them
     apart)."""
     return func.coalesce(cast(column, LargeBinary), literal(b""))
-
-
-_long_columns = long_columns
-"""The columns of `table` the stream reads as bytes: its long text (one definition, which
-what a writer keeps of its rows follows too)."""
 
 
 def ledger_query(run_id: str, through: int | None) -> Select[Any]:
@@ -256,7 +251,7 @@ def _stream(
         digests.update(zip(columns[0], columns[3], strict=True))
     for table in chain.CHAINED_TABLES:
         hasher.update(f"\x1e{table}".encode())
-        for columns in _hash_rows(hasher, table_rows(table), len(_long_columns(table))):
+        for columns in _hash_rows(hasher, table_rows(table), len(long_columns(table))):
             if guard is not None:
                 guard(table, columns)
     for table in _ATTEMPT_SLOTS:
@@ -280,7 +275,7 @@ class _KeptSets:
         self.payload_at = len(trajectories)  # its type, then its bytes
         self.crashed: dict[tuple[Any, Any], str] = {}
         small = _query("score_sets", run_id, None).small
-        long = _long_columns("score_sets")
+        long = long_columns("score_sets")
         self.at = [small.index(c) for c in ("item_id", "repetition", "generation")]
         typed = len(small) + 1  # after the small columns and the owner flag
         self.text_at = [typed + long.index(c) for c in ("scorers", "packed_values")]
@@ -433,7 +428,7 @@ def stream_selects(store: Store, run_id: str) -> StreamSelects | None:
         return None
     tables = tuple(
         (table, _query(table, run_id, None if table in EVIDENCE_TABLES else claim.through).query,
-         len(_long_columns(table)))
+         len(long_columns(table)))
         for table in chain.CHAINED_TABLES)
     attempts = tuple((table, _attempts_query(table, run_id, None)) for table in _ATTEMPT_SLOTS)
     return StreamSelects(run_id, STREAM, ledger_query(run_id, None), tables, attempts)
