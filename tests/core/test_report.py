@@ -215,3 +215,18 @@ def test_each_interval_is_named_by_its_kind_and_a_refused_one_says_why(
     assert f"count: {METHODS['count']}" in " ".join(text.split())
     redundant = summary.metric("tools.redundant")  # a count: never a binomial bound
     assert redundant.mean_ci is not None and redundant.mean_method == METHODS["count"]
+
+
+def test_emoji_codes_in_shown_text_stay_text() -> None:
+    """An item id or message holding `:thumbs_up:` is shown as written; rich would otherwise
+    replace it, in a table cell as in a line."""
+    from rich.markup import escape
+    from rich.table import Table
+
+    from agent_assay.views.render import console_text
+
+    table = Table()
+    table.add_column("item")
+    table.add_row(escape("refund:thumbs_up:42"))
+    shown = console_text(table, escape("a :smile: b"))
+    assert "refund:thumbs_up:42" in shown and "a :smile: b" in shown

@@ -70,7 +70,7 @@ def control_progress() -> Iterator[ControlWatch]:
     with Progress(
         TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
         TimeElapsedColumn(), TextColumn("{task.fields[left]}"),
-        console=Console(stderr=True), transient=True,
+        console=Console(stderr=True, emoji=False), transient=True,
     ) as bar:
         task = bar.add_task("controls", total=None, left="")
 

@@ -76,8 +76,11 @@ def refusal_notes(metrics: Sequence[MetricSummary], where: str = "") -> list[str
 
 
 def console_text(*renderables: Any) -> str:
+    """`renderables` as plain text; emoji codes stay text (an item id or a message holding
+    `:smile:` is shown as written, not as a picture of it)."""
     buffer = io.StringIO()
-    console = Console(file=buffer, width=WIDTH, color_system=None, force_terminal=False)
+    console = Console(file=buffer, width=WIDTH, color_system=None, force_terminal=False,
+                      emoji=False)
     for item in renderables:
         console.print(item)
     return buffer.getvalue()
