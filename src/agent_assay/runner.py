@@ -343,7 +343,8 @@ def execute_run(
         {"written": tally.written, "skipped": len(slots) - len(todo), **retried,
          **backend.recorded},
     )
-    write_checkpoint(store, run.run_id)
+    with young_collected_less():  # the checkpoint's columns: objects by the hundred thousand
+        write_checkpoint(store, run.run_id)
     return RunResult(
         run=run,
         written=tally.written,
@@ -369,7 +370,8 @@ def young_collected_less() -> Iterator[None]:
     """Collect the young generation at `YOUNG_COLLECTED_AT` objects for the block, then as
     before. A group the writer commits together is alive until its commit, some forty
     objects a trajectory: at the default every group was scanned several times over and
-    promoted to the older generations, only to die there, a twentieth of the writer's CPU.
+    promoted to the older generations, only to die there, a twentieth of the writer's CPU
+    (and a tenth of the checkpoint's, which builds columns of every row it covers).
     Garbage in a cycle lives up to that many allocations longer; nothing else changes."""
     before = gc.get_threshold()
     if before[0]:  # 0: never collected, as the process asked
