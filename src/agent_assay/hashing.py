@@ -21,11 +21,14 @@ STATE: Final = "aa.state.1"
 
 
 _CANONICAL = json.JSONEncoder(
-    sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+    sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False,
+    check_circular=False,
 ).encode
 """`json.dumps` with these arguments, the encoder made once: `dumps` builds a new one on
 every call, a fifth of serialising a trajectory's payload. An encoder keeps no state
-between calls (the circular-reference check's markers are made per call)."""
+between calls. No circular-reference check (a marker per object written, a sixth of the
+rest): the text of every value that has one is the same, and a value that refers to
+itself still has none, refused as too deep (RecursionError) instead of as circular."""
 
 
 def canonical_json(value: Any) -> str:

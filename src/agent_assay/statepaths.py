@@ -16,7 +16,7 @@ def value_at(state: Mapping[str, Any], path: str) -> Any:
     """The value at a dot path, or a private sentinel when any key is absent."""
     node: Any = state
     for key in path.split("."):
-        if not isinstance(node, Mapping) or key not in node:
+        if not _is_mapping(node) or key not in node:
             return _MISSING
         node = node[key]
     return node
@@ -67,23 +67,27 @@ def changed_paths(
         if old == new:
             continue
         path = f"{prefix}{key}"
-        if _is_mapping(old) and _is_mapping(new):
+        old_nested, new_nested = _is_mapping(old), _is_mapping(new)
+        if old_nested and new_nested:
             changed += changed_paths(old, new, path + ".")
-            continue
-        leaves: set[str] = set()
-        for side in (old, new):
-            if _is_mapping(side):
-                leaves |= flatten(side, path + ".").keys()
-            elif side is not _MISSING:
-                leaves.add(path)
-        changed += sorted(leaves)
+        elif not old_nested and not new_nested:
+            changed.append(path)  # a leaf changed, added or removed: the key is on a side
+        else:
+            leaves = flatten(old if old_nested else new, path + ".").keys()
+            changed += sorted(leaves | {path} if (new if old_nested else old) is not _MISSING
+                              else leaves)
     return changed
 
 
+_LEAVES: frozenset[type] = frozenset({str, int, float, bool, type(None), list, object})
+"""Types of a state's values that are never mappings (`object`: the absent-path sentinel)."""
+
+
 def _is_mapping(value: Any) -> bool:
-    """`isinstance(value, Mapping)`, a dict tested first (the ABC check costs more than the
-    rest of comparing a small state)."""
-    return type(value) is dict or isinstance(value, Mapping)
+    """`isinstance(value, Mapping)`, a dict tested first and a JSON leaf refused by its
+    type (the ABC check costs more than the rest of comparing a small state)."""
+    kind = type(value)
+    return kind is dict or (kind not in _LEAVES and isinstance(value, Mapping))
 
 
 def covered(path: str, asserted: list[str]) -> bool:

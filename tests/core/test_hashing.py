@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import subprocess
 import sys
 
 import pytest
 
 from agent_assay import hashing
+from agent_assay.hashing import canonical_json
 from tests.support.toyrun import ROOT, cli_env
 
 
@@ -75,3 +77,14 @@ def test_stable_seed_is_stable_across_processes() -> None:
     (seed_a, hash_a), (seed_b, hash_b) = outputs
     assert hash_a != hash_b  # the builtin hash() really differs between these processes
     assert int(seed_a) == int(seed_b) == hashing.stable_seed(*parts)
+
+
+def test_canonical_json_is_json_dumps_and_refuses_a_value_that_holds_itself() -> None:
+    value = {"b": [1, 1.5, -0.0, None, True, "\u00e9\n\x01"], "a": {"z": {}, "y": []},
+             "c": 10**30}
+    assert canonical_json(value) == json.dumps(
+        value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    looped: list[object] = []
+    looped.append(looped)
+    with pytest.raises(RecursionError):
+        canonical_json({"a": looped})

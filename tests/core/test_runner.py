@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import dataclasses
+import gc
 import sqlite3
 from collections import Counter
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -15,6 +17,7 @@ from agent_assay.errors import AssayError
 from agent_assay.model import Gold, Suite, Trajectory
 from agent_assay.run_context import score_records
 from agent_assay.runner import (
+    YOUNG_COLLECTED_AT,
     build_and_store_suite,
     execute_run,
     resolve_config,
@@ -274,3 +277,26 @@ def test_execute_run_skips_any_stored_slot_not_just_a_prefix(store: Store) -> No
     kept = [t for t in store.trajectories(run.run_id) if (t.item_id, t.repetition) == ("on-L2", 2)]
     assert kept == [by_hand]
     assert store.count_rows("trajectories") == 8
+
+
+@pytest.mark.parametrize("young", [700, 0])
+def test_a_run_collects_young_objects_less_and_restores_the_threshold(
+        store: Store, toy: ToyAdapter, young: int) -> None:
+    """While a run writes, the young generation is collected at YOUNG_COLLECTED_AT objects
+    (never, if the process asked for never); after it, as the process had it."""
+    seen: list[tuple[int, ...]] = []
+    write = store.write_trajectories
+
+    def recorded(*args: Any, **kwargs: Any) -> list[int]:
+        seen.append(gc.get_threshold())
+        return write(*args, **kwargs)
+
+    before = gc.get_threshold()
+    store.write_trajectories = recorded  # type: ignore[method-assign]
+    gc.set_threshold(young, *before[1:])
+    try:
+        execute_run(store, toy, new_toy_run(store, toy, "good"), progress=False)
+        assert gc.get_threshold() == (young, *before[1:])
+    finally:
+        gc.set_threshold(*before)
+    assert seen and set(seen) == {(young and YOUNG_COLLECTED_AT, *before[1:])}

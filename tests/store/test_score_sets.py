@@ -5,6 +5,7 @@ re-scores, exports and verifies beside the new layout."""
 from __future__ import annotations
 
 import math
+import struct
 from pathlib import Path
 
 import pytest
@@ -12,11 +13,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from agent_assay.errors import AssayError
+from agent_assay.hashing import canonical_json
 from agent_assay.rescoring import rescore
 from agent_assay.scoring.outcome import OutcomeMatch
 from agent_assay.store import Store
 from agent_assay.store.bundle import export_bundle, load_bundle
-from agent_assay.store.encoding import score_pack
+from agent_assay.store.encoding import ScoreSet, score_pack
 from agent_assay.store.evidence import check_run_chain
 from agent_assay.views.load import summarise
 from tests.support.legacy import score_rows_layout
@@ -33,7 +35,7 @@ entries = st.lists(st.tuples(names, st.text(max_size=4), st.booleans(), values, 
 
 @given(entries)
 def test_a_set_unpacks_to_exactly_what_was_packed(packed_entries: list[score_pack.Entry]) -> None:
-    packed = score_pack.pack(packed_entries)
+    packed = score_pack.pack(packed_entries, "item", 1)
     columns = score_pack.scorer_columns("row", packed.scorers)
     assert [(c.name, c.version, c.imported) for c in columns] == [e[:3] for e in packed_entries]
     got = score_pack.values_of("row", packed.packed_values, len(columns))
@@ -41,6 +43,32 @@ def test_a_set_unpacks_to_exactly_what_was_packed(packed_entries: list[score_pac
         assert value == entry[3] and math.copysign(1, value or 1) == math.copysign(1, entry[3] or 1)
     assert list(score_pack.details_of("row", packed.details, len(columns))) == [
         e[4] or None for e in packed_entries]
+
+
+
+@given(entries)
+def test_a_set_packs_as_three_plain_encodings_from_records_or_entries(
+        packed_entries: list[score_pack.Entry]) -> None:
+    """One pass that checks each value as it packs it stores what checking every value and
+    then encoding each column did."""
+    plain = score_pack.PackedScores(
+        canonical_json([[name, version, bool(imported)]
+                        for name, version, imported, _, _ in packed_entries]),
+        struct.pack(f"<{len(packed_entries)}d", *(
+            math.nan if e[3] is None else float(e[3]) for e in packed_entries)).hex(),
+        canonical_json([dict(e[4]) if e[4] else None for e in packed_entries])
+        if any(e[4] for e in packed_entries) else None)
+    scored = ScoreSet("item", 1, packed_entries)
+    assert score_pack.pack_records(scored) == (plain if packed_entries else None)
+    assert score_pack.pack_records(scored.records()) == (plain if packed_entries else None)
+
+
+@pytest.mark.parametrize("bad", [math.nan, math.inf, -math.inf])
+def test_a_set_refuses_a_value_that_is_not_finite_naming_scorer_and_slot(bad: float) -> None:
+    entries = [("a", "1", False, 1.0, None), ("b", "1", False, bad, None)]
+    for given_as in (ScoreSet("item-7", 3, entries), ScoreSet("item-7", 3, entries).records()):
+        with pytest.raises(AssayError, match=r"scorer b returned .* for item-7/3"):
+            score_pack.pack_records(given_as)
 
 
 @pytest.mark.parametrize(("scorers", "packed", "notes", "problem"), [

@@ -9,8 +9,8 @@ looked like before the agent acted) so scorers stay domain-free.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
@@ -25,7 +25,7 @@ ScoreKind = Literal["binary", "fraction", "count", "measure"]
 """binary: 0 or 1. fraction: 0..1, 1 best. count: 0 best. measure: reported, never passed."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class ScoreValue:
     """A scorer's verdict: a value, or None where the metric does not apply to this item."""
 
@@ -33,6 +33,19 @@ class ScoreValue:
     detail: Mapping[str, Any] | None = None
     imported: bool = False
     """True when the value was carried in from elsewhere (a published result), not computed."""
+
+    def __init__(self, value: float | None, detail: Mapping[str, Any] | None = None,
+                 imported: bool = False) -> None:
+        """The generated one, through the slots' own setters instead of `object.__setattr__`
+        (half the cost: every scorer makes one per trajectory)."""
+        _set_value(self, value)
+        _set_detail(self, detail)
+        _set_imported(self, imported)
+
+
+_set_value = ScoreValue.__dict__["value"].__set__
+_set_detail = ScoreValue.__dict__["detail"].__set__
+_set_imported = ScoreValue.__dict__["imported"].__set__
 
 
 CallKey = tuple[str, tuple[tuple[str, str, Any], ...]]
@@ -61,31 +74,15 @@ class ScoringContext:
     def anchor_of(self, tool: str) -> str | None:
         return self.order_anchors.get(tool, self.order_anchors.get("*"))
     baseline_state: Mapping[str, Any] | None = None
-    _memo: dict[Any, tuple[Any, Any]] | None = field(
-        default=None, init=False, repr=False, compare=False)
-    """While `score_all` applies a scorer set (`memoised`): each call's key by the call's
-    id, and the trajectory's `CallList` by `(id,)`, the object held beside what was found
-    (so the id stays its). Several scorers normalise the same calls of one trajectory, and
-    list them; both are done once."""
-    _golds: dict[int, tuple[Gold, CallList]] = field(
-        default_factory=dict, init=False, repr=False, compare=False)
-    """Each gold's `CallList`, kept from one trajectory to the next (a run scores every
-    repetition of an item against one gold, which the scorers read and never change), the
-    gold held beside it; at most `GOLDS_KEPT`, then begun afresh."""
+    _kept: _Kept = field(default_factory=lambda: _Kept(), init=False, repr=False,
+                         compare=False)
+    """What is kept between the scorers' calls: see `memoised` and `view`."""
 
-    @contextmanager
-    def memoised(self) -> Iterator[None]:
+    def memoised(self) -> AbstractContextManager[None]:
         """Normalise each call once inside the block (the calls of one trajectory and its
         gold, which the scorers read and never change); nothing of the trajectory's is kept
-        after it."""
-        if self._memo is not None:  # already inside one
-            yield
-            return
-        object.__setattr__(self, "_memo", {})
-        try:
-            yield
-        finally:
-            object.__setattr__(self, "_memo", None)
+        after it. A plain context manager, not a generator: it runs for every trajectory."""
+        return _Memoised(self._kept)
 
     def normalise(self, call: ToolCall) -> CallKey:
         """A hashable, normalised form of a call for comparing calls.
@@ -94,7 +91,7 @@ class ScoringContext:
         1 never equals 1.0 (as in their JSON forms); anything nested is compared
         by its canonical JSON.
         """
-        memo = self._memo
+        memo = self._kept.memo
         if memo is None:
             return self._normalised(call)
         hit = memo.get(id(call))
@@ -112,44 +109,96 @@ class ScoringContext:
 
     def view(self, owner: Gold | Trajectory) -> CallList:
         """`owner`'s calls as the tool scorers read them (`CallList`): made once per scorer
-        set for a trajectory while `memoised`, once for a gold."""
+        set for a trajectory while `memoised`, once for a gold. The last of each is found
+        first (the scorers of a set ask for the same two, one after another)."""
+        kept = self._kept
+        if owner is kept.trajectory:
+            return kept.trajectory_view  # type: ignore[return-value]  # set together
+        if owner is kept.gold:
+            return kept.gold_view  # type: ignore[return-value]
         if type(owner) is Gold:
-            kept = self._golds.get(id(owner))
-            if kept is not None and kept[0] is owner:
-                return kept[1]
-            if len(self._golds) >= GOLDS_KEPT:
-                self._golds.clear()
-            made = CallList(owner.calls, self.normalise)
-            self._golds[id(owner)] = (owner, made)
-            return made
-        memo = self._memo
+            found = kept.golds.get(id(owner))
+            if found is None or found[0] is not owner:
+                if len(kept.golds) >= GOLDS_KEPT:
+                    kept.golds.clear()
+                found = kept.golds[id(owner)] = (owner, CallList(owner.calls, self.normalise))
+            kept.gold, kept.gold_view = found
+            return found[1]
+        memo = kept.memo
         if memo is None:
             return CallList(owner.calls, self.normalise)
         hit = memo.get((id(owner),))
-        if hit is not None and hit[0] is owner:
-            found: CallList = hit[1]
-            return found
-        made = CallList(owner.calls, self.normalise)
-        memo[(id(owner),)] = (owner, made)
+        if hit is None or hit[0] is not owner:
+            hit = memo[(id(owner),)] = (owner, CallList(owner.calls, self.normalise))
+        kept.trajectory, kept.trajectory_view = hit
+        made: CallList = hit[1]
         return made
 
     def _normalised(self, call: ToolCall) -> CallKey:
-        rules = self.arg_normalisers.get(call.tool, {})
+        rules = self.arg_normalisers.get(call.tool)
+        args = call.args
         parts: list[tuple[str, str, Any]] = []
-        for name in sorted(call.args):
-            value = call.args[name]
-            if isinstance(value, str):
+        for name in sorted(args):
+            value = args[name]
+            if rules and isinstance(value, str):
                 for op in rules.get(name, ()):
                     value = NORMALISERS[op](value)
-            if value is None or isinstance(value, str | int | float):
+            kind = _SCALAR_TYPES.get(type(value))  # the common types without isinstance
+            if kind is not None:
+                parts.append((name, kind, value))
+            elif isinstance(value, str | int | float):
                 parts.append((name, type(value).__name__, value))
             else:
                 parts.append((name, "json", canonical_json(value)))
         return call.tool, tuple(parts)
 
 
+_SCALAR_TYPES: Mapping[type, str] = {
+    t: t.__name__ for t in (str, int, float, bool, type(None))}
+"""The scalar types a call's key holds by value, by their names (as `type(v).__name__`)."""
+
+
 GOLDS_KEPT = 4096
 """The golds whose `CallList` a scoring context keeps at once."""
+
+
+class _Kept:
+    """What a `ScoringContext` keeps between its scorers' calls: while `memoised`, each
+    call's key by the call's id and each trajectory's `CallList` by `(id,)`, each held
+    beside the object it was made from (so the id stays its), and the last trajectory's
+    `CallList`; each gold's `CallList`, from one trajectory to the next (a run scores every
+    repetition of an item against one gold, which the scorers read and never change), at
+    most `GOLDS_KEPT` then begun afresh, and the last gold's."""
+
+    __slots__ = ("gold", "gold_view", "golds", "memo", "trajectory", "trajectory_view")
+
+    def __init__(self) -> None:
+        self.memo: dict[Any, tuple[Any, Any]] | None = None
+        self.trajectory: object = None
+        self.trajectory_view: CallList | None = None
+        self.gold: Gold | None = None
+        self.gold_view: CallList | None = None
+        self.golds: dict[int, tuple[Gold, CallList]] = {}
+
+
+class _Memoised:
+    """`ScoringContext.memoised`: the outermost block begins the memo and ends it."""
+
+    __slots__ = ("kept", "outer")
+
+    def __init__(self, kept: _Kept) -> None:
+        self.kept, self.outer = kept, False
+
+    def __enter__(self) -> None:
+        kept = self.kept
+        self.outer = kept.memo is not None
+        if not self.outer:
+            kept.memo = {}
+
+    def __exit__(self, *exc: object) -> None:
+        if not self.outer:
+            kept = self.kept
+            kept.memo = kept.trajectory = kept.trajectory_view = None
 
 
 class CallList:
@@ -172,6 +221,15 @@ class CallList:
         if key is None:
             key = self._keys[index] = self._normalise(self.calls[index])
         return key
+
+    def all_keys(self) -> list[CallKey]:
+        """Every call's normalised key, in order (the list is the one kept: read it only)."""
+        keys = self._keys
+        for index, key in enumerate(keys):
+            if key is None:
+                keys[index] = self._normalise(self.calls[index])
+        return keys  # type: ignore[return-value]  # every one made above
+
 
 
 @runtime_checkable

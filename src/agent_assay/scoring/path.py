@@ -5,7 +5,20 @@ from agent_assay.scoring.base import ScoreKind, ScoreValue, ScoringContext
 
 
 def lcs_length(a: list[str], b: list[str]) -> int:
-    """Length of the longest common subsequence, by a rolling one-row table."""
+    """Length of the longest common subsequence, by a rolling one-row table over what is
+    left once a common prefix and suffix are taken off (each belongs to some longest
+    common subsequence, so they count in full): often nothing is."""
+    start, end = 0, min(len(a), len(b))
+    while start < end and a[start] == b[start]:
+        start += 1
+    end_a, end_b = len(a), len(b)
+    while end_a > start and end_b > start and a[end_a - 1] == b[end_b - 1]:
+        end_a -= 1
+        end_b -= 1
+    common = start + len(a) - end_a
+    if start in (end_a, end_b):
+        return common
+    a, b = a[start:end_a], b[start:end_b]
     row = [0] * (len(b) + 1)
     for x in a:
         diagonal = 0
@@ -13,7 +26,7 @@ def lcs_length(a: list[str], b: list[str]) -> int:
             above = row[j]
             row[j] = diagonal + 1 if x == y else max(row[j], row[j - 1])
             diagonal = above
-    return row[-1]
+    return common + row[-1]
 
 
 class ExactPath:

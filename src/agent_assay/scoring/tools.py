@@ -43,14 +43,11 @@ class ToolRecall:
         expected = ctx.view(gold)
         if not expected.calls:
             return ScoreValue(None, {"reason": "gold expects no calls"})
-        calls = ctx.view(trajectory)
         proposed: dict[CallKey, int] = {}  # a multiset
-        for index in range(len(calls.calls)):
-            key = calls.key(index)
+        for key in ctx.view(trajectory).all_keys():
             proposed[key] = proposed.get(key, 0) + 1
         found = 0  # the size of the multisets' intersection
-        for index in range(len(expected.calls)):
-            key = expected.key(index)
+        for key in expected.all_keys():
             if proposed.get(key, 0) > 0:
                 proposed[key] -= 1
                 found += 1
@@ -94,14 +91,8 @@ class RedundantTools:
     kind: ScoreKind = "count"
 
     def score(self, gold: Gold, trajectory: Trajectory, ctx: ScoringContext) -> ScoreValue:
-        seen: set[CallKey] = set()
-        repeats = 0
-        calls = ctx.view(trajectory)
-        for index in range(len(calls.calls)):
-            key = calls.key(index)
-            repeats += key in seen
-            seen.add(key)
-        return ScoreValue(float(repeats))
+        keys = ctx.view(trajectory).all_keys()
+        return ScoreValue(float(len(keys) - len(set(keys))))  # each repeat of an earlier one
 
 
 class OrderViolations:

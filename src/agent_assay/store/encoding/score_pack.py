@@ -23,7 +23,7 @@ import functools
 import json
 import math
 import struct
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, overload
 
@@ -56,37 +56,45 @@ Entry = tuple[str, str, bool, float | None, Mapping[str, Any] | None]
 """One score to pack: name, version, imported, value, detail."""
 
 
-def pack(entries: Sequence[Entry]) -> PackedScores:
-    """The set of `entries`, in the order given; values must already be finite floats or
-    None (the writer checks them first)."""
+def pack(entries: Sequence[Entry], item_id: str, repetition: int) -> PackedScores:
+    """The set of `entries` of slot (`item_id`, `repetition`), in the order given, each
+    value checked (`score_value`) as it is packed: one pass, as this runs per row."""
     values: list[float] = []
     details: list[dict[str, Any] | None] = []
     scorers: list[tuple[str, str, bool]] = []
     detailed = False
-    for name, version, imported, value, detail in entries:  # one pass: this runs per row
-        values.append(math.nan if value is None else value)
-        details.append(dict(detail) if detail else None)
-        detailed = detailed or bool(detail)
+    for name, version, imported, value, detail in entries:
+        values.append(math.nan if value is None else _finite(name, value, item_id, repetition))
+        if detail:
+            details.append(dict(detail))
+            detailed = True
+        else:
+            details.append(None)
         scorers.append((name, version, bool(imported)))
     return PackedScores(
         _scorers_text(tuple(scorers)),
-        struct.pack(f"<{len(values)}d", *values).hex(),
+        _packer(len(values))(*values).hex(),
         canonical_json(details) if detailed else None,
     )
 
 
+@functools.lru_cache(maxsize=64)
+def _packer(n: int) -> Callable[..., bytes]:
+    """Packs `n` values as float64, little-endian (a run's sets all have one size)."""
+    return struct.Struct(f"<{n}d").pack
+
+
 def pack_records(records: Sequence[ScoreRecord]) -> PackedScores | None:
-    """One trajectory's scores as its score set stores them, checking every value first;
+    """One trajectory's scores as its score set stores them, checking every value;
     None when there is no score to store. Packed where they are scored, so what travels
     to the writer is three strings, not a dozen records."""
     if not records:
         return None
     if type(records) is ScoreSet:  # packed from what the scorers gave, no record made
-        return pack([(name, version, bool(imported),
-                      _checked(name, value, records.item_id, records.repetition), detail)
-                     for name, version, imported, value, detail in records.entries])
-    return pack([(r.scorer, r.scorer_version, bool(r.imported), score_value(r), r.detail)
-                 for r in records])
+        return pack(records.entries, records.item_id, records.repetition)
+    first = records[0]
+    return pack([(r.scorer, r.scorer_version, r.imported, r.value, r.detail) for r in records],
+                first.item_id, first.repetition)
 
 
 def score_value(record: ScoreRecord) -> float | None:
@@ -95,8 +103,10 @@ def score_value(record: ScoreRecord) -> float | None:
 
 
 def _checked(scorer: str, given: float | None, item_id: str, repetition: int) -> float | None:
-    if given is None:
-        return None
+    return None if given is None else _finite(scorer, given, item_id, repetition)
+
+
+def _finite(scorer: str, given: float, item_id: str, repetition: int) -> float:
     value = float(given)
     if not math.isfinite(value):
         raise AssayError(
