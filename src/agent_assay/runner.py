@@ -18,7 +18,6 @@ wherever the run's verdict is (`integrity.retries`).
 
 from __future__ import annotations
 
-import gc
 import random
 import sys
 from collections import Counter
@@ -33,6 +32,7 @@ from agent_assay.adapters.loaded import LoadedSystem, load_system
 from agent_assay.adapters.pure_suite import build_pure_suite
 from agent_assay.adapters.settings import applied
 from agent_assay.aggregates import scorer_versions
+from agent_assay.collector import young_collected_less
 from agent_assay.errors import AssayError, RunInterrupted, RunStopped, Terminated
 from agent_assay.executors.processes import SEQUENTIAL
 from agent_assay.executors.protocol import Arrival, Backend, ExecutorLost, ScoringJob
@@ -358,28 +358,6 @@ def execute_run(
         first_unreachable=tally.first_unreachable,
         first_crashes=tuple(tally.first_crashes),
     )
-
-
-YOUNG_COLLECTED_AT = 10_000
-"""The young objects the garbage collector lets in before it collects them while a run
-writes (Python's default: 700)."""
-
-
-@contextmanager
-def young_collected_less() -> Iterator[None]:
-    """Collect the young generation at `YOUNG_COLLECTED_AT` objects for the block, then as
-    before. A group the writer commits together is alive until its commit, some forty
-    objects a trajectory: at the default every group was scanned several times over and
-    promoted to the older generations, only to die there, a twentieth of the writer's CPU
-    (and a tenth of the checkpoint's, which builds columns of every row it covers).
-    Garbage in a cycle lives up to that many allocations longer; nothing else changes."""
-    before = gc.get_threshold()
-    if before[0]:  # 0: never collected, as the process asked
-        gc.set_threshold(max(before[0], YOUNG_COLLECTED_AT), *before[1:])
-    try:
-        yield
-    finally:
-        gc.set_threshold(*before)
 
 
 def schedule(run: Run, todo: list[tuple[str, int]]) -> list[tuple[str, int]]:

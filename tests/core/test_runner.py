@@ -13,11 +13,11 @@ from typing import Any
 import pytest
 
 from agent_assay.adapters.loaded import load_system
+from agent_assay.collector import YOUNG_COLLECTED_AT
 from agent_assay.errors import AssayError
 from agent_assay.model import Gold, Suite, Trajectory
 from agent_assay.run_context import score_records
 from agent_assay.runner import (
-    YOUNG_COLLECTED_AT,
     build_and_store_suite,
     execute_run,
     resolve_config,
