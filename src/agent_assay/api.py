@@ -47,14 +47,12 @@ from agent_assay.integrity.admissibility import (
     integrity,
 )
 from agent_assay.integrity.comparability import Comparison, compare_runs
-from agent_assay.integrity.regression import RegressionGate, regression_gate
 from agent_assay.model import Config, Item, Run
 from agent_assay.model import Suite as Suite
 from agent_assay.selection import EVERY as EVERY
 from agent_assay.selection import Selection as Selection
 from agent_assay.stats.paired import ALPHA
 from agent_assay.store import Store, open_existing_store, open_store
-from agent_assay.store.bundle import export_bundle, open_bundle
 from agent_assay.store.database import shown
 from agent_assay.store.evidence import append_head, check_witness
 from agent_assay.store.evidence import writable_witness as writable_witness
@@ -89,6 +87,7 @@ if TYPE_CHECKING:  # the types results are given in, for callers' annotations to
     from agent_assay.importers import Importer
     from agent_assay.importers import ImportReport as ImportReport
     from agent_assay.integrity.adapter_check import AdapterCheck as AdapterCheck
+    from agent_assay.integrity.regression import RegressionGate
     from agent_assay.integrity.verify import Verification
     from agent_assay.mutation.config import MutantSet
     from agent_assay.rescoring import RescoreResult as RescoreResult
@@ -113,6 +112,8 @@ else:
 # Running, certifying and re-scoring import the adapters, the executors, the runner and the
 # controls (SciPy's statistics among them) where they are called: reading a stored run
 # (`report`, `compare`, `runs`) never needs them (about a tenth of `import api`'s CPU).
+# Likewise evidence bundles and the regression gate, which a report of a stored run
+# never reads (a few milliseconds of its start).
 
 StoreLike = str | Path | Store
 FileLike = str | os.PathLike[str]
@@ -536,6 +537,8 @@ def _opened(
     header's head among them: the head said is the one its rows derive), with `twins` what
     the walk of each other bundled run found."""
     if is_bundle(run):
+        from agent_assay.store.bundle import open_bundle
+
         bundle = open_bundle(Path(run))
         notice(bundle.summary())
         return bundle.store, bundle.run, [*bundle.findings,
@@ -743,6 +746,7 @@ def compare(
     comparison = compare_runs(db, run_a, run_b, cluster)
     text = comparison_text(comparison, forced=force)
     if fail_on_regression:
+        from agent_assay.integrity.regression import regression_gate
         from agent_assay.views.regression_view import gate_lines
 
         gate = regression_gate(comparison, metrics, ALPHA if alpha is None else alpha)
@@ -819,6 +823,8 @@ def export(
         writable_witness(witness)
     db = open_db(store, read_only=True)
     run = db.get_run(run).run_id
+    from agent_assay.store.bundle import export_bundle, open_bundle
+
     count = export_bundle(db, run, path)
     if witness is not None:
         bundle = open_bundle(path)  # the head and the verdict the file itself holds

@@ -51,6 +51,16 @@ def test_report_on_sqlite_imports_no_postgresql_module(toy_db: tuple[Path, str])
     assert found == []
 
 
+def test_report_of_a_stored_run_imports_no_bundle_and_no_regression_gate(
+    toy_db: tuple[Path, str],
+) -> None:
+    db, run_id = toy_db
+    loaded = _loaded(_REPORT, str(db), run_id)
+    assert "agent_assay.integrity.admissibility" in loaded
+    assert [m for m in loaded if m.startswith(("agent_assay.store.bundle",
+                                               "agent_assay.integrity.regression"))] == []
+
+
 def test_the_store_package_loads_its_submodules_on_first_use() -> None:
     loaded = _loaded("import json, sys\nimport agent_assay.store.database.schema\n"
                      "print(json.dumps(sorted(sys.modules)))")
