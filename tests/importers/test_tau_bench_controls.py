@@ -58,7 +58,7 @@ def test_statuses_and_nothing_executed(certified: tuple[Store, Run, dict[str, An
         assert outcomes[kind].reason == load_bands(TauBenchAdapter.facts.bands).not_applicable[kind]
     assert "cannot be re-executed" in outcomes["identical_config"].reason
     assert [r.run_id for r in store.list_runs()] == [run.run_id]  # no twin or replay runs
-    # the self-test plants defects in gold recorded without executing (planting_base)
+    # the self-test plants defects in gold recorded without executing (planting_bases)
     assert outcomes["scorer_selftest"].summary.startswith("10 of 10 scorers went red")
 
 

@@ -12,7 +12,7 @@ import pytest
 
 from agent_assay.hashing import canonical_json
 from agent_assay.model import Run, Trajectory
-from agent_assay.store import RunTrajectories, Store, open_store
+from agent_assay.store import RunTrajectories, SharedStates, Store, open_store
 from agent_assay.store.database import BaseStates
 from agent_assay.store.facade import run_trajectories as module
 from tests.support.toy import ToyAdapter
@@ -110,3 +110,16 @@ def test_a_bounded_reader_lets_go_of_old_bases_and_checks_one_again_when_it_retu
     unbounded = BaseStates(store.engine)
     unbounded.load(digests)
     assert len(unbounded._texts) == len(digests)
+
+
+def test_a_walk_on_shared_bases_gives_the_same_trajectories_sharing_what_no_edit_touched(
+    tmp_path: Path,
+) -> None:
+    store = open_store(str(tmp_path / "s.db"))
+    run = _filled_run(store)
+    shared = RunTrajectories(store, run.run_id, SharedStates(store).by_item)
+    assert _as_json(shared) == _as_json(store.trajectories(run.run_id))
+    group = next(shared.by_item())[1]
+    records = [t.final_state["records"] for t in group]  # type: ignore[index]
+    # each repetition edited one record of one base: every other record is the same object
+    assert records[0]["r0100"] is records[1]["r0100"] is records[2]["r0100"]

@@ -13,8 +13,8 @@ from typing import Any, Literal, Protocol
 
 from agent_assay.adapters.loaded import NO_REPLAY, LoadedSystem
 from agent_assay.hosting.replays import EnvironmentReplays
-from agent_assay.model import Config, Item, Run, Suite
-from agent_assay.scoring.base import ScoreKind, Scorer, ScoringContext
+from agent_assay.model import Config, Item, Run, Suite, Trajectory
+from agent_assay.scoring.base import ScoreKind, Scorer, ScoringContext, refined_metric
 from agent_assay.store import RunTrajectories, Store
 
 Status = Literal["PASSED", "FAILED", "NOT_RUN", "ERROR"]
@@ -79,6 +79,9 @@ class ControlContext:
     replays: EnvironmentReplays | None = None
     """Where the environment is executed for the controls (gold, random and mutated paths,
     do-nothing agents): an agent process, never this one. Made on first use."""
+    oracles: dict[str, Trajectory] = field(default_factory=dict)
+    """Gold's replay of each item, by item id, once replayed (`oracle.oracle_trajectories`):
+    the self-test, the state checks and the positive control read the same replays."""
 
     def environment(self) -> EnvironmentReplays:
         if self.replays is None:
@@ -93,6 +96,15 @@ class ControlContext:
 
     def gold_of(self) -> dict[str, Item]:
         return {item.item_id: item for item in self.items}
+
+    def headline_scorers(self) -> list[Scorer]:
+        """The scorers whose metrics a control judged on the headline reads: each headline
+        metric's, and the generic one each headline refinement refines (see
+        `refinements`). Scorers are pure and independent of each other, so a control that
+        reports no other metric scores only these (the rest would be thrown away)."""
+        wanted = set(self.headline)
+        wanted |= {g for s in self.scorers if s.name in wanted and (g := refined_metric(s))}
+        return [s for s in self.scorers if s.name in wanted]
 
 
 Requirement = Literal["replay", "replay or recording", "null agents"]

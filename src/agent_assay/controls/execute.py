@@ -23,7 +23,7 @@ from agent_assay.errors import AssayError
 from agent_assay.hashing import stable_seed
 from agent_assay.model import Run
 from agent_assay.run_context import run_context
-from agent_assay.store import RunTrajectories, Store
+from agent_assay.store import RunTrajectories, SharedStates, Store
 from agent_assay.store.evidence import check_run_chain, require_intact, write_checkpoint
 
 
@@ -82,7 +82,10 @@ def control_context(
 ) -> ControlContext:
     """What every control of `run` is given; its seed is a function of the run's suite,
     config and seed, so certifying the same run twice draws the same probes. `workers`:
-    the processes a control that executes the agent again may use."""
+    the processes a control that executes the agent again may use. The run's final states
+    are read on shared bases (`SharedStates`): no control changes a trajectory it reads
+    (scorers are pure, planters and mutants copy), and held, they would otherwise be a
+    whole world each."""
     adapter = load_system(system)
     context = run_context(store, adapter, run)
     return ControlContext(
@@ -92,7 +95,7 @@ def control_context(
         suite=context.suite,
         config=store.get_config(run.config_hash),
         items=[context.items[i] for i in run.item_ids],
-        trajectories=RunTrajectories(store, run.run_id),
+        trajectories=RunTrajectories(store, run.run_id, SharedStates(store).by_item),
         scorers=context.scorers,
         scoring=context.scoring,
         headline=adapter.headline,

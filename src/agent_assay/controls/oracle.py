@@ -28,19 +28,22 @@ def oracle_job(ctx: ControlContext, item: Item) -> Replay:
                   stable_seed(ctx.seed, "oracle", item.item_id))
 
 
-def planting_base(ctx: ControlContext, item: Item) -> Trajectory:
-    """A trajectory that follows gold, to plant defects in.
+def planting_bases(ctx: ControlContext, items: Sequence[Item]) -> list[Trajectory]:
+    """For each item, a trajectory that follows gold, to plant defects in.
 
-    Normally the oracle replay. An adapter that cannot execute (an imported run has no
-    environment) may declare recording without executing: gold's calls recorded as
-    proposed but not run, which is enough for scorers that judge proposals.
+    Normally the oracle replay (every item's in one exchange). An adapter that cannot
+    execute (an imported run has no environment) may declare recording without executing:
+    gold's calls recorded as proposed but not run, which is enough for scorers that judge
+    proposals.
     """
     recorder = ctx.adapter.recorder
     if recorder is not None:
-        base = recorder.record_without_executing(item.public(), item.gold.path)
+        bases = [recorder.record_without_executing(item.public(), item.gold.path)
+                 for item in items]
     else:
-        base = oracle_trajectories(ctx, [item])[0]
-    return with_reference_reply(ctx, item, base)
+        bases = oracle_trajectories(ctx, items)
+    return [with_reference_reply(ctx, item, base)
+            for item, base in zip(items, bases, strict=True)]
 
 
 def with_reference_reply(ctx: ControlContext, item: Item, base: Trajectory) -> Trajectory:
@@ -56,5 +59,12 @@ def with_reference_reply(ctx: ControlContext, item: Item, base: Trajectory) -> T
 
 
 def oracle_trajectories(ctx: ControlContext, items: Sequence[Item]) -> list[Trajectory]:
-    """Gold replayed on each item, in an agent process (see `hosting.replays`)."""
-    return ctx.environment().run_all([oracle_job(ctx, item) for item in items])
+    """Gold replayed on each item, in an agent process (see `hosting.replays`): an item's
+    once per certification (its job and seed are the same whichever control asks), those
+    not yet replayed in one exchange. A trajectory is never changed in place (a planter
+    returns a copy), so every control reads the replay as the environment gave it."""
+    missing = list({item.item_id: item for item in items if item.item_id not in ctx.oracles}
+                   .values())
+    replayed = ctx.environment().run_all([oracle_job(ctx, item) for item in missing])
+    ctx.oracles.update(zip((item.item_id for item in missing), replayed, strict=True))
+    return [ctx.oracles[item.item_id] for item in items]

@@ -126,6 +126,7 @@ class RandomAgentControl:
             return outcome(self, False, "the adapter declares no tool catalogue", {}, band)
         pools = view.argument_pools()
         gold = ctx.gold_of()
+        scorers = ctx.headline_scorers()  # the only metrics judged
         per_seed = []
         for s in range(ctx.random_seeds):  # a seed's replays at a time: one seed's held
             jobs: list[Replay] = []
@@ -134,7 +135,7 @@ class RandomAgentControl:
                 calls = random_calls(catalogue, pools, rng)
                 jobs.append(Replay(item.public(), tuple(calls), rng.randrange(2**31)))
             replayed = ctx.environment().run_all(jobs)
-            per_seed.append(score_table(ctx.scorers, gold, replayed, ctx.scoring))
+            per_seed.append(score_table(scorers, gold, replayed, ctx.scoring))
         rows: dict[str, Any] = {}
         failing: list[str] = []
         for metric in ctx.headline:

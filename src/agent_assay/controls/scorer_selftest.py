@@ -24,7 +24,7 @@ from typing import Any
 
 from agent_assay.aggregates import direction
 from agent_assay.controls.base import ControlContext, ControlOutcome, Requirement, outcome
-from agent_assay.controls.oracle import planting_base
+from agent_assay.controls.oracle import planting_bases
 from agent_assay.controls.planted import Planter, planter_for
 from agent_assay.model import Item, Trajectory
 from agent_assay.scoring.base import Scorer, ScoringContext, passes, probes_where_not_applicable
@@ -132,7 +132,8 @@ class ScorerSelfTest:
         limit = int(band["probe_items"])
         items = list(ctx.items)
         by_tag = strata(items, ctx.seed)
-        oracles = {item.item_id: planting_base(ctx, item) for item in items}
+        oracles = {item.item_id: base
+                   for item, base in zip(items, planting_bases(ctx, items), strict=True)}
         per_scorer: dict[str, dict[str, Any]] = {}
         for scorer in ctx.scorers:
             planter = planter_for(scorer)

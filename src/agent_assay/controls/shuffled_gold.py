@@ -51,7 +51,7 @@ class ShuffledGold:
         mapping = derangement(ids, seed)
         gold = ctx.gold_of()
         deranged: dict[str, Item] = {i: replace(gold[i], gold=gold[mapping[i]].gold) for i in ids}
-        after = score_means(ctx.scorers, deranged, ctx.trajectories, ctx.scoring)
+        after = score_means(ctx.headline_scorers(), deranged, ctx.trajectories, ctx.scoring)
         min_drop: Mapping[str, float] = band["min_drop"]
         rows: dict[str, Any] = {}
         failing: list[str] = []

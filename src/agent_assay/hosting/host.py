@@ -29,6 +29,7 @@ from agent_assay.errors import AssayError
 from agent_assay.hosting.jobs import Job, Task, crashed, perform
 from agent_assay.hosting.lifeline import exit_on_hang_up
 from agent_assay.hosting.protocol import FrameSource, encode, write_all
+from agent_assay.hosting.sections import SentSections
 
 
 def private_pipes() -> tuple[int, int]:
@@ -63,18 +64,23 @@ def serve(inbound: int, outbound: int) -> None:
         write_all(outbound, encode({"kind": "failed", "error": why}))
         return
     write_all(outbound, encode({"kind": "ready", "pid": os.getpid()}))
+    sections = SentSections()
     while (data := source.next()) is not None:
-        write_all(outbound, answer(system, pickle.loads(data)))
+        write_all(outbound, answer(system, pickle.loads(data), sections))
 
 
-def answer(system: LoadedSystem, job: Job) -> bytes:
-    """The message for one job: its trajectory as JSON, or what went wrong. An agent's
+def answer(system: LoadedSystem, job: Job, sections: SentSections) -> bytes:
+    """The message for one job: its trajectory as JSON (a replay's final state only in
+    the sections not sent before, see `hosting.sections`), or what went wrong. An agent's
     trajectory that JSON cannot carry is a crash of its slot, as any broken contract is; so
     is an agent that raises KeyboardInterrupt or SystemExit (a user's Ctrl-C reaches the
     harness, never this process, which has a session of its own)."""
     started = perf_counter()
     try:
-        return encode({"kind": "done", "trajectory": perform(system, job).to_json()})
+        trajectory = perform(system, job).to_json()
+        if not isinstance(job, Task):
+            return sections.answer(trajectory)
+        return encode({"kind": "done", "trajectory": trajectory})
     except (Exception, KeyboardInterrupt, SystemExit) as exc:  # no Ctrl-C reaches this process
         why = f"{type(exc).__name__}: {exc}"
         if not isinstance(job, Task):

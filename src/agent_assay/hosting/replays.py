@@ -17,7 +17,8 @@ from types import TracebackType
 from agent_assay.adapters.loaded import LoadedSystem
 from agent_assay.adapters.recipe import recipe_of
 from agent_assay.hosting.jobs import Job, NullRun, Replay
-from agent_assay.hosting.pool import AgentProcesses
+from agent_assay.hosting.pool import AgentProcesses, checked, decode
+from agent_assay.hosting.sections import ReceivedSections
 from agent_assay.model import Config, PublicItem, PublicSuite, ToolCall, Trajectory
 
 
@@ -27,6 +28,8 @@ class EnvironmentReplays:
     def __init__(self, system: LoadedSystem, suite: PublicSuite) -> None:
         self.system, self.suite = system, suite
         self.processes: AgentProcesses | None = None
+        self.sections = ReceivedSections()
+        """The final-state sections the process last sent (see `hosting.sections`)."""
 
     def __enter__(self) -> EnvironmentReplays:
         return self
@@ -36,12 +39,26 @@ class EnvironmentReplays:
         self.close()
 
     def run_all(self, jobs: Sequence[Job]) -> list[Trajectory]:
-        """Each job's trajectory, in the order asked."""
+        """Each job's trajectory, in the order asked. Every answer is read and its sections
+        restored, in the order the process sent them, before any is judged; a batch that
+        fails anyway (the process went away) ends the process, so the next batch starts
+        one afresh, with nothing held on either side."""
         if not jobs:
             return []
         if self.processes is None:
             self.processes = AgentProcesses(recipe_of(self.system), self.suite).__enter__()
-        return self.processes.run_all(jobs)
+            self.sections = ReceivedSections()
+        order = {id(job): n for n, job in enumerate(jobs)}
+        messages: list[tuple[int, Job, dict[str, object]]] = []
+        try:
+            for arrival in self.processes.frames(jobs):
+                messages += [(order[id(job)], job, self.sections.restored(decode(payload)))
+                             for job, payload in arrival]
+        except BaseException:
+            self.close()
+            raise
+        return [checked(job, message)
+                for _, job, message in sorted(messages, key=lambda answered: answered[0])]
 
     def replay(self, item: PublicItem, calls: Sequence[ToolCall], *, seed: int) -> Trajectory:
         """One path replayed from the baseline world (the replay capability's signature)."""

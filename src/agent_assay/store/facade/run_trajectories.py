@@ -9,10 +9,13 @@ to hold (`HELD_TRAJECTORIES`) is kept after its first walk, to spare re-reading 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from agent_assay.model import Trajectory
 from agent_assay.store.facade.store import Store
+
+Read = Callable[[str], Iterator[tuple[str, list[Trajectory]]]]
+"""A run's trajectories an item at a time, as `Store.trajectories_by_item` gives them."""
 
 HELD_TRAJECTORIES = 2_000
 """Up to this many trajectories a run's are kept in memory after the first walk."""
@@ -21,8 +24,11 @@ HELD_TRAJECTORIES = 2_000
 class RunTrajectories:
     """Every stored trajectory of one run, in (item, repetition) order, on each walk."""
 
-    def __init__(self, store: Store, run_id: str) -> None:
+    def __init__(self, store: Store, run_id: str, read: Read | None = None) -> None:
+        """`read`: how the run is read (the store's reader, fresh states for each, unless
+        given another: `SharedStates.by_item`, for a caller that changes nothing it reads)."""
         self.store, self.run_id = store, run_id
+        self.read = store.trajectories_by_item if read is None else read
         self.count = store.trajectory_count(run_id)
         self._held: list[tuple[str, list[Trajectory]]] | None = None
 
@@ -33,7 +39,7 @@ class RunTrajectories:
             return
         keep: list[tuple[str, list[Trajectory]]] | None = (
             [] if self.count <= HELD_TRAJECTORIES else None)
-        for group in self.store.trajectories_by_item(self.run_id):
+        for group in self.read(self.run_id):
             if keep is not None:
                 keep.append(group)
             yield group

@@ -38,7 +38,9 @@ ANCHORED_ITEMS = 16
 
 class SharedStates:
     """A reader of stored trajectories whose final states share their bases' containers.
-    Nothing it returns may be changed (nothing that scores or mutates reads through it)."""
+    Nothing it returns may be changed: what reads through it (identical_config, and the
+    controls' walks of the certified run, which score it with pure scorers) changes
+    nothing, and what mutates a trajectory copies it first."""
 
     def __init__(self, store: Store, keep: int = reads.BASES_HELD) -> None:
         self.store, self.keep = store, keep
