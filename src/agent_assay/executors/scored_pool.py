@@ -158,21 +158,58 @@ class ScoredPool:
             raise ExecutorLost(str(exc)) from exc
 
     def _run(self, tasks: Iterable[Task]) -> Iterator[list[PreparedTrajectory]]:
-        """What the agent processes hand back together goes to a scoring process as one
-        batch, undecoded; scored batches go to the writer as they finish."""
+        """What the agent processes hand back waits, undecoded, until a scoring process is
+        free and goes to it as one batch; scored batches go to the writer as they finish."""
         with AgentProcesses(self.recipe, self.public, self.workers) as agents, \
                 ProcessPoolExecutor(
                     max_workers=scoring_workers(self.workers),
                     mp_context=multiprocessing.get_context("spawn"),
                     initializer=_init_scorer, initargs=(self.recipe, self.job, os.getpid()),
                 ) as scorers:
-            scoring: set[Future[list[PreparedTrajectory]]] = set()
-            window = self.workers * 3  # batches being scored: memory stays flat
+            batches = _Batches(scorers, scoring_workers(self.workers))
             for arrival in agents.frames(tasks):
-                scoring.add(scorers.submit(_score, arrival))
-                done, scoring = wait(scoring, timeout=0 if len(scoring) < window else None,
-                                     return_when=FIRST_COMPLETED)
-                for scored in done:
-                    yield scored.result()
-            for scored in scoring:
+                yield from batches.add(arrival)
+            yield from batches.drain()
+
+
+MOST_WAITING = 64
+"""Answers waiting for a scoring process, at most, before the writer stops reading the
+agents' (their pipes then fill and they wait): memory stays flat."""
+
+
+class _Batches:
+    """Answers handed to scoring processes a batch per free process: while every scoring
+    process is busy, answers wait here, so a batch holds what arrived while the last one
+    was scored. Its size follows the scoring processes' pace, and each hand-over (a
+    pickle each way, a transaction in the writer) serves many trajectories once the
+    agents outpace the scorers, and one only while they do not."""
+
+    def __init__(self, scorers: ProcessPoolExecutor, size: int) -> None:
+        self.scorers, self.size = scorers, size
+        self.waiting: list[tuple[Job, bytes]] = []
+        self.scoring: set[Future[list[PreparedTrajectory]]] = set()
+
+    def add(self, arrival: list[tuple[Job, bytes]]) -> Iterator[list[PreparedTrajectory]]:
+        self.waiting += arrival
+        yield from self._scored(block=len(self.waiting) >= MOST_WAITING)
+
+    def drain(self) -> Iterator[list[PreparedTrajectory]]:
+        while self.waiting or self.scoring:
+            yield from self._scored(block=True)
+
+    def _scored(self, *, block: bool) -> Iterator[list[PreparedTrajectory]]:
+        """Hand what waits to the free scoring processes (spread evenly), after collecting
+        what they finished; if `block`, waiting for one to finish unless one is free for
+        what waits."""
+        if self.scoring:
+            ready = bool(self.waiting) and len(self.scoring) < self.size
+            done, self.scoring = wait(self.scoring, timeout=None if block and not ready else 0,
+                                      return_when=FIRST_COMPLETED)
+            for scored in done:
                 yield scored.result()
+        free = self.size - len(self.scoring)
+        if free and self.waiting:
+            share = -(-len(self.waiting) // free)
+            for start in range(0, len(self.waiting), share):
+                self.scoring.add(self.scorers.submit(_score, self.waiting[start:start + share]))
+            self.waiting = []
