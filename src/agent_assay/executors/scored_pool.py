@@ -198,7 +198,7 @@ class _Batches:
     When the scoring processes fall behind (every one busy and a full batch waiting), the
     writer decodes and checks what arrives itself and hands it on as plain trajectories,
     which the runner scores as it does with one worker: the writer then works instead of
-    waiting, and the agents are never held up by scoring."""
+    waiting, and no agent waits for a scoring process."""
 
     def __init__(self, scorers: Executor, size: int) -> None:
         self.scorers, self.size = scorers, size
