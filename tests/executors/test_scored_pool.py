@@ -6,6 +6,8 @@ base state is forged or missing, leaving nothing behind."""
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
+from concurrent.futures import Executor, Future
 from pathlib import Path
 from typing import Any
 
@@ -13,8 +15,10 @@ import pytest
 
 from agent_assay import api
 from agent_assay.errors import AssayError
-from agent_assay.executors.scored_pool import scoring_workers
+from agent_assay.executors.scored_pool import MOST_WAITING, _Batches, scoring_workers
 from agent_assay.hashing import STATE, canonical_hash, canonical_json
+from agent_assay.hosting.jobs import Job, Task
+from agent_assay.model import Config, PublicItem, Trajectory
 from agent_assay.store import Store, open_store
 from agent_assay.store.encoding import PreparedTrajectory
 from agent_assay.store.evidence import check_run_chain
@@ -71,8 +75,10 @@ def test_an_answer_for_another_slot_is_the_same_crash_with_scoring_processes(
                for _, error, _ in stored[1].values())
 
 
-def test_fewer_scoring_processes_than_agent_processes() -> None:
-    assert [scoring_workers(n) for n in (1, 2, 3, 4, 8)] == [1, 1, 1, 2, 4]
+def test_fewer_scoring_processes_than_agent_processes_and_than_cores() -> None:
+    assert [scoring_workers(n, cores=16) for n in (1, 2, 3, 4, 8)] == [1, 1, 1, 2, 4]
+    assert [scoring_workers(n, cores=2) for n in (1, 2, 3, 4, 8)] == [1, 1, 1, 1, 1]
+    assert [scoring_workers(8, cores) for cores in (1, 3, 4, 6)] == [1, 2, 3, 4]
 
 
 def _prepared(item: str, state: str | None, blob: tuple[str, str] | None) -> PreparedTrajectory:
@@ -122,3 +128,58 @@ def test_a_scoring_process_keeps_a_bounded_number_of_decoded_bases() -> None:
     big = {f"b{n:063d}": "{}" for n in range(DECODED_BASES + 5)}
     scorer.prepared(ActedBatch([], big))
     assert set(scorer.bases) == set(big)
+
+
+class _Held(Executor):
+    """Scoring processes that finish a batch only when the test says so, or at once once
+    `at_once` is set."""
+
+    def __init__(self) -> None:
+        self.batches: list[tuple[Future[Any], list[tuple[Job, bytes]]]] = []
+        self.at_once = False
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
+        future: Future[Any] = Future()
+        self.batches.append((future, args[0]))
+        if self.at_once:
+            future.set_result([f"scored {job.item.item_id}" for job, _ in args[0]])
+        return future
+
+
+def _answer(n: int) -> tuple[Job, bytes]:
+    """An answer that is no trajectory: whoever decodes it records a crash of its slot."""
+    task = Task(PublicItem(f"i{n}", {}), Config("toy", "good", {}), 0, 1)
+    return task, b"garbled"
+
+
+def _slots(arrival: Any) -> list[str]:
+    assert all(isinstance(t, Trajectory) and t.crashed for t in arrival)
+    return [t.item_id for t in arrival]
+
+
+def test_answers_wait_for_a_free_scoring_process_and_the_writer_takes_the_overflow() -> None:
+    """A batch holds what arrived while the last was scored; while every scoring process is
+    busy and a full batch waits, the writer decodes what arrives itself (each answer
+    checked as anywhere else), and at the end takes the oldest while none is free. Every
+    answer is handed on exactly once."""
+    held = _Held()
+    batches = _Batches(held, 1)
+    assert list(batches.add([_answer(0)])) == []
+    for n in range(1, MOST_WAITING + 1):
+        assert list(batches.add([_answer(n)])) == []
+    overflow = list(batches.add([_answer(MOST_WAITING + 1)]))
+    assert [_slots(a) for a in overflow] == [[f"i{MOST_WAITING + 1}"]]
+    first, handed = held.batches[0]
+    assert [job.item.item_id for job, _ in handed] == ["i0"]
+    first.set_result(["scored i0"])
+    got = list(batches.add([_answer(MOST_WAITING + 2)]))
+    assert got == [["scored i0"]]
+    second, handed = held.batches[1]
+    assert len(handed) == MOST_WAITING + 1  # what waited, and what had just arrived
+    assert list(batches.add([_answer(100), _answer(101)])) == []
+    draining = batches.drain()
+    assert _slots(next(draining)) == ["i100"]  # none free: the writer takes the oldest
+    second.set_result(["scored batch"])
+    held.at_once = True
+    assert list(draining) == [["scored batch"], ["scored i101"]]
+    assert len(held.batches) == 3

@@ -55,8 +55,9 @@ class Processes:
     def executor(
         self, adapter: LoadedSystem, suite: PublicSuite, scoring: ScoringJob | None = None
     ) -> Executor:
-        """Agent processes; given `scoring` and several workers, every trajectory is also
-        scored in spawned processes of its own (one agent process: the writer keeps up)."""
+        """Agent processes; given `scoring` and several workers, trajectories are also
+        scored in spawned processes of their own, the writer scoring only what they cannot
+        take in time (one agent process: the writer keeps up)."""
         workers = max(self.workers, 1)
         if scoring is not None and workers > 1:
             return ScoredPool(recipe_of(adapter), workers, suite, scoring)

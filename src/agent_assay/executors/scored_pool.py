@@ -1,4 +1,4 @@
-"""Agents in one pool of processes, scoring in another: the writer only appends.
+"""Agents in one pool of processes, scoring in another: the writer mostly only appends.
 
 With agents in worker processes and scoring in the writer, the writer did about
 half of each trajectory's work, so a second worker could not come close to
@@ -10,7 +10,9 @@ asked is a crash of that slot), encodes the trajectory for the store (the final 
 as edits from a base, see `state_blobs`), rebuilds it from exactly the row that will be
 stored and scores it. A scoring worker holds the gold suite and the scorers, never
 runs an agent and parses an agent's answer as JSON only; the writer reads the agents'
-frames and appends rows and their scores, the only work that must be serial.
+frames and appends rows and their scores, the only work that must be serial. When the
+scoring processes fall behind, the writer scores what arrives meanwhile itself, as it
+does with one worker (see `_Batches`), rather than keep the agents waiting.
 
 Every batch of rows travels with the bases it names, and the first row naming a
 base carries it to the writer, so no order between workers is needed for a base
@@ -29,7 +31,7 @@ import multiprocessing
 import os
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Executor, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import Any
@@ -136,15 +138,24 @@ DECODED_BASES = 32
 item, every trajectory may bring its own, and memory must not grow with the run."""
 
 
-def scoring_workers(workers: int) -> int:
-    """Scoring processes beside `workers` agent processes: scoring costs a fraction of
-    acting, and every process started costs an interpreter."""
-    return max(1, workers // 2)
+def scoring_workers(workers: int, cores: int) -> int:
+    """Scoring processes beside `workers` agent processes on `cores` cores: half as many
+    (scoring costs a fraction of acting, and every process started costs an interpreter),
+    and fewer than the cores, which the agents and the writer need too. The writer scores
+    what they cannot take in time (`_Batches`), so one more would only contend for cores."""
+    return max(1, min(workers // 2, cores - 1))
+
+
+def usable_cores() -> int:
+    """The cores this process may run on."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
 
 
 class ScoredPool:
-    """`workers` agent processes (`hosting.pool`, as every run has) and
-    `scoring_workers(workers)` scoring processes, spawned, that never run an agent."""
+    """`workers` agent processes (`hosting.pool`, as every run has) and `scoring_workers`
+    scoring processes, spawned, that never run an agent."""
 
     def __init__(self, recipe: Recipe, workers: int, public: PublicSuite, job: ScoringJob) -> None:
         self.recipe, self.workers, self.public, self.job = recipe, workers, public, job
@@ -157,22 +168,78 @@ class ScoredPool:
         except ProcessesLost as exc:
             raise ExecutorLost(str(exc)) from exc
 
-    def _run(self, tasks: Iterable[Task]) -> Iterator[list[PreparedTrajectory]]:
-        """What the agent processes hand back together goes to a scoring process as one
-        batch, undecoded; scored batches go to the writer as they finish."""
+    def _run(self, tasks: Iterable[Task]) -> Iterator[Arrival]:
+        """What the agent processes hand back waits, undecoded, until a scoring process is
+        free and goes to it as one batch; scored batches go to the writer as they finish."""
+        size = scoring_workers(self.workers, usable_cores())
         with AgentProcesses(self.recipe, self.public, self.workers) as agents, \
                 ProcessPoolExecutor(
-                    max_workers=scoring_workers(self.workers),
-                    mp_context=multiprocessing.get_context("spawn"),
+                    max_workers=size, mp_context=multiprocessing.get_context("spawn"),
                     initializer=_init_scorer, initargs=(self.recipe, self.job, os.getpid()),
                 ) as scorers:
-            scoring: set[Future[list[PreparedTrajectory]]] = set()
-            window = self.workers * 3  # batches being scored: memory stays flat
+            batches = _Batches(scorers, size)
             for arrival in agents.frames(tasks):
-                scoring.add(scorers.submit(_score, arrival))
-                done, scoring = wait(scoring, timeout=0 if len(scoring) < window else None,
-                                     return_when=FIRST_COMPLETED)
-                for scored in done:
-                    yield scored.result()
-            for scored in scoring:
+                yield from batches.add(arrival)
+            yield from batches.drain()
+
+
+MOST_WAITING = 64
+"""Answers waiting for a scoring process, at most: past it, while every scoring process is
+busy, the writer scores what arrives itself (memory stays flat, and no agent waits)."""
+
+
+class _Batches:
+    """Answers handed to scoring processes a batch per free process: while every scoring
+    process is busy, answers wait here, so a batch holds what arrived while the last one
+    was scored. Its size follows the scoring processes' pace, and each hand-over (a
+    pickle each way, a transaction in the writer) serves many trajectories once the
+    agents outpace the scorers, and one only while they do not.
+
+    When the scoring processes fall behind (every one busy and a full batch waiting), the
+    writer decodes and checks what arrives itself and hands it on as plain trajectories,
+    which the runner scores as it does with one worker: the writer then works instead of
+    waiting, and no agent waits for a scoring process."""
+
+    def __init__(self, scorers: Executor, size: int) -> None:
+        self.scorers, self.size = scorers, size
+        self.waiting: list[tuple[Job, bytes]] = []
+        self.scoring: set[Future[list[PreparedTrajectory]]] = set()
+
+    def add(self, arrival: list[tuple[Job, bytes]]) -> Iterator[Arrival]:
+        yield from self._finished(wait_for_one=False)
+        if len(self.scoring) == self.size and len(self.waiting) >= MOST_WAITING:
+            yield _decoded(arrival)
+            return
+        self.waiting += arrival
+        self._hand_over()
+
+    def drain(self) -> Iterator[Arrival]:
+        """The rest: what waits goes to each scoring process as it is free, and while none
+        is, the writer takes the oldest answer itself."""
+        while self.waiting or self.scoring:
+            yield from self._finished(wait_for_one=not self.waiting)
+            if self.waiting and len(self.scoring) == self.size:
+                yield _decoded(self.waiting[:1])
+                del self.waiting[:1]
+            self._hand_over()
+
+    def _finished(self, *, wait_for_one: bool) -> Iterator[list[PreparedTrajectory]]:
+        if self.scoring:
+            done, self.scoring = wait(self.scoring, timeout=None if wait_for_one else 0,
+                                      return_when=FIRST_COMPLETED)
+            for scored in done:
                 yield scored.result()
+
+    def _hand_over(self) -> None:
+        """What waits, spread evenly over the scoring processes that are free."""
+        free = self.size - len(self.scoring)
+        if free and self.waiting:
+            share = -(-len(self.waiting) // free)
+            for start in range(0, len(self.waiting), share):
+                self.scoring.add(self.scorers.submit(_score, self.waiting[start:start + share]))
+            self.waiting = []
+
+
+def _decoded(answers: list[tuple[Job, bytes]]) -> list[Trajectory]:
+    """Answers as plain trajectories for the writer to score, checked as anywhere else."""
+    return [answer_of(job, payload) for job, payload in answers]

@@ -16,6 +16,7 @@ itself reports keeps the cause it records only if that is one the harness knows
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import pickle
@@ -46,6 +47,12 @@ agent's jobs spread evenly over the processes."""
 MOST_QUEUED = 64
 POLL_SECONDS = 0.05
 """How often a process whose pipe was full is offered the rest of its jobs again."""
+ANSWERS_PIPE_BYTES = 1 << 20
+"""What the pipe an agent process answers on holds, where the system lets it be set
+(Linux's default, and its most for an unprivileged process, is 64 KiB and 1 MiB): a
+banking answer is about 80 KiB, so with 64 KiB an agent waits at every answer until the
+writer has read it, and with this it goes on with its next jobs while the writer is busy.
+Every agent process gets the same, so this tells no run from a control either."""
 
 
 class ProcessesLost(Exception):
@@ -123,6 +130,8 @@ def start(recipe: Recipe, suite: PublicSuite) -> AgentProcess:
         close_fds=True, start_new_session=True,
     )
     process = AgentProcess(popen, scratch)
+    with suppress(AttributeError, OSError):  # not Linux, or a lower limit: the default stays
+        fcntl.fcntl(process.outbound, fcntl.F_SETPIPE_SZ, ANSWERS_PIPE_BYTES)
     write_all(process.inbound, frame(pickle.dumps((recipe, suite, list(sys.path)))))
     return process
 
