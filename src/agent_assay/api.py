@@ -374,10 +374,10 @@ def run_to_certify(
     notice: Notice = _quiet,
 ) -> Run:
     """The run named, else the newest complete run of `config` (with `settings`) over the
-    items selected (see `evaluate`), else a new run made now (and said so), on the executor
-    asked for (see `evaluate`), which is reached only then. A config or settings given with
-    a run must be the run's: silently certifying another config's run would report the
-    wrong system."""
+    items selected (see `evaluate`) with `repeats` and `seed`, else a new run made now (and
+    said so), on the executor asked for (see `evaluate`), which is reached only then. A
+    config or settings given with a run must be the run's: silently certifying another
+    config's run would report the wrong system."""
     from agent_assay.executors.processes import open_backend
     from agent_assay.runner import certifiable_run, execute_run, resolve_config
 
@@ -401,13 +401,13 @@ def run_to_certify(
     defined = _define(loaded, config, settings, repeats, seed)
     suite, chosen = _chosen(db, defined, source, selection)
     found = certifiable_run(db, loaded.name, defined.config.config_hash,
-                            [i.item_id for i in chosen])
+                            [i.item_id for i in chosen], repeats, seed)
     if found is not None:
         return found
     with open_backend(executor) as backend:
         notice(
-            f"no complete run of {config} over these {len(chosen)} items; running one "
-            f"(k={repeats})"
+            f"no complete run of {config} over these {len(chosen)} items at k={repeats}, "
+            f"seed {seed}; running one"
         )
         made = _started(db, defined, suite, chosen)
         execute_run(db, defined.system, made, backend=backend)

@@ -454,9 +454,12 @@ def _why_stopped(run: Run, written: int, exc: BaseException) -> BaseException:
 
 
 def certifiable_run(
-    store: Store, adapter: str, config_hash: str, item_ids: Sequence[str]
+    store: Store, adapter: str, config_hash: str, item_ids: Sequence[str], repeats: int,
+    seed: int,
 ) -> Run | None:
-    """The newest run of this config over exactly these items whose every slot is stored.
+    """The newest run of this config over exactly these items, with these repetitions and
+    this seed, whose every slot is stored: asked to certify k = 5, a k = 1 run made earlier
+    is not what was asked for.
 
     Runs made by a control (their environment names a `control`) never count.
     """
@@ -465,6 +468,8 @@ def certifiable_run(
             run.adapter == adapter
             and run.config_hash == config_hash
             and list(run.item_ids) == list(item_ids)
+            and run.repeats == repeats
+            and run.seed == seed
             and "control" not in run.env
             and len(store.stored_slots(run.run_id)) == len(run.item_ids) * run.repeats
         ):

@@ -15,7 +15,7 @@ import pytest
 from agent_assay.adapters.loaded import load_system
 from agent_assay.collector import YOUNG_COLLECTED_AT
 from agent_assay.errors import AssayError
-from agent_assay.model import Gold, Suite, Trajectory
+from agent_assay.model import Gold, Run, Suite, Trajectory
 from agent_assay.run_context import score_records
 from agent_assay.runner import (
     build_and_store_suite,
@@ -300,3 +300,24 @@ def test_a_run_collects_young_objects_less_and_restores_the_threshold(
     finally:
         gc.set_threshold(*before)
     assert seen and set(seen) == {(young and YOUNG_COLLECTED_AT, *before[1:])}
+
+
+def test_certifying_a_config_reuses_only_a_run_made_as_asked(store: Store, toy: ToyAdapter) -> None:
+    """Given a config and no run, the run certified is the newest complete one over the same
+    items with the repetitions and seed asked for; a run of another k or seed is not it, and
+    one as asked is made instead."""
+    from agent_assay import api
+
+    made = toy_run(store, toy, "good", repeats=1, seed=0)
+    system = load_system(toy)
+
+    def chosen(repeats: int, seed: int) -> Run:
+        return api.run_to_certify(store, system, run=None, config="good", repeats=repeats,
+                                  seed=seed)
+
+    assert chosen(1, 0).run_id == made.run_id
+    again = chosen(2, 0)
+    assert again.run_id != made.run_id and (again.repeats, again.seed) == (2, 0)
+    assert chosen(2, 0).run_id == again.run_id  # now there is one as asked
+    reseeded = chosen(1, 7)
+    assert reseeded.run_id not in (made.run_id, again.run_id) and reseeded.seed == 7

@@ -33,8 +33,8 @@ if TYPE_CHECKING:
     from agent_assay.api import ExecutorSpec, Selection
 
 RUN_HELP = (
-    "The run to use (default: the newest complete run of the config over the same items; "
-    "one is made if none exists)."
+    "The run to use (default: the newest complete run of the config over the same items, "
+    "--repeats and --seed; one is made if none exists)."
 )
 
 
