@@ -23,7 +23,8 @@ from __future__ import annotations
 import os
 import sys
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -159,6 +160,19 @@ def open_db(store: StoreLike, *, must_exist: bool = False, read_only: bool = Fal
     return open_store(str(store))
 
 
+@contextmanager
+def _held(store: StoreLike, *, must_exist: bool = False) -> Iterator[Store]:
+    """`open_db(store)` for the block, closed after it when it was opened here (a Store
+    handed in is its owner's to close): a script calling the API in a loop on a path or a
+    server URL keeps no pool of connections per call until the collector finds it."""
+    db = open_db(store, must_exist=must_exist)
+    try:
+        yield db
+    finally:
+        if db is not store:
+            db.close()
+
+
 def shown_db(db: str) -> str:
     """A store's path or URL as a message may print it (a server URL's password masked)."""
     return shown(db)
@@ -178,7 +192,8 @@ def build_suite(system: SystemLike, *, store: StoreLike, source: FileLike | None
 
     loaded = system_of(system)
     path = _source_of(loaded, source)
-    return build_and_store_suite(open_db(store), loaded, path)
+    with _held(store) as db:
+        return build_and_store_suite(db, loaded, path)
 
 
 @dataclass(frozen=True)
@@ -279,8 +294,8 @@ def start(
     caller that executes the run itself (`runner.execute_run`, a benchmark timing it)."""
     defined = _define(system, config, settings, repeats, seed)
     path = _source_of(defined.system, source)
-    db = open_db(store)
-    return _started(db, defined, *_chosen(db, defined, path, selection))
+    with _held(store) as db:
+        return _started(db, defined, *_chosen(db, defined, path, selection))
 
 
 def evaluate(
@@ -307,8 +322,7 @@ def evaluate(
 
     defined = _define(system, config, settings, repeats, seed)
     path = _source_of(defined.system, source)
-    with open_backend(executor) as backend:
-        db = open_db(store)
+    with open_backend(executor) as backend, _held(store) as db:
         run = _started(db, defined, *_chosen(db, defined, path, selection))
         notice(f"run {run.run_id}")
         return Evaluation(run, execute_run(db, defined.system, run, backend=backend,
@@ -345,18 +359,18 @@ def resume(
 
     if retry is not None:
         retry_causes(retry)  # a mode that is not one is refused before anything is written
-    db = open_db(store, must_exist=True)
-    run = db.get_run(run_id)
-    refuse_control_made(run)
-    loaded = load_adapter(run.adapter)
-    refuse_differences(run, differences(
-        db, run, loaded, adapter=adapter, config=config, source=source, repeats=repeats,
-        limit=limit, seed=seed, tags=tags))
-    with open_backend(executor) as backend:
-        db.claim_run(run.run_id, this_process().to_json(), busy=still_writing)
-        notice(f"run {run.run_id}")
-        return Evaluation(run, execute_run(db, loaded, run, backend=backend, progress=progress,
-                                           retry=retry))
+    with _held(store, must_exist=True) as db:
+        run = db.get_run(run_id)
+        refuse_control_made(run)
+        loaded = load_adapter(run.adapter)
+        refuse_differences(run, differences(
+            db, run, loaded, adapter=adapter, config=config, source=source, repeats=repeats,
+            limit=limit, seed=seed, tags=tags))
+        with open_backend(executor) as backend:
+            db.claim_run(run.run_id, this_process().to_json(), busy=still_writing)
+            notice(f"run {run.run_id}")
+            return Evaluation(run, execute_run(db, loaded, run, backend=backend,
+                                               progress=progress, retry=retry))
 
 
 def run_to_certify(
@@ -424,9 +438,9 @@ def rescore(run_id: str, *, store: StoreLike) -> RescoreResult:
     from agent_assay.adapters.registry import load_adapter
     from agent_assay.rescoring import rescore as rescore_run
 
-    db = open_db(store, must_exist=True)
-    run = db.get_run(run_id)
-    return rescore_run(db, load_adapter(run.adapter), run.run_id)
+    with _held(store, must_exist=True) as db:
+        run = db.get_run(run_id)
+        return rescore_run(db, load_adapter(run.adapter), run.run_id)
 
 
 # ---- certifying --------------------------------------------------------------------------
@@ -481,26 +495,26 @@ def certify(
         writable_witness(witness)
     loaded = system_of(system)
     path = _source_of(loaded, source)
-    db = open_db(store)
-    effective_bands(loaded, bands, random_seeds)  # refused before a run is made for it
-    target = run_to_certify(
-        db, loaded, run=run, config=config, source=path, selection=selection,
-        settings=settings, repeats=repeats, seed=seed, executor=executor, notice=notice,
-    )
-    notice(
-        f"certifying run {target.run_id} ({target.adapter}/{target.config_name}, "
-        f"{len(target.item_ids)} items, k={target.repeats})"
-    )
-    result = run_controls(
-        db, loaded, target, allowed=allowed, random_seeds=random_seeds, bands_file=bands,
-        workers=executor.workers, watch=watch,
-    )
-    stored = db.control_outcomes(target.run_id)
-    payloads = tuple(stored[o.kind].payload for o in result.outcomes)
-    verdict = assess(db, target)
-    if witness is not None:
-        _witness(witness, db, target.run_id, verdict.word, "certification", notice)
-    return Certification(target, payloads, verdict, verdict.exit_code)
+    with _held(store) as db:
+        effective_bands(loaded, bands, random_seeds)  # refused before a run is made for it
+        target = run_to_certify(
+            db, loaded, run=run, config=config, source=path, selection=selection,
+            settings=settings, repeats=repeats, seed=seed, executor=executor, notice=notice,
+        )
+        notice(
+            f"certifying run {target.run_id} ({target.adapter}/{target.config_name}, "
+            f"{len(target.item_ids)} items, k={target.repeats})"
+        )
+        result = run_controls(
+            db, loaded, target, allowed=allowed, random_seeds=random_seeds, bands_file=bands,
+            workers=executor.workers, watch=watch,
+        )
+        stored = db.control_outcomes(target.run_id)
+        payloads = tuple(stored[o.kind].payload for o in result.outcomes)
+        verdict = assess(db, target)
+        if witness is not None:
+            _witness(witness, db, target.run_id, verdict.word, "certification", notice)
+        return Certification(target, payloads, verdict, verdict.exit_code)
 
 
 def _witness(path: Path, db: Store, run_id: str, verdict: str, event: str, notice: Notice) -> None:
