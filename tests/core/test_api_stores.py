@@ -8,34 +8,34 @@ import gc
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from agent_assay import api
-from agent_assay.store import open_store
-from agent_assay.store.facade import opening
+from agent_assay.store import Store, open_store
 from tests.support.toy import RichToyAdapter, ToyAdapter
 
 
 @contextmanager
 def engines_opened() -> Iterator[list[object]]:
-    """Every engine a store is opened on meanwhile (the collector off, so an engine left
-    open is not closed behind the test's back)."""
+    """The engine of every store the API opens meanwhile (the collector off, so an engine
+    left open is not closed behind the test's back)."""
     made: list[object] = []
-    real = opening.make_engine
+    real = api.open_db
 
-    def recorded(*args: object, **kwargs: object) -> object:
-        engine = real(*args, **kwargs)  # type: ignore[arg-type]
-        made.append(engine)
-        return engine
+    def recorded(*args: Any, **kwargs: Any) -> Store:
+        store = real(*args, **kwargs)
+        made.append(store.engine)
+        return store
 
     was = gc.isenabled()
     gc.disable()
-    opening.make_engine = recorded  # type: ignore[assignment]
+    api.open_db = recorded  # type: ignore[assignment]
     try:
         yield made
     finally:
-        opening.make_engine = real
+        api.open_db = real  # type: ignore[assignment]
         if was:
             gc.enable()
 
