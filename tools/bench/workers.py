@@ -152,7 +152,9 @@ def cpu_figures(spent: dict[int, dict[str, list[float]]]) -> dict[str, Any]:
     takes the rate at 1 worker as its ceiling (on a quiet machine the measured rate comes
     close, its writer being busy all the time), not a busy machine's slower rate, which
     would loosen it."""
-    cores = len(os.sched_getaffinity(0))
+    from agent_assay.executors.scored_pool import usable_cores
+
+    cores = usable_cores()  # the cores the pool sizes its scoring processes by
     per = {str(n): {kind: round(statistics.median(ms), 4) for kind, ms in kinds.items()}
            for n, kinds in spent.items()}
     total = {str(n): round(statistics.median([sum(one_round) for one_round in zip(
